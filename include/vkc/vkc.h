@@ -1,0 +1,629 @@
+/* vkc - a Vulkan compute runtime in C11.
+ *
+ * MANUAL
+ * ======
+ * vkc carries compute work from the CPU to the GPU with as little overhead as
+ * the driver allows: it picks the dedicated compute queue family, records
+ * work once into command buffers it reuses, recycles command buffers and
+ * descriptor sets, inserts a barrier only where a real hazard exists, sizes
+ * grids to the machine, and hands back tickets (timeline-semaphore values)
+ * that are the only synchronisation a caller needs.
+ *
+ * Step by step
+ * ------------
+ *   vkc_context *ctx;
+ *   vkc_context_create(&(vkc_context_desc){0}, &ctx);     // defaults
+ *   vkc_buffer *x;
+ *   vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 4}, &x);
+ *   vkc_buffer_upload(x, 0, host, n * 4);
+ *   vkc_kernel *k;
+ *   vkc_kernel_create(ctx, &(vkc_kernel_desc){.spirv = words,
+ *                                             .spirv_size = bytes}, &k);
+ *   vkc_seq *s;
+ *   vkc_seq_create(ctx, NULL, &s);
+ *   vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = k, .args = ..., .count = n});
+ *   vkc_seq_end(s);
+ *   vkc_ticket t;
+ *   vkc_seq_submit(s, &t);       // as often as you like: no re-recording
+ *   vkc_wait(ctx, t, UINT64_MAX);
+ *
+ * Rules
+ * -----
+ * - Every function returns a vkc_result; negative values are errors.
+ *   vkc_result_string() names a result; vkc_context_last_error() gives the
+ *   detailed message of the last failure on that context.
+ * - A zero-initialised desc struct means "defaults". Enum value 0 is always
+ *   the default. New fields are only ever added at the end.
+ * - destroy(NULL) does nothing. On failure every output pointer is NULL.
+ * - Nothing in vkc calls abort(), exit() or assert() on anything a caller or
+ *   a driver can cause.
+ *
+ * Thread safety
+ * -------------
+ * Not thread-safe except where a function says so. In short: distinct
+ * sequences may be recorded from distinct threads at once; submit, wait,
+ * poll, the immediate-mode calls and object creation are internally
+ * synchronised; a single object (a sequence, a buffer being mapped) must not
+ * be used from two threads at once.
+ *
+ * Using vkc beside volk
+ * ---------------------
+ * vkc loads Vulkan itself (its own function tables) and never touches volk's
+ * global function pointers. If your program uses volk, include <volk.h>
+ * before <vkc/vkc.h>.
+ *
+ * What vkc does NOT do: graphics, images, presentation. It computes on
+ * buffers.
+ */
+#ifndef VKC_H
+#define VKC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef VULKAN_CORE_H_
+#include <vulkan/vulkan_core.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version is kept here and read by CMake. */
+#define VKC_VERSION_MAJOR 0
+#define VKC_VERSION_MINOR 1
+#define VKC_VERSION_PATCH 0
+#define VKC_VERSION_STRING "0.1.0"
+
+#if defined(_WIN32) && defined(VKC_SHARED)
+#ifdef VKC_BUILDING
+#define VKC_API __declspec(dllexport)
+#else
+#define VKC_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define VKC_API __attribute__((visibility("default")))
+#else
+#define VKC_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* X(name, value, text): the single list from which the enum and the strings
+ * are both generated. */
+#define VKC_RESULT_LIST(X)                                                                         \
+    X(VKC_SUCCESS, 0, "success")                                                                   \
+    X(VKC_NOT_READY, 1, "not ready: the work has not completed yet")                               \
+    X(VKC_TIMEOUT, 2, "timeout: the wait ended before the work completed")                         \
+    X(VKC_ERROR_INVALID_ARGUMENT, -1, "invalid argument")                                          \
+    X(VKC_ERROR_OUT_OF_HOST_MEMORY, -2, "out of host memory")                                      \
+    X(VKC_ERROR_OUT_OF_DEVICE_MEMORY, -3, "out of device memory")                                  \
+    X(VKC_ERROR_NO_LOADER, -4, "no Vulkan loader (libvulkan.so.1) could be loaded")                \
+    X(VKC_ERROR_NO_DEVICE, -5, "no usable Vulkan device")                                          \
+    X(VKC_ERROR_NO_COMPUTE_QUEUE, -6, "the device has no queue family with compute")               \
+    X(VKC_ERROR_UNSUPPORTED, -7, "the device or build lacks a required feature")                   \
+    X(VKC_ERROR_DEVICE_LOST, -8, "the device was lost")                                            \
+    X(VKC_ERROR_VULKAN, -9, "a Vulkan call failed")                                                \
+    X(VKC_ERROR_INVALID_SPIRV, -10, "invalid SPIR-V")                                              \
+    X(VKC_ERROR_COMPILE, -11, "shader compilation failed")                                         \
+    X(VKC_ERROR_MISMATCH, -12, "the call does not match the kernel's interface")                   \
+    X(VKC_ERROR_LIMIT, -13, "a size or count exceeds a device limit")                              \
+    X(VKC_ERROR_INVALID_STATE, -14, "the object is in the wrong state for this call")              \
+    X(VKC_ERROR_INITIALIZATION_FAILED, -15, "initialisation failed")                               \
+    X(VKC_ERROR_IO, -16, "file input/output failed")                                               \
+    X(VKC_ERROR_INVALID_HANDLE, -17, "a destroyed, foreign or stale handle")                       \
+    X(VKC_ERROR_INVALID_GRAPH, -18, "invalid fusion graph")
+
+typedef enum vkc_result {
+#define VKC_X_ENUM(name, value, text) name = value,
+    VKC_RESULT_LIST(VKC_X_ENUM)
+#undef VKC_X_ENUM
+} vkc_result;
+
+/* Name and meaning of a result, e.g. "VKC_ERROR_LIMIT: a size or count
+ * exceeds a device limit". Never NULL; unknown values give "unknown". */
+VKC_API const char *vkc_result_string(vkc_result result);
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct vkc_context vkc_context;
+typedef struct vkc_buffer vkc_buffer;
+typedef struct vkc_kernel vkc_kernel;
+typedef struct vkc_seq vkc_seq;
+
+typedef enum vkc_log_level {
+    VKC_LOG_DEBUG = 1,
+    VKC_LOG_INFO,
+    VKC_LOG_WARN,
+    VKC_LOG_ERROR,
+} vkc_log_level;
+
+/* Stable ids of what a log message is about; tests assert on them. */
+typedef enum vkc_log_id {
+    VKC_LOG_ID_GENERAL = 0,
+    VKC_LOG_ID_VALIDATION,  /* from the validation layer (type VALIDATION) */
+    VKC_LOG_ID_PERFORMANCE, /* from the validation layer (type PERFORMANCE) */
+    VKC_LOG_ID_LAYER,       /* other debug-utils messages */
+    VKC_LOG_ID_ERROR,       /* a vkc call failed; the message is the detail */
+    VKC_LOG_ID_CACHE,       /* pipeline / SPIR-V cache events */
+} vkc_log_id;
+
+/* A logger. No logger means silence. func may be called from any thread
+ * that calls into vkc, and from driver threads for validation messages. */
+typedef struct vkc_logger {
+    void (*func)(void *user_data, vkc_log_level level, vkc_log_id id, const char *message);
+    void *user_data;
+} vkc_logger;
+
+/* A three-way switch whose zero value keeps the documented default. */
+typedef enum vkc_toggle {
+    VKC_DEFAULT = 0,
+    VKC_OFF,
+    VKC_ON,
+} vkc_toggle;
+
+/* How vkc_wait waits. Blocking on the driver costs 3-4x the latency of
+ * polling on some drivers; spinning costs a CPU core. */
+typedef enum vkc_wait_mode {
+    VKC_WAIT_DEFAULT = 0,     /* = VKC_WAIT_SPIN_THEN_BLOCK */
+    VKC_WAIT_SPIN_THEN_BLOCK, /* poll for spin_ns, then block */
+    VKC_WAIT_BLOCK,           /* block in the driver at once */
+    VKC_WAIT_SPIN,            /* poll until done or the timeout */
+} vkc_wait_mode;
+
+typedef struct vkc_context_desc {
+    /* Khronos validation + synchronization validation. DEFAULT: on in debug
+     * builds, off in release; the environment variable VKC_VALIDATION=0|1
+     * overrides the build default, and this field overrides both. If the
+     * layer is missing, validation is reported off with a warning. */
+    vkc_toggle validation;
+    /* Which physical device: NULL picks the best (discrete > integrated >
+     * virtual > CPU, then highest API version); "N" is an index; anything
+     * else is a case-insensitive name substring. When NULL, the environment
+     * variable VKC_DEVICE is used the same way. */
+    const char *device;
+    /* Force a queue family instead of vkc's choice. */
+    bool queue_family_override;
+    uint32_t queue_family;
+    vkc_logger logger;
+    /* Passed through to every Vulkan create/destroy call. Must stay valid
+     * for the whole lifetime of the context. */
+    const VkAllocationCallbacks *allocator;
+    vkc_wait_mode wait_mode;
+    /* Spin budget of VKC_WAIT_SPIN_THEN_BLOCK; 0 = 200 us. */
+    uint64_t spin_ns;
+    /* DEFAULT: used where the device has them. OFF forces the fallback
+     * (descriptor-set pools / fences); ON fails creation if missing. */
+    vkc_toggle push_descriptors;
+    vkc_toggle timeline_semaphores;
+    /* On-disk pipeline and SPIR-V cache. DEFAULT/ON: under cache_dir, else
+     * $XDG_CACHE_HOME/vkc, else ~/.cache/vkc. OFF: memory only. */
+    vkc_toggle disk_cache;
+    const char *cache_dir;
+    /* Immediate mode: dispatches per automatic flush (0 = default) and how
+     * many batches may be in flight before an enqueue waits (0 = default). */
+    uint32_t batch_size;
+    uint32_t batches_in_flight;
+} vkc_context_desc;
+
+/* Create a context: load Vulkan, create an instance and a device, pick the
+ * queue family, read properties.
+ *
+ * Returns VKC_ERROR_NO_LOADER when libvulkan.so.1 is missing,
+ * VKC_ERROR_NO_DEVICE when no driver reports a device (or none matches the
+ * requested one), VKC_ERROR_NO_COMPUTE_QUEUE when the device cannot compute.
+ * *out is NULL on failure; the message is logged through desc->logger and
+ * kept for vkc_last_create_error(). Thread-safe. */
+VKC_API vkc_result vkc_context_create(const vkc_context_desc *desc, vkc_context **out);
+
+/* Wait for all work, then destroy everything the context created, in reverse
+ * order. Objects (buffers, kernels, sequences) still alive are destroyed too.
+ * NULL does nothing. */
+VKC_API void vkc_context_destroy(vkc_context *ctx);
+
+/* The detailed message of the last failure on this context ("" if none) and
+ * the VkResult behind it (VK_SUCCESS if none came from Vulkan). The string is
+ * valid until the next failing call on this context. */
+VKC_API const char *vkc_context_last_error(const vkc_context *ctx);
+VKC_API VkResult vkc_context_last_vk_result(const vkc_context *ctx);
+
+/* The message of the last vkc_context_create() failure on this thread. */
+VKC_API const char *vkc_last_create_error(void);
+
+typedef enum vkc_device_type {
+    VKC_DEVICE_TYPE_OTHER = 0,
+    VKC_DEVICE_TYPE_INTEGRATED,
+    VKC_DEVICE_TYPE_DISCRETE,
+    VKC_DEVICE_TYPE_VIRTUAL,
+    VKC_DEVICE_TYPE_CPU,
+} vkc_device_type;
+
+/* Why a queue family was chosen. */
+typedef enum vkc_queue_reason {
+    VKC_QUEUE_REASON_NONE = 0,
+    VKC_QUEUE_REASON_COMPUTE_ONLY,    /* compute without graphics */
+    VKC_QUEUE_REASON_NO_COMPUTE_ONLY, /* no such family: compute with most queues */
+    VKC_QUEUE_REASON_OVERRIDE,        /* asked for by the caller */
+} vkc_queue_reason;
+
+VKC_API const char *vkc_queue_reason_string(vkc_queue_reason reason);
+
+#define VKC_MAX_QUEUE_FAMILIES 16
+
+typedef struct vkc_queue_family_info {
+    uint32_t flags; /* VkQueueFlags */
+    uint32_t count;
+    uint32_t timestamp_valid_bits;
+} vkc_queue_family_info;
+
+/* What vkc knows about one device. Read once; kept by the context. */
+typedef struct vkc_device_info {
+    char name[256];
+    char driver_name[256];
+    char driver_info[256];
+    uint32_t vendor_id;
+    uint32_t device_id;
+    uint32_t driver_version;
+    uint32_t api_version;
+    vkc_device_type type;
+    uint8_t device_uuid[16];
+    uint8_t pipeline_cache_uuid[16];
+
+    uint32_t queue_family_count;
+    vkc_queue_family_info queue_families[VKC_MAX_QUEUE_FAMILIES];
+    uint32_t queue_family; /* the one vkc uses */
+    vkc_queue_reason queue_reason;
+    uint32_t queue_count; /* queues in that family */
+
+    uint32_t subgroup_size;
+    uint32_t min_subgroup_size, max_subgroup_size;
+    uint32_t max_workgroup_size[3];
+    uint32_t max_workgroup_count[3];
+    uint32_t max_workgroup_invocations;
+    uint32_t max_shared_memory;
+    uint32_t max_push_constants_size;
+    uint64_t max_storage_buffer_range;
+    uint64_t max_memory_allocation_size;
+    uint64_t min_storage_buffer_offset_alignment;
+    float timestamp_period; /* ns per tick */
+    bool timestamps;        /* timestamps on the chosen family */
+
+    /* Optional features: present on the device. */
+    bool timeline_semaphore;
+    bool synchronization2;
+    bool push_descriptor;
+    bool subgroup_size_control;
+    bool storage_buffer_8bit;
+    bool storage_buffer_16bit;
+    bool shader_float16;
+    bool shader_int8;
+    bool shader_int64;
+    bool shader_float64;
+
+    /* Streaming multiprocessors / compute units: 0 when unknown. */
+    uint32_t sm_count;
+    uint32_t warps_per_sm; /* resident subgroups per SM/CU, 0 when unknown */
+    const char *sm_source; /* the extension that reported it, or NULL */
+} vkc_device_info;
+
+/* The device the context uses. Valid for the context's lifetime. */
+VKC_API const vkc_device_info *vkc_context_device(const vkc_context *ctx);
+
+/* What the context actually uses (after fallbacks). */
+typedef struct vkc_context_features {
+    bool validation;      /* the Khronos layer is on */
+    bool sync_validation; /* and synchronization validation with it */
+    bool timeline_semaphores;
+    bool synchronization2;
+    bool push_descriptors;
+    bool wrapped; /* the device belongs to the host */
+    vkc_wait_mode wait_mode;
+    uint64_t spin_ns;
+    uint32_t batch_size;
+    uint32_t batches_in_flight;
+    uint32_t default_workgroup_size;
+    uint32_t groups_per_sm; /* grid-stride sizing */
+    uint32_t max_grid_groups;
+} vkc_context_features;
+
+VKC_API vkc_result vkc_context_features_get(const vkc_context *ctx, vkc_context_features *out);
+
+/* Counters that prove steady-state work allocates nothing new. Thread-safe. */
+typedef struct vkc_stats {
+    uint64_t command_buffers;       /* alive */
+    uint64_t command_buffers_reset; /* total recycles */
+    uint64_t descriptor_pools;      /* alive */
+    uint64_t descriptor_sets;       /* allocated, total */
+    uint64_t memory_blocks;         /* VkDeviceMemory alive */
+    uint64_t memory_bytes;          /* in those blocks */
+    uint64_t buffers;               /* vkc_buffer alive */
+    uint64_t pipelines;             /* alive */
+    uint64_t shader_compiles;       /* GLSL -> SPIR-V, total */
+    uint64_t spirv_cache_hits;      /* total */
+    uint64_t pipeline_cache_hits;   /* disk cache loaded with data */
+    uint64_t submits;               /* vkQueueSubmit calls, total */
+    uint64_t dispatches;            /* recorded, total */
+    uint64_t barriers;              /* recorded, total */
+    uint64_t staging_blocks;        /* staging ring blocks alive */
+} vkc_stats;
+
+VKC_API vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out);
+
+/* Pure function: choose a queue family from a table.
+ *
+ * A family with COMPUTE and without GRAPHICS comes first (the dedicated
+ * compute family; the one with most queues if several), otherwise the
+ * COMPUTE family with the most queues. override_family >= 0 forces that
+ * family if it has COMPUTE. Returns VKC_ERROR_NO_COMPUTE_QUEUE when no
+ * family can compute, VKC_ERROR_INVALID_ARGUMENT for a bad override. */
+VKC_API vkc_result vkc_choose_queue_family(const vkc_queue_family_info *families, uint32_t count,
+                                           int32_t override_family, uint32_t *out_family,
+                                           vkc_queue_reason *out_reason);
+
+/* ------------------------------------------------------------------------ */
+/* System query (for diagnosis; vkc-info uses it)                           */
+/* ------------------------------------------------------------------------ */
+
+#define VKC_MAX_DEVICES 16
+#define VKC_MAX_LAYERS 64
+
+typedef struct vkc_system_info {
+    bool loader_found;
+    char loader_path[256];
+    uint32_t instance_version;
+    bool validation_available; /* VK_LAYER_KHRONOS_validation is installed */
+    uint32_t layer_count;
+    char layers[VKC_MAX_LAYERS][VK_MAX_EXTENSION_NAME_SIZE];
+    uint32_t device_count;
+    vkc_device_info devices[VKC_MAX_DEVICES];
+    int32_t best_device; /* the one vkc_context_create would pick; -1 none */
+    char problem[512];   /* what is wrong and how to fix it; "" if fine */
+} vkc_system_info;
+
+/* Fill *out with the loader, layers and devices present, without creating a
+ * device. Returns VKC_ERROR_NO_LOADER or VKC_ERROR_NO_DEVICE (with
+ * out->problem saying how to fix it) when there is nothing usable. */
+VKC_API vkc_result vkc_system_query(vkc_system_info *out);
+
+/* ------------------------------------------------------------------------ */
+/* Buffers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum vkc_memory {
+    VKC_MEMORY_DEVICE = 0, /* device-local; uploads go through staging */
+    VKC_MEMORY_UPLOAD,     /* host-visible, write-combined: CPU -> GPU */
+    VKC_MEMORY_READBACK,   /* host-visible, cached: GPU -> CPU */
+} vkc_memory;
+
+typedef struct vkc_buffer_desc {
+    uint64_t size; /* bytes, > 0 */
+    vkc_memory memory;
+    const char *name; /* debug name, copied */
+} vkc_buffer_desc;
+
+/* Create a buffer, sub-allocated from a large memory block (a dedicated
+ * allocation when it is large). VKC_ERROR_LIMIT beyond
+ * maxMemoryAllocationSize. Thread-safe. */
+VKC_API vkc_result vkc_buffer_create(vkc_context *ctx, const vkc_buffer_desc *desc,
+                                     vkc_buffer **out);
+VKC_API void vkc_buffer_destroy(vkc_buffer *buf);
+VKC_API uint64_t vkc_buffer_size(const vkc_buffer *buf);
+/* Persistent mapping of a host-visible buffer (UPLOAD, READBACK, or DEVICE
+ * memory that happens to be host-visible); NULL otherwise. */
+VKC_API void *vkc_buffer_map(vkc_buffer *buf);
+/* The VkBuffer and offset behind a vkc buffer, for the host's own use. */
+VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
+                                 VkDeviceSize *out_offset);
+
+/* Blocking transfers: they return when the data has arrived. They are
+ * ordered after all work submitted earlier on the context (immediate-mode
+ * work is flushed first). Device-local memory that is not host-visible goes
+ * through a reused staging ring. Thread-safe. */
+VKC_API vkc_result vkc_buffer_upload(vkc_buffer *buf, uint64_t offset, const void *data,
+                                     uint64_t size);
+VKC_API vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uint64_t size);
+/* Fill with a repeated 32-bit value; offset and size multiples of 4. */
+VKC_API vkc_result vkc_buffer_fill(vkc_buffer *buf, uint64_t offset, uint64_t size, uint32_t value);
+VKC_API vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
+                                   uint64_t src_offset, uint64_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum vkc_access {
+    VKC_ACCESS_DEFAULT = 0, /* from the kernel's reflection */
+    VKC_ACCESS_READ = 1,
+    VKC_ACCESS_WRITE = 2,
+    VKC_ACCESS_READ_WRITE = 3,
+} vkc_access;
+
+typedef struct vkc_spec_constant {
+    uint32_t id;
+    uint32_t value; /* bit pattern: int, uint, float or bool */
+} vkc_spec_constant;
+
+#define VKC_MAX_BINDINGS 32
+
+typedef struct vkc_kernel_desc {
+    const uint32_t *spirv; /* SPIR-V words; copied */
+    size_t spirv_size;     /* in bytes */
+    const char *path;      /* or: a .spv file to read */
+    const char *entry;     /* NULL = "main" */
+    const char *name;      /* debug name; shown in captures */
+    /* Workgroup size along x, set through the local_size_x_id
+     * specialization constant when the shader has one; 0 = device default
+     * (a multiple of the subgroup size). */
+    uint32_t workgroup_size;
+    const vkc_spec_constant *spec_constants;
+    uint32_t spec_constant_count;
+} vkc_kernel_desc;
+
+/* Create a kernel from SPIR-V. The module is validated (SPIRV-Tools) before
+ * it reaches the driver and its interface reflected: descriptor bindings of
+ * set 0 (storage and uniform buffers), whether each is read or written, the
+ * push-constant size. VKC_ERROR_INVALID_SPIRV for a bad module,
+ * VKC_ERROR_UNSUPPORTED when it needs what the device lacks. Thread-safe. */
+VKC_API vkc_result vkc_kernel_create(vkc_context *ctx, const vkc_kernel_desc *desc,
+                                     vkc_kernel **out);
+
+typedef struct vkc_glsl_desc {
+    const char *source; /* GLSL compute shader, NUL-terminated */
+    const char *name;   /* shown in error messages and captures */
+    /* "NAME" or "NAME=VALUE" each; copied. */
+    const char *const *defines;
+    uint32_t define_count;
+    const char *entry;
+    uint32_t workgroup_size;
+    const vkc_spec_constant *spec_constants;
+    uint32_t spec_constant_count;
+} vkc_glsl_desc;
+
+/* Compile GLSL at run time (glslang) for the context's device, then as
+ * vkc_kernel_create. SPIR-V is cached by a hash of (source, defines,
+ * compiler version) in memory and on disk. VKC_ERROR_COMPILE with the
+ * compiler's message (with line numbers) in vkc_context_last_error().
+ * Thread-safe. */
+VKC_API vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc,
+                                          vkc_kernel **out);
+VKC_API void vkc_kernel_destroy(vkc_kernel *kernel);
+
+typedef struct vkc_binding_info {
+    uint32_t binding;
+    bool uniform;          /* uniform buffer (else storage) */
+    vkc_access access;     /* from NonWritable / NonReadable */
+    uint64_t min_size;     /* fixed part of the block, bytes */
+    uint64_t array_stride; /* runtime array element stride, 0 if none */
+} vkc_binding_info;
+
+typedef struct vkc_kernel_info {
+    uint32_t binding_count; /* bindings 0..n-1 of set 0, in order */
+    vkc_binding_info bindings[VKC_MAX_BINDINGS];
+    uint32_t push_constant_size;
+    uint32_t workgroup_size[3];
+    const char *name;
+} vkc_kernel_info;
+
+VKC_API vkc_result vkc_kernel_info_get(const vkc_kernel *kernel, vkc_kernel_info *out);
+
+/* ------------------------------------------------------------------------ */
+/* Sequences                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A buffer bound to a kernel binding. size 0 = to the end of the buffer. */
+typedef struct vkc_arg {
+    vkc_buffer *buffer;
+    uint64_t offset;
+    uint64_t size;
+    vkc_access access; /* DEFAULT: from the kernel's reflection */
+} vkc_arg;
+
+typedef struct vkc_dispatch_desc {
+    vkc_kernel *kernel;
+    /* args[i] is bound to binding i of set 0. */
+    const vkc_arg *args;
+    uint32_t arg_count;
+    const void *push; /* copied */
+    uint32_t push_size;
+    /* Either explicit workgroup counts ... */
+    uint32_t groups[3];
+    /* ... or (groups all 0) an element count: vkc sizes a grid for a
+     * grid-stride loop (enough groups to fill the device, never more than
+     * the work needs). The kernel must loop with stride
+     * gl_NumWorkGroups.x * gl_WorkGroupSize.x. */
+    uint64_t count;
+    const char *label; /* debug label; NULL = the kernel's name */
+} vkc_dispatch_desc;
+
+typedef struct vkc_seq_desc {
+    const char *name;
+} vkc_seq_desc;
+
+/* A sequence records commands once and can be submitted many times. desc may
+ * be NULL. Thread-safe (creation); the sequence itself is used by one thread
+ * at a time. */
+VKC_API vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **out);
+VKC_API void vkc_seq_destroy(vkc_seq *seq);
+
+/* Start (re-)recording: drops the commands recorded so far. A new sequence
+ * is already recording. */
+VKC_API vkc_result vkc_seq_begin(vkc_seq *seq);
+
+/* Record a dispatch. Checked against the kernel's interface at once
+ * (binding count, push-constant size, buffer sizes, alignment, limits);
+ * the first error is also latched and returned again by vkc_seq_end. */
+VKC_API vkc_result vkc_seq_dispatch(vkc_seq *seq, const vkc_dispatch_desc *desc);
+VKC_API vkc_result vkc_seq_copy(vkc_seq *seq, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
+                                uint64_t src_offset, uint64_t size);
+VKC_API vkc_result vkc_seq_fill(vkc_seq *seq, vkc_buffer *buf, uint64_t offset, uint64_t size,
+                                uint32_t value);
+/* A full barrier: everything before completes before anything after. Only
+ * needed for dependencies vkc cannot see (e.g. through aliasing views). */
+VKC_API vkc_result vkc_seq_barrier(vkc_seq *seq);
+/* Finish recording. Returns the first recording error, if any. */
+VKC_API vkc_result vkc_seq_end(vkc_seq *seq);
+
+/* Replace the push constants of recorded command `index` (0-based, in
+ * recording order) or the buffer of one of its args. The next submit uses
+ * them; a command buffer in flight is never touched. */
+VKC_API vkc_result vkc_seq_set_push(vkc_seq *seq, uint32_t index, const void *data, uint32_t size);
+VKC_API vkc_result vkc_seq_set_arg(vkc_seq *seq, uint32_t index, uint32_t arg,
+                                   const vkc_arg *value);
+
+typedef struct vkc_seq_info {
+    uint32_t commands;
+    uint32_t dispatches;
+    uint32_t barriers; /* inserted for hazards (plus explicit ones) */
+    uint32_t levels;   /* dependency levels */
+    uint64_t submits;
+} vkc_seq_info;
+
+VKC_API vkc_result vkc_seq_info_get(const vkc_seq *seq, vkc_seq_info *out);
+
+/* ------------------------------------------------------------------------ */
+/* Tickets, submission and waiting                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Identifies one submission. Zero-initialised: "nothing", always complete. */
+typedef struct vkc_ticket {
+    uint64_t value;
+    uint64_t context_id;
+} vkc_ticket;
+
+/* Submit a recorded sequence. It may be submitted again while in flight.
+ * Thread-safe (with itself and all other submit calls). */
+VKC_API vkc_result vkc_seq_submit(vkc_seq *seq, vkc_ticket *out_ticket);
+
+/* Wait until the ticket's work has completed, with the context's wait mode.
+ * VKC_SUCCESS, VKC_TIMEOUT, or an error (VKC_ERROR_INVALID_HANDLE for a
+ * ticket of another context or one never issued). Thread-safe. */
+VKC_API vkc_result vkc_wait(vkc_context *ctx, vkc_ticket ticket, uint64_t timeout_ns);
+/* VKC_SUCCESS when complete, VKC_NOT_READY otherwise. Thread-safe. */
+VKC_API vkc_result vkc_poll(vkc_context *ctx, vkc_ticket ticket);
+/* Flush immediate-mode work and wait for everything submitted. */
+VKC_API vkc_result vkc_finish(vkc_context *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Immediate mode                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Append a dispatch to the context's open batch. The batch is submitted when
+ * it reaches the batch size, on vkc_flush, or when a wait needs it. When all
+ * batches are in flight, this waits for the oldest. Does not allocate.
+ * Thread-safe. */
+VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
+VKC_API vkc_result vkc_copy(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
+                            uint64_t src_offset, uint64_t size);
+/* Submit the open batch. *out_ticket (may be NULL) covers all work enqueued
+ * so far. Thread-safe. */
+VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VKC_H */

@@ -1,0 +1,140 @@
+/* Loading Vulkan: dlopen of the loader, instance-level function table. */
+#include "vkc_internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+
+vkc_result vkc__loader_open(void **out_handle, vkc__itable *t, char *path, size_t path_size)
+{
+    static const char *const names[] = {"libvulkan.so.1", "libvulkan.so"};
+    void *h = NULL;
+    const char *name = NULL;
+    memset(t, 0, sizeof(*t));
+    *out_handle = NULL;
+    const char *env = getenv("VKC_LOADER");
+    if (env && *env) {
+        h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        name = env;
+    }
+    for (size_t i = 0; !h && i < VKC_ARRAY_COUNT(names); ++i) {
+        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        name = names[i];
+    }
+    if (!h)
+        return VKC_ERROR_NO_LOADER;
+    /* dlsym returns void *; converting it to a function pointer is what POSIX
+     * requires to work. */
+    void *sym = dlsym(h, "vkGetInstanceProcAddr");
+    if (!sym) {
+        dlclose(h);
+        return VKC_ERROR_NO_LOADER;
+    }
+    memcpy(&t->vkGetInstanceProcAddr, &sym, sizeof(sym));
+    if (path)
+        snprintf(path, path_size, "%s", name);
+    vkc__itable_load_instance(t, VK_NULL_HANDLE);
+    *out_handle = h;
+    return VKC_SUCCESS;
+}
+
+void vkc__loader_close(void *handle)
+{
+    if (handle)
+        dlclose(handle);
+}
+
+#define VKC_LOAD(t, inst, fn) (t)->fn = (PFN_##fn)(t)->vkGetInstanceProcAddr(inst, #fn)
+
+void vkc__itable_load_instance(vkc__itable *t, VkInstance instance)
+{
+    if (!instance) {
+        VKC_LOAD(t, NULL, vkEnumerateInstanceVersion);
+        VKC_LOAD(t, NULL, vkEnumerateInstanceLayerProperties);
+        VKC_LOAD(t, NULL, vkEnumerateInstanceExtensionProperties);
+        VKC_LOAD(t, NULL, vkCreateInstance);
+        return;
+    }
+    VKC_LOAD(t, instance, vkDestroyInstance);
+    VKC_LOAD(t, instance, vkEnumeratePhysicalDevices);
+    VKC_LOAD(t, instance, vkGetPhysicalDeviceProperties);
+    VKC_LOAD(t, instance, vkGetPhysicalDeviceProperties2);
+    VKC_LOAD(t, instance, vkGetPhysicalDeviceFeatures2);
+    VKC_LOAD(t, instance, vkGetPhysicalDeviceQueueFamilyProperties);
+    VKC_LOAD(t, instance, vkGetPhysicalDeviceMemoryProperties);
+    VKC_LOAD(t, instance, vkEnumerateDeviceExtensionProperties);
+    VKC_LOAD(t, instance, vkCreateDevice);
+    VKC_LOAD(t, instance, vkGetDeviceProcAddr);
+    VKC_LOAD(t, instance, vkCreateDebugUtilsMessengerEXT);
+    VKC_LOAD(t, instance, vkDestroyDebugUtilsMessengerEXT);
+    VKC_LOAD(t, instance, vkSetDebugUtilsObjectNameEXT);
+    VKC_LOAD(t, instance, vkCmdBeginDebugUtilsLabelEXT);
+    VKC_LOAD(t, instance, vkCmdEndDebugUtilsLabelEXT);
+}
+
+/* ---- fault injection ------------------------------------------------------ */
+
+_Thread_local vkc__fault_state vkc__fault;
+
+bool vkc__fault_tick(const char *call)
+{
+    vkc__fault.calls++;
+    if (vkc__fault.fail_at && vkc__fault.calls == vkc__fault.fail_at) {
+        vkc__fault.failed_call = call;
+        return true;
+    }
+    return false;
+}
+
+/* Error codes each call may legally return (Vulkan spec, "Return Codes"). */
+VkResult vkc__fault_result(const char *call)
+{
+    if (vkc__fault.forced != VK_SUCCESS)
+        return vkc__fault.forced;
+    if (!strcmp(call, "vkQueueSubmit") || !strcmp(call, "vkQueueSubmit2") ||
+        !strcmp(call, "vkWaitSemaphores") || !strcmp(call, "vkWaitForFences") ||
+        !strcmp(call, "vkGetSemaphoreCounterValue") || !strcmp(call, "vkGetFenceStatus") ||
+        !strcmp(call, "vkDeviceWaitIdle") || !strcmp(call, "vkQueueWaitIdle"))
+        return VK_ERROR_DEVICE_LOST;
+    if (!strcmp(call, "vkAllocateDescriptorSets"))
+        return VK_ERROR_OUT_OF_POOL_MEMORY;
+    if (!strcmp(call, "vkAllocateMemory") || !strcmp(call, "vkMapMemory"))
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    if (!strcmp(call, "vkCreateInstance") || !strcmp(call, "vkCreateDevice"))
+        return VK_ERROR_INITIALIZATION_FAILED;
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+/* ---- host allocations --------------------------------------------------- */
+
+void *vkc__malloc(size_t size)
+{
+    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc"))
+        return NULL;
+    return malloc(size ? size : 1);
+}
+void *vkc__calloc(size_t count, size_t size)
+{
+    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc"))
+        return NULL;
+    return calloc(count ? count : 1, size ? size : 1);
+}
+void *vkc__realloc(void *p, size_t size)
+{
+    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc"))
+        return NULL;
+    return realloc(p, size ? size : 1);
+}
+void vkc__free(void *p)
+{
+    free(p);
+}
+char *vkc__strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = vkc__malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}

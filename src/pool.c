@@ -1,0 +1,550 @@
+/* Pool module: recycling of recording units (command pool + command buffer +
+ * fallback descriptor pools), submission, the timeline and its waits. */
+#include "vkc_internal.h"
+
+#include <sched.h>
+#include <time.h>
+
+/* Fallback descriptor pools: sized so a typical sequence needs one. */
+#define VKC_DPOOL_SETS 256
+#define VKC_DPOOL_STORAGE 2048
+#define VKC_DPOOL_UNIFORM 256
+/* Fence ring of the no-timeline fallback. */
+#define VKC_FENCE_RING 64
+
+static uint64_t vkc__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void vkc__raise_completed(vkc_context *ctx, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(&ctx->completed_value, memory_order_relaxed);
+    while (v > cur && !atomic_compare_exchange_weak(&ctx->completed_value, &cur, v))
+        ;
+}
+
+/* ---- completion ----------------------------------------------------------- */
+
+/* Fence fallback: retire signalled fences from the oldest; caller holds
+ * queue_lock. Returns a negative result on device loss. */
+static vkc_result vkc__fences_retire_locked(vkc_context *ctx)
+{
+    while (ctx->fence_count) {
+        uint32_t i = ctx->fence_head;
+        VkResult vr =
+            VKC_VK(vkGetFenceStatus, ctx->vk.vkGetFenceStatus(ctx->device, ctx->fences[i]));
+        if (vr == VK_NOT_READY)
+            break;
+        if (vr < 0)
+            return vkc__vk_fail(ctx, vr, "vkGetFenceStatus", __FILE__, __LINE__);
+        vr = VKC_VK(vkResetFences, ctx->vk.vkResetFences(ctx->device, 1, &ctx->fences[i]));
+        if (vr < 0)
+            return vkc__vk_fail(ctx, vr, "vkResetFences", __FILE__, __LINE__);
+        vkc__raise_completed(ctx, ctx->fence_values[i]);
+        ctx->fence_head = (ctx->fence_head + 1) % ctx->fence_cap;
+        ctx->fence_count--;
+    }
+    return VKC_SUCCESS;
+}
+
+uint64_t vkc__submitted_value(vkc_context *ctx)
+{
+    return atomic_load_explicit(&ctx->submitted_value, memory_order_acquire);
+}
+
+/* Poll the driver once; returns the completed value or a negative result
+ * through *r. */
+static uint64_t vkc__poll_completed(vkc_context *ctx, vkc_result *r)
+{
+    *r = VKC_SUCCESS;
+    if (ctx->features.timeline_semaphores) {
+        uint64_t v = 0;
+        VkResult vr = VKC_VK(vkGetSemaphoreCounterValue,
+                             ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v));
+        if (vr < 0) {
+            *r = vkc__vk_fail(ctx, vr, "vkGetSemaphoreCounterValue", __FILE__, __LINE__);
+            return atomic_load(&ctx->completed_value);
+        }
+        vkc__raise_completed(ctx, v);
+        return v;
+    }
+    pthread_mutex_lock(&ctx->queue_lock);
+    *r = vkc__fences_retire_locked(ctx);
+    pthread_mutex_unlock(&ctx->queue_lock);
+    return atomic_load(&ctx->completed_value);
+}
+
+uint64_t vkc__completed_value(vkc_context *ctx)
+{
+    vkc_result r;
+    return vkc__poll_completed(ctx, &r);
+}
+
+vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns,
+                           vkc_wait_mode mode)
+{
+    if (atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= value)
+        return VKC_SUCCESS;
+    if (atomic_load_explicit(&ctx->lost, memory_order_relaxed))
+        return VKC_FAIL(ctx, VKC_ERROR_DEVICE_LOST, "the device was lost earlier");
+    if (mode == VKC_WAIT_DEFAULT)
+        mode = ctx->features.wait_mode;
+    uint64_t start = vkc__now_ns();
+    uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
+    vkc_result r;
+    if (mode != VKC_WAIT_BLOCK) {
+        uint64_t spin_end =
+            mode == VKC_WAIT_SPIN ? deadline : VKC_MIN(deadline, start + ctx->features.spin_ns);
+        for (uint32_t iter = 0;; ++iter) {
+            if (vkc__poll_completed(ctx, &r) >= value)
+                return VKC_SUCCESS;
+            if (r < 0)
+                return r;
+            if ((iter & 15) == 15 && vkc__now_ns() >= spin_end)
+                break;
+        }
+        if (mode == VKC_WAIT_SPIN || vkc__now_ns() >= deadline)
+            return VKC_TIMEOUT;
+    }
+    /* Block in the driver for what is left of the timeout. */
+    for (;;) {
+        uint64_t now = vkc__now_ns();
+        uint64_t left = deadline > now ? deadline - now : 0;
+        if (ctx->features.timeline_semaphores) {
+            VkSemaphoreWaitInfo wi = {VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+            wi.semaphoreCount = 1;
+            wi.pSemaphores = &ctx->timeline;
+            wi.pValues = &value;
+            VkResult vr =
+                VKC_VK(vkWaitSemaphores, ctx->vk.vkWaitSemaphores(ctx->device, &wi, left));
+            if (vr == VK_SUCCESS) {
+                vkc__raise_completed(ctx, value);
+                return VKC_SUCCESS;
+            }
+            if (vr == VK_TIMEOUT)
+                return VKC_TIMEOUT;
+            return vkc__vk_fail(ctx, vr, "vkWaitSemaphores", __FILE__, __LINE__);
+        }
+        /* Fences: find the one for `value` (or the next later one). Fences are
+         * reset by whoever retires them, so wait in short slices and re-check. */
+        VkFence f = VK_NULL_HANDLE;
+        pthread_mutex_lock(&ctx->queue_lock);
+        r = vkc__fences_retire_locked(ctx);
+        for (uint32_t k = 0; r >= 0 && k < ctx->fence_count; ++k) {
+            uint32_t i = (ctx->fence_head + k) % ctx->fence_cap;
+            if (ctx->fence_values[i] >= value) {
+                f = ctx->fences[i];
+                break;
+            }
+        }
+        pthread_mutex_unlock(&ctx->queue_lock);
+        if (r < 0)
+            return r;
+        if (atomic_load(&ctx->completed_value) >= value)
+            return VKC_SUCCESS;
+        if (!left)
+            return VKC_TIMEOUT;
+        if (f) {
+            VkResult vr =
+                VKC_VK(vkWaitForFences, ctx->vk.vkWaitForFences(ctx->device, 1, &f, VK_TRUE,
+                                                                VKC_MIN(left, (uint64_t)1000000)));
+            if (vr < 0)
+                return vkc__vk_fail(ctx, vr, "vkWaitForFences", __FILE__, __LINE__);
+        } else {
+            sched_yield();
+        }
+    }
+}
+
+/* ---- recording units --------------------------------------------------------- */
+
+static void vkc__cmd_destroy(vkc_context *ctx, vkc__cmd *c)
+{
+    for (uint32_t i = 0; i < c->dpool_count; ++i) {
+        ctx->vk.vkDestroyDescriptorPool(ctx->device, c->dpools[i], ctx->alloc);
+        VKC_STAT_SUB(ctx, descriptor_pools, 1);
+    }
+    vkc__free(c->dpools);
+    if (c->pool) {
+        ctx->vk.vkDestroyCommandPool(ctx->device, c->pool, ctx->alloc);
+        VKC_STAT_SUB(ctx, command_buffers, 1);
+    }
+    vkc__free(c);
+}
+
+static vkc_result vkc__cmd_new(vkc_context *ctx, vkc__cmd **out)
+{
+    *out = NULL;
+    vkc__cmd *c = vkc__calloc(1, sizeof(*c));
+    if (!c)
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "recording unit");
+    VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pci.queueFamilyIndex = ctx->info.queue_family;
+    VkResult vr = VKC_VK(vkCreateCommandPool,
+                         ctx->vk.vkCreateCommandPool(ctx->device, &pci, ctx->alloc, &c->pool));
+    if (vr < 0) {
+        c->pool = VK_NULL_HANDLE;
+        vkc__cmd_destroy(ctx, c);
+        return vkc__vk_fail(ctx, vr, "vkCreateCommandPool", __FILE__, __LINE__);
+    }
+    VKC_STAT_ADD(ctx, command_buffers, 1);
+    VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = c->pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    vr = VKC_VK(vkAllocateCommandBuffers,
+                ctx->vk.vkAllocateCommandBuffers(ctx->device, &ai, &c->cb));
+    if (vr < 0) {
+        vkc__cmd_destroy(ctx, c);
+        return vkc__vk_fail(ctx, vr, "vkAllocateCommandBuffers", __FILE__, __LINE__);
+    }
+    *out = c;
+    return VKC_SUCCESS;
+}
+
+/* Move units whose last submit completed from pending to free. Caller holds
+ * pool.lock. Polls the driver at most once. */
+static void vkc__retire_locked(vkc_context *ctx)
+{
+    vkc__pool *p = &ctx->pool;
+    if (!p->pending_head)
+        return;
+    uint64_t done = atomic_load_explicit(&ctx->completed_value, memory_order_acquire);
+    if (p->pending_head->last_value > done)
+        done = vkc__completed_value(ctx);
+    while (p->pending_head && p->pending_head->last_value <= done) {
+        vkc__cmd *c = p->pending_head;
+        p->pending_head = c->next;
+        if (!p->pending_head)
+            p->pending_tail = NULL;
+        c->next = p->free_list;
+        p->free_list = c;
+    }
+}
+
+vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
+{
+    *out = NULL;
+    vkc__pool *p = &ctx->pool;
+    pthread_mutex_lock(&p->lock);
+    if (!p->free_list)
+        vkc__retire_locked(ctx);
+    vkc__cmd *c = p->free_list;
+    if (c)
+        p->free_list = c->next;
+    pthread_mutex_unlock(&p->lock);
+    if (!c) {
+        VKC_FORWARD(vkc__cmd_new(ctx, &c));
+    } else {
+        /* Reused: reset the pool (and the command buffer with it). */
+        VkResult vr =
+            VKC_VK(vkResetCommandPool, ctx->vk.vkResetCommandPool(ctx->device, c->pool, 0));
+        for (uint32_t i = 0; vr >= 0 && i < c->dpool_count; ++i)
+            vr = VKC_VK(vkResetDescriptorPool,
+                        ctx->vk.vkResetDescriptorPool(ctx->device, c->dpools[i], 0));
+        if (vr < 0) {
+            vkc__cmd_destroy(ctx, c);
+            return vkc__vk_fail(ctx, vr, "vkResetCommandPool", __FILE__, __LINE__);
+        }
+        c->dpool_current = 0;
+        VKC_STAT_ADD(ctx, command_buffers_reset, 1);
+    }
+    c->next = NULL;
+    c->last_value = 0;
+    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+    VkResult vr = VKC_VK(vkBeginCommandBuffer, ctx->vk.vkBeginCommandBuffer(c->cb, &bi));
+    if (vr < 0) {
+        vkc__cmd_release(ctx, c);
+        return vkc__vk_fail(ctx, vr, "vkBeginCommandBuffer", __FILE__, __LINE__);
+    }
+    *out = c;
+    return VKC_SUCCESS;
+}
+
+void vkc__cmd_release(vkc_context *ctx, vkc__cmd *c)
+{
+    if (!c)
+        return;
+    vkc__pool *p = &ctx->pool;
+    pthread_mutex_lock(&p->lock);
+    c->next = NULL;
+    if (c->last_value == 0 ||
+        c->last_value <= atomic_load_explicit(&ctx->completed_value, memory_order_acquire)) {
+        c->next = p->free_list;
+        p->free_list = c;
+    } else if (p->pending_tail && p->pending_tail->last_value > c->last_value) {
+        /* Keep pending sorted by value: insert in place (rare). */
+        vkc__cmd **pp = &p->pending_head;
+        while (*pp && (*pp)->last_value <= c->last_value)
+            pp = &(*pp)->next;
+        c->next = *pp;
+        *pp = c;
+    } else {
+        if (p->pending_tail)
+            p->pending_tail->next = c;
+        else
+            p->pending_head = c;
+        p->pending_tail = c;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+vkc_result vkc__cmd_alloc_set(vkc_context *ctx, vkc__cmd *c, VkDescriptorSetLayout layout,
+                              VkDescriptorSet *out)
+{
+    for (;;) {
+        if (c->dpool_current < c->dpool_count) {
+            VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+            ai.descriptorPool = c->dpools[c->dpool_current];
+            ai.descriptorSetCount = 1;
+            ai.pSetLayouts = &layout;
+            VkResult vr = VKC_VK(vkAllocateDescriptorSets,
+                                 ctx->vk.vkAllocateDescriptorSets(ctx->device, &ai, out));
+            if (vr == VK_SUCCESS) {
+                VKC_STAT_ADD(ctx, descriptor_sets, 1);
+                return VKC_SUCCESS;
+            }
+            if (vr != VK_ERROR_OUT_OF_POOL_MEMORY && vr != VK_ERROR_FRAGMENTED_POOL)
+                return vkc__vk_fail(ctx, vr, "vkAllocateDescriptorSets", __FILE__, __LINE__);
+            /* Full: move on to the next pool, or make one. */
+            c->dpool_current++;
+            continue;
+        }
+        if (c->dpool_count == c->dpool_cap) {
+            uint32_t cap = c->dpool_cap ? c->dpool_cap * 2 : 2;
+            VkDescriptorPool *np = vkc__realloc(c->dpools, cap * sizeof(*np));
+            if (!np)
+                return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "descriptor pool list");
+            c->dpools = np;
+            c->dpool_cap = cap;
+        }
+        VkDescriptorPoolSize sizes[] = {
+            {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VKC_DPOOL_STORAGE},
+            {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VKC_DPOOL_UNIFORM},
+        };
+        VkDescriptorPoolCreateInfo pci = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        pci.maxSets = VKC_DPOOL_SETS;
+        pci.poolSizeCount = 2;
+        pci.pPoolSizes = sizes;
+        VkDescriptorPool dp;
+        VkResult vr = VKC_VK(vkCreateDescriptorPool,
+                             ctx->vk.vkCreateDescriptorPool(ctx->device, &pci, ctx->alloc, &dp));
+        if (vr < 0)
+            return vkc__vk_fail(ctx, vr, "vkCreateDescriptorPool", __FILE__, __LINE__);
+        VKC_STAT_ADD(ctx, descriptor_pools, 1);
+        c->dpools[c->dpool_count++] = dp;
+        c->dpool_current = c->dpool_count - 1;
+    }
+}
+
+/* ---- barriers ------------------------------------------------------------------ */
+
+void vkc__cmd_barrier(vkc_context *ctx, VkCommandBuffer cb, VkPipelineStageFlags2 src_stages,
+                      VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stages,
+                      VkAccessFlags2 dst_access)
+{
+    VKC_STAT_ADD(ctx, barriers, 1);
+    if (ctx->features.synchronization2) {
+        VkMemoryBarrier2 mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+        mb.srcStageMask = src_stages;
+        mb.srcAccessMask = src_access;
+        mb.dstStageMask = dst_stages;
+        mb.dstAccessMask = dst_access;
+        VkDependencyInfo di = {VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+        di.memoryBarrierCount = 1;
+        di.pMemoryBarriers = &mb;
+        ctx->vk.vkCmdPipelineBarrier2(cb, &di);
+        return;
+    }
+    /* The stage and access bits vkc uses have the same values in both APIs. */
+    VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = (VkAccessFlags)src_access;
+    mb.dstAccessMask = (VkAccessFlags)dst_access;
+    ctx->vk.vkCmdPipelineBarrier(cb, (VkPipelineStageFlags)src_stages,
+                                 (VkPipelineStageFlags)dst_stages, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* ---- submission ------------------------------------------------------------------ */
+
+static vkc_result vkc__fence_slot_locked(vkc_context *ctx, VkFence *out)
+{
+    VKC_FORWARD(vkc__fences_retire_locked(ctx));
+    if (ctx->fence_count == ctx->fence_cap) {
+        /* Ring full: wait for the oldest. */
+        uint32_t i = ctx->fence_head;
+        VkResult vr =
+            VKC_VK(vkWaitForFences,
+                   ctx->vk.vkWaitForFences(ctx->device, 1, &ctx->fences[i], VK_TRUE, UINT64_MAX));
+        if (vr < 0)
+            return vkc__vk_fail(ctx, vr, "vkWaitForFences", __FILE__, __LINE__);
+        VKC_FORWARD(vkc__fences_retire_locked(ctx));
+    }
+    uint32_t slot = (ctx->fence_head + ctx->fence_count) % ctx->fence_cap;
+    *out = ctx->fences[slot];
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
+{
+    *out_value = 0;
+    if (atomic_load_explicit(&ctx->lost, memory_order_relaxed))
+        return VKC_FAIL(ctx, VKC_ERROR_DEVICE_LOST, "the device was lost earlier");
+    if (ctx->queue_lock_fn)
+        ctx->queue_lock_fn(ctx->queue_lock_user);
+    pthread_mutex_lock(&ctx->queue_lock);
+    uint64_t value = ctx->next_value + 1;
+    VkResult vr;
+    vkc_result r = VKC_SUCCESS;
+    VkFence fence = VK_NULL_HANDLE;
+    if (!ctx->features.timeline_semaphores) {
+        r = vkc__fence_slot_locked(ctx, &fence);
+        if (r < 0)
+            goto out;
+    }
+    if (ctx->features.synchronization2) {
+        VkCommandBufferSubmitInfo cbi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
+        cbi.commandBuffer = cmd->cb;
+        VkSemaphoreSubmitInfo si = {VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+        si.semaphore = ctx->timeline;
+        si.value = value;
+        si.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        VkSubmitInfo2 sub = {VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+        sub.commandBufferInfoCount = 1;
+        sub.pCommandBufferInfos = &cbi;
+        if (ctx->features.timeline_semaphores) {
+            sub.signalSemaphoreInfoCount = 1;
+            sub.pSignalSemaphoreInfos = &si;
+        }
+        vr = VKC_VK(vkQueueSubmit2, ctx->vk.vkQueueSubmit2(ctx->queue, 1, &sub, fence));
+    } else {
+        VkTimelineSemaphoreSubmitInfo ts = {VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+        ts.signalSemaphoreValueCount = 1;
+        ts.pSignalSemaphoreValues = &value;
+        VkSubmitInfo sub = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        sub.commandBufferCount = 1;
+        sub.pCommandBuffers = &cmd->cb;
+        if (ctx->features.timeline_semaphores) {
+            sub.pNext = &ts;
+            sub.signalSemaphoreCount = 1;
+            sub.pSignalSemaphores = &ctx->timeline;
+        }
+        vr = VKC_VK(vkQueueSubmit, ctx->vk.vkQueueSubmit(ctx->queue, 1, &sub, fence));
+    }
+    if (vr < 0) {
+        r = vkc__vk_fail(ctx, vr, "vkQueueSubmit", __FILE__, __LINE__);
+        goto out;
+    }
+    ctx->next_value = value;
+    if (!ctx->features.timeline_semaphores) {
+        uint32_t slot = (ctx->fence_head + ctx->fence_count) % ctx->fence_cap;
+        ctx->fence_values[slot] = value;
+        ctx->fence_count++;
+    }
+    atomic_store_explicit(&ctx->submitted_value, value, memory_order_release);
+    cmd->last_value = value;
+    *out_value = value;
+    VKC_STAT_ADD(ctx, submits, 1);
+out:
+    pthread_mutex_unlock(&ctx->queue_lock);
+    if (ctx->queue_unlock_fn)
+        ctx->queue_unlock_fn(ctx->queue_lock_user);
+    return r;
+}
+
+/* ---- one-shot work (blocking buffer calls) ------------------------------------------ */
+
+#define VKC_ALL_WORK_STAGES                                                                        \
+    (VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT)
+#define VKC_ALL_WRITES (VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT)
+#define VKC_ALL_ACCESS                                                                             \
+    (VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT |  \
+     VK_ACCESS_2_TRANSFER_WRITE_BIT)
+
+vkc_result vkc__oneshot_begin(vkc_context *ctx, vkc__cmd **out)
+{
+    VKC_FORWARD(vkc__cmd_acquire(ctx, out));
+    /* Order after everything submitted before. */
+    vkc__cmd_barrier(ctx, (*out)->cb, VKC_ALL_WORK_STAGES, VKC_ALL_WRITES, VKC_ALL_WORK_STAGES,
+                     VKC_ALL_ACCESS);
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd)
+{
+    /* Make the results visible to the host. */
+    vkc__cmd_barrier(ctx, cmd->cb, VKC_ALL_WORK_STAGES, VKC_ALL_WRITES,
+                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cmd->cb));
+    if (vr < 0) {
+        vkc__cmd_release(ctx, cmd);
+        return vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__);
+    }
+    uint64_t value = 0;
+    vkc_result r = vkc__submit(ctx, cmd, &value);
+    if (r >= 0)
+        r = vkc__wait_value(ctx, value, UINT64_MAX, VKC_WAIT_DEFAULT);
+    vkc__cmd_release(ctx, cmd);
+    return r < 0 ? r : VKC_SUCCESS;
+}
+
+/* ---- lifetime ---------------------------------------------------------------------- */
+
+vkc_result vkc__pool_init(vkc_context *ctx)
+{
+    pthread_mutex_init(&ctx->pool.lock, NULL);
+    if (ctx->features.timeline_semaphores) {
+        VkSemaphoreTypeCreateInfo tci = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+        tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+        VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+        sci.pNext = &tci;
+        VkResult vr =
+            VKC_VK(vkCreateSemaphore,
+                   ctx->vk.vkCreateSemaphore(ctx->device, &sci, ctx->alloc, &ctx->timeline));
+        if (vr < 0)
+            return vkc__vk_fail(ctx, vr, "vkCreateSemaphore(timeline)", __FILE__, __LINE__);
+        vkc__set_name(ctx, VK_OBJECT_TYPE_SEMAPHORE, (uint64_t)ctx->timeline, "vkc timeline");
+        return VKC_SUCCESS;
+    }
+    ctx->fences = vkc__calloc(VKC_FENCE_RING, sizeof(VkFence));
+    ctx->fence_values = vkc__calloc(VKC_FENCE_RING, sizeof(uint64_t));
+    if (!ctx->fences || !ctx->fence_values)
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fence ring");
+    for (uint32_t i = 0; i < VKC_FENCE_RING; ++i) {
+        VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        VkResult vr = VKC_VK(vkCreateFence,
+                             ctx->vk.vkCreateFence(ctx->device, &fci, ctx->alloc, &ctx->fences[i]));
+        if (vr < 0)
+            return vkc__vk_fail(ctx, vr, "vkCreateFence", __FILE__, __LINE__);
+        ctx->fence_cap = i + 1;
+    }
+    return VKC_SUCCESS;
+}
+
+void vkc__pool_finish(vkc_context *ctx)
+{
+    vkc__pool *p = &ctx->pool;
+    vkc__cmd *lists[2] = {p->free_list, p->pending_head};
+    for (int l = 0; l < 2; ++l) {
+        for (vkc__cmd *c = lists[l]; c;) {
+            vkc__cmd *next = c->next;
+            vkc__cmd_destroy(ctx, c);
+            c = next;
+        }
+    }
+    p->free_list = p->pending_head = p->pending_tail = NULL;
+    if (ctx->timeline)
+        ctx->vk.vkDestroySemaphore(ctx->device, ctx->timeline, ctx->alloc);
+    ctx->timeline = VK_NULL_HANDLE;
+    for (uint32_t i = 0; i < ctx->fence_cap; ++i)
+        ctx->vk.vkDestroyFence(ctx->device, ctx->fences[i], ctx->alloc);
+    vkc__free(ctx->fences);
+    vkc__free(ctx->fence_values);
+    ctx->fences = NULL;
+    ctx->fence_values = NULL;
+    ctx->fence_cap = ctx->fence_count = 0;
+    pthread_mutex_destroy(&p->lock);
+}

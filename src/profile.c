@@ -1,0 +1,2 @@
+/* Profile module: timestamps and latency statistics. (Being written.) */
+#include "vkc_internal.h"

@@ -1,0 +1,393 @@
+/* vkc private header: the only one every module includes. */
+#ifndef VKC_INTERNAL_H
+#define VKC_INTERNAL_H
+
+#define VK_NO_PROTOTYPES
+#include <volk.h>
+
+#include "vkc/vkc.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define VKC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define VKC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define VKC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define VKC_UNLIKELY(x) (x)
+#define VKC_LIKELY(x) (x)
+#define VKC_PRINTF(a, b)
+#endif
+
+#define VKC_ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define VKC_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define VKC_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Magic numbers in every handle: catch foreign, destroyed (cleared before
+ * free) and mistyped handles where it is cheap. */
+#define VKC_MAGIC_CONTEXT 0x564b4331u /* "VKC1" */
+#define VKC_MAGIC_BUFFER 0x564b4342u
+#define VKC_MAGIC_KERNEL 0x564b434bu
+#define VKC_MAGIC_SEQ 0x564b4353u
+
+/* ------------------------------------------------------------------------ */
+/* Intrusive list of live objects (destroyed with the context)              */
+/* ------------------------------------------------------------------------ */
+
+typedef struct vkc__node {
+    struct vkc__node *prev, *next;
+} vkc__node;
+
+static inline void vkc__list_init(vkc__node *head)
+{
+    head->prev = head->next = head;
+}
+static inline void vkc__list_push(vkc__node *head, vkc__node *n)
+{
+    n->next = head->next;
+    n->prev = head;
+    head->next->prev = n;
+    head->next = n;
+}
+static inline void vkc__list_remove(vkc__node *n)
+{
+    if (!n->next)
+        return;
+    n->prev->next = n->next;
+    n->next->prev = n->prev;
+    n->prev = n->next = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Instance-level function table (vkc never uses volk's globals)            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct vkc__itable {
+    PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+    PFN_vkEnumerateInstanceVersion vkEnumerateInstanceVersion;
+    PFN_vkEnumerateInstanceLayerProperties vkEnumerateInstanceLayerProperties;
+    PFN_vkEnumerateInstanceExtensionProperties vkEnumerateInstanceExtensionProperties;
+    PFN_vkCreateInstance vkCreateInstance;
+    PFN_vkDestroyInstance vkDestroyInstance;
+    PFN_vkEnumeratePhysicalDevices vkEnumeratePhysicalDevices;
+    PFN_vkGetPhysicalDeviceProperties vkGetPhysicalDeviceProperties;
+    PFN_vkGetPhysicalDeviceProperties2 vkGetPhysicalDeviceProperties2;
+    PFN_vkGetPhysicalDeviceFeatures2 vkGetPhysicalDeviceFeatures2;
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties vkGetPhysicalDeviceQueueFamilyProperties;
+    PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties;
+    PFN_vkEnumerateDeviceExtensionProperties vkEnumerateDeviceExtensionProperties;
+    PFN_vkCreateDevice vkCreateDevice;
+    PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr;
+    PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT;
+    PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT;
+    PFN_vkSetDebugUtilsObjectNameEXT vkSetDebugUtilsObjectNameEXT;
+    PFN_vkCmdBeginDebugUtilsLabelEXT vkCmdBeginDebugUtilsLabelEXT;
+    PFN_vkCmdEndDebugUtilsLabelEXT vkCmdEndDebugUtilsLabelEXT;
+} vkc__itable;
+
+/* Open the loader (dlopen libvulkan.so.1) and fill the global-level part of
+ * the table. Returns NULL handle + VKC_ERROR_NO_LOADER when missing. */
+vkc_result vkc__loader_open(void **out_handle, vkc__itable *t, char *path, size_t path_size);
+void vkc__loader_close(void *handle);
+void vkc__itable_load_instance(vkc__itable *t, VkInstance instance);
+/* Fill a volk device table through an explicit vkGetDeviceProcAddr. */
+void vkc__load_device_table(struct VolkDeviceTable *table, VkDevice device,
+                            PFN_vkGetDeviceProcAddr gdpa);
+
+/* ------------------------------------------------------------------------ */
+/* Fault injection (test-only; a thread-local counter, off by default)      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct vkc__fault_state {
+    bool armed;
+    uint64_t calls;          /* fallible Vulkan calls seen while armed */
+    uint64_t fail_at;        /* 1-based call index to fail; 0 = count only */
+    const char *failed_call; /* the call that was failed */
+    VkResult forced;         /* VK_SUCCESS: the legal default for the call */
+} vkc__fault_state;
+
+extern _Thread_local vkc__fault_state vkc__fault;
+
+/* Count one call; true when this one must fail. */
+bool vkc__fault_tick(const char *call);
+/* The error injected for this call (a code the spec allows it to return). */
+VkResult vkc__fault_result(const char *call);
+
+/* Wrap every fallible Vulkan call (one returning VkResult):
+ *   VkResult r = VKC_VK(vkCreateBuffer, ctx->vk.vkCreateBuffer(...));
+ * When injection is off this is one predictable branch on a TLS flag. */
+#define VKC_VK(name, expr)                                                                         \
+    ((VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick(#name)) ? vkc__fault_result(#name) : (expr))
+
+/* Host allocations of vkc itself, so the host-allocation fault test covers
+ * them too. */
+void *vkc__malloc(size_t size);
+void *vkc__calloc(size_t count, size_t size);
+void *vkc__realloc(void *p, size_t size);
+void vkc__free(void *p);
+char *vkc__strdup(const char *s);
+
+/* ------------------------------------------------------------------------ */
+/* Stats                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct vkc__stats {
+    atomic_uint_fast64_t command_buffers;
+    atomic_uint_fast64_t command_buffers_reset;
+    atomic_uint_fast64_t descriptor_pools;
+    atomic_uint_fast64_t descriptor_sets;
+    atomic_uint_fast64_t memory_blocks;
+    atomic_uint_fast64_t memory_bytes;
+    atomic_uint_fast64_t buffers;
+    atomic_uint_fast64_t pipelines;
+    atomic_uint_fast64_t shader_compiles;
+    atomic_uint_fast64_t spirv_cache_hits;
+    atomic_uint_fast64_t pipeline_cache_hits;
+    atomic_uint_fast64_t submits;
+    atomic_uint_fast64_t dispatches;
+    atomic_uint_fast64_t barriers;
+    atomic_uint_fast64_t staging_blocks;
+} vkc__stats;
+
+#define VKC_STAT_ADD(ctx, field, n)                                                                \
+    atomic_fetch_add_explicit(&(ctx)->stats.field, (uint64_t)(n), memory_order_relaxed)
+#define VKC_STAT_SUB(ctx, field, n)                                                                \
+    atomic_fetch_sub_explicit(&(ctx)->stats.field, (uint64_t)(n), memory_order_relaxed)
+
+/* ------------------------------------------------------------------------ */
+/* Pools: recording units (command buffer + its descriptor pools)           */
+/* ------------------------------------------------------------------------ */
+
+/* A recording unit: a command pool of its own with one command buffer, and
+ * the descriptor pools of the fallback path. Command pools are externally
+ * synchronised, so one pool per unit lets distinct threads record distinct
+ * units with no lock; resetting the pool resets the command buffer. Owned by
+ * a sequence, by the free list, or by the pending list (until its last
+ * submit completes). */
+typedef struct vkc__cmd {
+    struct vkc__cmd *next;
+    VkCommandPool pool;
+    VkCommandBuffer cb;
+    VkDescriptorPool *dpools; /* fallback path only */
+    uint32_t dpool_count, dpool_cap, dpool_current;
+    uint64_t last_value; /* timeline value of its last submit; 0 = never */
+} vkc__cmd;
+
+typedef struct vkc__pool {
+    pthread_mutex_t lock;                  /* guards the lists */
+    vkc__cmd *free_list;                   /* reset, ready to record */
+    vkc__cmd *pending_head, *pending_tail; /* released, in submit order */
+} vkc__pool;
+
+/* Take a recording unit and begin its command buffer (ONE_TIME_SUBMIT off,
+ * SIMULTANEOUS_USE on, so a recorded sequence can be resubmitted while in
+ * flight). Never allocates in steady state. Thread-safe. */
+vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out);
+/* Give a unit back; it is reset and reused once its last submit completed.
+ * NULL does nothing. Thread-safe. */
+void vkc__cmd_release(vkc_context *ctx, vkc__cmd *cmd);
+/* Allocate a descriptor set for the fallback path from the unit's pools. */
+vkc_result vkc__cmd_alloc_set(vkc_context *ctx, vkc__cmd *cmd, VkDescriptorSetLayout layout,
+                              VkDescriptorSet *out);
+
+/* Submit one ended command buffer; returns the timeline value it signals.
+ * Takes the queue lock (or the host's lock callbacks). Thread-safe. */
+vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value);
+/* Wait until the timeline reaches value. Thread-safe. */
+vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns,
+                           vkc_wait_mode mode);
+/* Highest completed value (cheap; polls the driver). Thread-safe. */
+uint64_t vkc__completed_value(vkc_context *ctx);
+/* Highest value submitted so far. */
+uint64_t vkc__submitted_value(vkc_context *ctx);
+
+/* Begin a one-shot unit (a leading full barrier is recorded), then submit it
+ * and wait for it. Used by the blocking buffer calls. */
+vkc_result vkc__oneshot_begin(vkc_context *ctx, vkc__cmd **out);
+vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd);
+
+vkc_result vkc__pool_init(vkc_context *ctx);
+void vkc__pool_finish(vkc_context *ctx);
+
+/* A global memory barrier between all earlier and all later compute and
+ * transfer work, and host reads where asked. Uses synchronization2 when
+ * enabled. */
+void vkc__cmd_barrier(vkc_context *ctx, VkCommandBuffer cb, VkPipelineStageFlags2 src_stages,
+                      VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stages,
+                      VkAccessFlags2 dst_access);
+
+/* ------------------------------------------------------------------------ */
+/* Memory                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct vkc__block vkc__block;
+
+struct vkc_buffer {
+    uint32_t magic;
+    vkc_context *ctx;
+    vkc__node node;
+    VkBuffer buffer;
+    VkDeviceSize offset; /* of this vkc buffer inside `buffer` (0 unless wrapped) */
+    uint64_t size;
+    vkc_memory memory;
+    bool host_visible;
+    bool host_coherent;
+    bool wrapped; /* the VkBuffer belongs to the host */
+    void *mapped;
+    vkc__block *block;
+    VkDeviceSize block_offset;
+    VkDeviceSize alloc_size;
+    uint64_t uid; /* never reused: tells sequences a buffer was replaced */
+    char name[64];
+};
+
+vkc_result vkc__memory_init(vkc_context *ctx);
+void vkc__memory_finish(vkc_context *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                  */
+/* ------------------------------------------------------------------------ */
+
+struct vkc_kernel {
+    uint32_t magic;
+    vkc_context *ctx;
+    vkc__node node;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    vkc_kernel_info info;
+    char name[64];
+};
+
+vkc_result vkc__kernel_init(vkc_context *ctx); /* pipeline cache, SPIR-V cache */
+void vkc__kernel_finish(vkc_context *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Dispatch (sequences, immediate mode)                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct vkc__imm vkc__imm;
+
+vkc_result vkc__dispatch_init(vkc_context *ctx);
+void vkc__dispatch_finish(vkc_context *ctx);
+/* Offset of the list node inside struct vkc_seq (private to dispatch.c). */
+size_t vkc__seq_node_offset(void);
+/* Submit the open immediate-mode batch if it holds anything. */
+vkc_result vkc__imm_flush(vkc_context *ctx, vkc_ticket *out);
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                  */
+/* ------------------------------------------------------------------------ */
+
+struct vkc_context {
+    uint32_t magic;
+    uint64_t id; /* unique in the process; tickets carry it */
+
+    void *loader;
+    vkc__itable vki;
+    struct VolkDeviceTable vk;
+
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    bool own_instance;
+    bool own_device;
+    bool debug_utils; /* VK_EXT_debug_utils available: names and labels */
+    const VkAllocationCallbacks *alloc;
+    vkc_logger logger;
+
+    vkc_device_info info;
+    vkc_context_features features;
+    VkPhysicalDeviceMemoryProperties mem_props;
+    uint32_t api_version; /* enabled on the device */
+
+    /* Errors. */
+    pthread_mutex_t error_lock;
+    char last_error[2048];
+    VkResult last_vk;
+    atomic_bool lost; /* device loss is latched once */
+
+    /* Submission: the queue lock, or the host's lock callbacks. */
+    pthread_mutex_t queue_lock;
+    void (*queue_lock_fn)(void *user);
+    void (*queue_unlock_fn)(void *user);
+    void *queue_lock_user;
+    VkSemaphore timeline;
+    uint64_t next_value;                  /* guarded by queue_lock */
+    atomic_uint_fast64_t submitted_value; /* last value handed out */
+    atomic_uint_fast64_t completed_value; /* cached lower bound */
+    /* Fence fallback: one fence per in-flight value, in a ring. */
+    VkFence *fences;
+    uint64_t *fence_values;
+    uint32_t fence_cap, fence_head, fence_count;
+
+    vkc__pool pool;
+
+    /* Objects alive, destroyed with the context if the caller did not. */
+    pthread_mutex_t objects_lock;
+    vkc__node buffers, kernels, seqs;
+
+    /* Module state. */
+    void *memory_state;
+    void *kernel_state;
+    vkc__imm *imm;
+
+    vkc__stats stats;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Record a failure (message, VkResult), log it, and return r. A
+ * VK_ERROR_DEVICE_LOST latches the context as lost. ctx may be NULL. */
+vkc_result vkc__fail(vkc_context *ctx, vkc_result r, VkResult vr, const char *file, int line,
+                     const char *fmt, ...) VKC_PRINTF(6, 7);
+/* Map a failed VkResult to a vkc_result and record it with "what". */
+vkc_result vkc__vk_fail(vkc_context *ctx, VkResult vr, const char *what, const char *file,
+                        int line);
+vkc_result vkc__result_from_vk(VkResult vr);
+void vkc__log(vkc_context *ctx, vkc_log_level level, vkc_log_id id, const char *fmt, ...)
+    VKC_PRINTF(4, 5);
+
+#define VKC_FAIL(ctx, r, ...) vkc__fail((ctx), (r), VK_SUCCESS, __FILE__, __LINE__, __VA_ARGS__)
+#define VKC_RETURN_IF(cond, ctx, r, ...)                                                           \
+    do {                                                                                           \
+        if (VKC_UNLIKELY(cond))                                                                    \
+            return VKC_FAIL(ctx, r, __VA_ARGS__);                                                  \
+    } while (0)
+/* vr is a VkResult expression; on failure return the mapped vkc_result. */
+#define VKC_RETURN_IF_VK(ctx, vr_expr, what)                                                       \
+    do {                                                                                           \
+        VkResult vkc__vr = (vr_expr);                                                              \
+        if (VKC_UNLIKELY(vkc__vr < 0))                                                             \
+            return vkc__vk_fail((ctx), vkc__vr, (what), __FILE__, __LINE__);                       \
+    } while (0)
+#define VKC_FORWARD(expr)                                                                          \
+    do {                                                                                           \
+        vkc_result vkc__r = (expr);                                                                \
+        if (VKC_UNLIKELY(vkc__r < 0))                                                              \
+            return vkc__r;                                                                         \
+    } while (0)
+
+/* Entry checks. A lost device answers every later call at once. */
+#define VKC_CHECK_CONTEXT(ctx)                                                                     \
+    do {                                                                                           \
+        if (VKC_UNLIKELY(!(ctx) || (ctx)->magic != VKC_MAGIC_CONTEXT))                             \
+            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_context handle");         \
+        if (VKC_UNLIKELY(atomic_load_explicit(&(ctx)->lost, memory_order_relaxed)))                \
+            return VKC_FAIL((ctx), VKC_ERROR_DEVICE_LOST, "the device was lost earlier");          \
+    } while (0)
+
+/* Debug-utils object name (no-op without the extension). */
+void vkc__set_name(vkc_context *ctx, VkObjectType type, uint64_t handle, const char *name);
+
+#endif /* VKC_INTERNAL_H */

@@ -1,0 +1,99 @@
+#include "vkc_test.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_uint vkc_test_count;
+static atomic_int vkc_test_quiet;
+
+void vkc_test_log(void *user, vkc_log_level level, vkc_log_id id, const char *msg)
+{
+    (void)user;
+    if (id == VKC_LOG_ID_VALIDATION || id == VKC_LOG_ID_PERFORMANCE) {
+        if (level >= VKC_LOG_WARN) {
+            atomic_fetch_add(&vkc_test_count, 1);
+            fprintf(stderr, "[validation %s] %s\n", level == VKC_LOG_ERROR ? "ERROR" : "WARNING",
+                    msg);
+        }
+        return;
+    }
+    if (id == VKC_LOG_ID_ERROR && atomic_load(&vkc_test_quiet))
+        return;
+    if (level >= VKC_LOG_WARN)
+        fprintf(stderr, "[vkc %s] %s\n", level == VKC_LOG_ERROR ? "error" : "warning", msg);
+}
+
+unsigned vkc_test_validation_count(void)
+{
+    return atomic_load(&vkc_test_count);
+}
+void vkc_test_validation_reset(void)
+{
+    atomic_store(&vkc_test_count, 0);
+}
+void vkc_test_quiet_errors(int quiet)
+{
+    atomic_store(&vkc_test_quiet, quiet);
+}
+
+vkc_context_desc vkc_test_desc(void)
+{
+    vkc_context_desc d;
+    memset(&d, 0, sizeof(d));
+    d.validation = VKC_ON;
+    d.logger.func = vkc_test_log;
+    return d;
+}
+
+vkc_context *vkc_test_context_create(void (*tweak)(vkc_context_desc *))
+{
+    vkc_context_desc d = vkc_test_desc();
+    if (tweak)
+        tweak(&d);
+    vkc_context *ctx = NULL;
+    vkc_result r = vkc_context_create(&d, &ctx);
+    if (r != VKC_SUCCESS)
+        fail_msg("vkc_context_create: %s: %s", vkc_result_string(r), vkc_last_create_error());
+    vkc_context_features f;
+    assert_int_equal(vkc_context_features_get(ctx, &f), VKC_SUCCESS);
+    if (!f.validation || !f.sync_validation)
+        fail_msg("the Khronos validation layer with synchronization validation must be "
+                 "installed for the tests (apt-get install vulkan-validationlayers)");
+    return ctx;
+}
+
+void vkc_test_context_destroy(vkc_context *ctx)
+{
+    vkc_context_destroy(ctx);
+    vkc_test_assert_clean();
+}
+
+int vkc_test_setup(void **state)
+{
+    vkc_test_validation_reset();
+    *state = vkc_test_context_create(NULL);
+    return *state ? 0 : -1;
+}
+
+int vkc_test_teardown(void **state)
+{
+    vkc_context_destroy(*state);
+    *state = NULL;
+    if (vkc_test_validation_count()) {
+        fprintf(stderr, "%u validation message(s) in this group\n", vkc_test_validation_count());
+        return -1;
+    }
+    return 0;
+}
+
+uint64_t vkc_test_rand(uint64_t *s)
+{
+    uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
