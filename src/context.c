@@ -966,6 +966,41 @@ vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out)
     return VKC_SUCCESS;
 }
 
+vkc_result vkc_context_vk(const vkc_context *ctx, vkc_vk_handles *out)
+{
+    if (!ctx || ctx->magic != VKC_MAGIC_CONTEXT)
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_context handle");
+    if (!out)
+        return VKC_FAIL((vkc_context *)ctx, VKC_ERROR_INVALID_ARGUMENT, "out is NULL");
+    out->instance = ctx->instance;
+    out->physical_device = ctx->phys;
+    out->device = ctx->device;
+    out->queue = ctx->queue;
+    out->queue_family = ctx->info.queue_family;
+    out->api_version = ctx->api_version;
+    out->get_instance_proc_addr = ctx->vki.vkGetInstanceProcAddr;
+    out->get_device_proc_addr = ctx->vki.vkGetDeviceProcAddr;
+    return VKC_SUCCESS;
+}
+
+void vkc_queue_lock(vkc_context *ctx)
+{
+    if (!ctx || ctx->magic != VKC_MAGIC_CONTEXT)
+        return;
+    if (ctx->queue_lock_fn)
+        ctx->queue_lock_fn(ctx->queue_lock_user);
+    pthread_mutex_lock(&ctx->queue_lock);
+}
+
+void vkc_queue_unlock(vkc_context *ctx)
+{
+    if (!ctx || ctx->magic != VKC_MAGIC_CONTEXT)
+        return;
+    pthread_mutex_unlock(&ctx->queue_lock);
+    if (ctx->queue_unlock_fn)
+        ctx->queue_unlock_fn(ctx->queue_lock_user);
+}
+
 void vkc__set_name(vkc_context *ctx, VkObjectType type, uint64_t handle, const char *name)
 {
     if (!ctx->debug_utils || !ctx->vki.vkSetDebugUtilsObjectNameEXT || !name || !*name || !handle)

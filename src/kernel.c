@@ -25,3 +25,8 @@ vkc_result vkc_kernel_info_get(const vkc_kernel *kernel, vkc_kernel_info *out)
 {
     return VKC_ERROR_UNSUPPORTED;
 }
+vkc_result vkc_kernel_vk(const vkc_kernel *k, VkPipeline *p, VkPipelineLayout *l,
+                         VkDescriptorSetLayout *s)
+{
+    return VKC_ERROR_UNSUPPORTED;
+}

@@ -365,6 +365,25 @@ VKC_API vkc_result vkc_choose_queue_family(const vkc_queue_family_info *families
                                            int32_t override_family, uint32_t *out_family,
                                            vkc_queue_reason *out_reason);
 
+/* The Vulkan objects behind a context, for hosts and tools that record their
+ * own work beside vkc (benchmarks compare against raw Vulkan this way). The
+ * queue is shared with vkc: hold vkc_queue_lock() around any use of it. */
+typedef struct vkc_vk_handles {
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    uint32_t api_version; /* enabled on the device */
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr;
+    PFN_vkGetDeviceProcAddr get_device_proc_addr;
+} vkc_vk_handles;
+
+VKC_API vkc_result vkc_context_vk(const vkc_context *ctx, vkc_vk_handles *out);
+/* Serialise the host's use of the context's queue with vkc's submits. */
+VKC_API void vkc_queue_lock(vkc_context *ctx);
+VKC_API void vkc_queue_unlock(vkc_context *ctx);
+
 /* ------------------------------------------------------------------------ */
 /* System query (for diagnosis; vkc-info uses it)                           */
 /* ------------------------------------------------------------------------ */
@@ -510,6 +529,9 @@ typedef struct vkc_kernel_info {
 } vkc_kernel_info;
 
 VKC_API vkc_result vkc_kernel_info_get(const vkc_kernel *kernel, vkc_kernel_info *out);
+/* The pipeline objects behind a kernel (owned by the kernel). */
+VKC_API vkc_result vkc_kernel_vk(const vkc_kernel *kernel, VkPipeline *pipeline,
+                                 VkPipelineLayout *layout, VkDescriptorSetLayout *set_layout);
 
 /* ------------------------------------------------------------------------ */
 /* Sequences                                                                */
