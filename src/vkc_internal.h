@@ -300,7 +300,11 @@ struct vkc_context {
     VkQueue queue;
     bool own_instance;
     bool own_device;
-    bool debug_utils; /* VK_EXT_debug_utils available: names and labels */
+    bool debug_utils;  /* VK_EXT_debug_utils available: names and labels */
+    bool debug_labels; /* label every command (VKC_DEBUG_LABELS=1 or validation on) */
+    /* Test-only: drop the barriers between levels, to prove on a GPU that
+     * overlaps dispatches that the hazard tests catch a missing barrier. */
+    bool test_drop_barriers;
     const VkAllocationCallbacks *alloc;
     vkc_logger logger;
 
