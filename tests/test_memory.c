@@ -11,6 +11,8 @@
 #include <string.h>
 
 #define MiB (1ull << 20)
+/* Above half of any sub-allocation block: a dedicated allocation. */
+#define VKC_BLOCK_TEST_SIZE (24 * MiB)
 
 static const vkc_memory kinds[] = {VKC_MEMORY_DEVICE, VKC_MEMORY_UPLOAD, VKC_MEMORY_READBACK};
 static const char *kind_names[] = {"device", "upload", "readback"};
@@ -490,6 +492,85 @@ static void test_destroyed_with_context(void **state)
     vkc_test_context_destroy(ctx);
 }
 
+/* ---- fault injection: every fallible call of a staged round trip fails once ---- */
+
+static void blocking_wait(vkc_context_desc *d)
+{
+    /* One driver wait per wait, so call counts do not depend on timing. */
+    d->wait_mode = VKC_WAIT_BLOCK;
+}
+
+static vkc_result fault_sequence(vkc_context *ctx, const uint8_t *in, uint8_t *out, uint64_t n)
+{
+    vkc_buffer *a = NULL, *b = NULL;
+    vkc_result r = vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n}, &a);
+    if (r >= 0)
+        r = vkc_buffer_create(
+            ctx, &(vkc_buffer_desc){.size = 2 * VKC_BLOCK_TEST_SIZE, .memory = VKC_MEMORY_UPLOAD},
+            &b);
+    if (r >= 0)
+        r = vkc_buffer_upload(a, 0, in, n);
+    if (r >= 0)
+        r = vkc_buffer_fill(b, 0, 64, 0x11111111u);
+    if (r >= 0)
+        r = vkc_buffer_copy(b, 4, a, 0, n);
+    if (r >= 0)
+        r = vkc_buffer_download(a, 0, out, n);
+    if (r >= 0)
+        assert_memory_equal(in, out, n);
+    if (r >= 0)
+        r = vkc_buffer_download(b, 4, out, n);
+    if (r >= 0)
+        assert_memory_equal(in, out, n);
+    if (!a || !b)
+        assert_true(r < 0);
+    vkc_buffer_destroy(a);
+    vkc_buffer_destroy(b);
+    return r;
+}
+
+static void test_faults(void **state)
+{
+    (void)state;
+    const uint64_t n = VKC_STAGING_RING_SIZE / 2 + 100; /* two chunks */
+    uint8_t *in = malloc(n), *out = malloc(n);
+    assert_non_null(in);
+    assert_non_null(out);
+    fill_random(in, n, 8);
+    vkc_context *ctx = vkc_test_context_create(blocking_wait);
+    vkc__memory_force_staging(ctx, true);
+    unsigned failures = 0, lost = 0;
+    for (uint64_t k = 1; k < 10000; ++k) {
+        vkc_test_quiet_errors(1);
+        vkc__fault = (vkc__fault_state){.armed = true, .fail_at = k};
+        vkc_result r = fault_sequence(ctx, in, out, n);
+        const char *failed = vkc__fault.failed_call;
+        vkc__fault = (vkc__fault_state){0};
+        vkc_test_quiet_errors(0);
+        vkc_stats st = stats(ctx);
+        assert_int_equal(st.buffers, 0);
+        if (!failed) {
+            assert_int_equal(r, VKC_SUCCESS);
+            break;
+        }
+        failures++;
+        if (atomic_load(&ctx->lost)) {
+            /* A wait or submit reported device loss: start again. */
+            lost++;
+            vkc_test_context_destroy(ctx);
+            ctx = vkc_test_context_create(blocking_wait);
+            vkc__memory_force_staging(ctx, true);
+        }
+    }
+    printf("%u injected failures (%u latched device loss)\n", failures, lost);
+    assert_true(failures > 10);
+    /* Still works. */
+    assert_int_equal(fault_sequence(ctx, in, out, n), VKC_SUCCESS);
+    vkc_test_context_destroy(ctx);
+    free(in);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_many_small),   cmocka_unit_test(test_dedicated),
         cmocka_unit_test(test_steady_state), cmocka_unit_test(test_beyond_storage_range),
         cmocka_unit_test(test_bad_input),    cmocka_unit_test(test_destroyed_with_context),
+        cmocka_unit_test(test_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
