@@ -276,19 +276,28 @@ static int vkc__type_rank(vkc_device_type t)
     }
 }
 
-/* Fill info from a physical device (no device needed). */
-static void vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_device_info *info)
+/* Fill info from a physical device (no device needed). Fails only when the
+ * extension list cannot be read (out of host memory). */
+static vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd,
+                                        vkc_device_info *info)
 {
     memset(info, 0, sizeof(*info));
     VkPhysicalDeviceProperties props;
     t->vkGetPhysicalDeviceProperties(pd, &props);
     uint32_t n_ext = 0;
-    t->vkEnumerateDeviceExtensionProperties(pd, NULL, &n_ext, NULL);
-    VkExtensionProperties *exts = calloc(n_ext ? n_ext : 1, sizeof(*exts));
-    if (exts)
-        t->vkEnumerateDeviceExtensionProperties(pd, NULL, &n_ext, exts);
-    else
-        n_ext = 0;
+    VkResult evr = VKC_VK(vkEnumerateDeviceExtensionProperties,
+                          t->vkEnumerateDeviceExtensionProperties(pd, NULL, &n_ext, NULL));
+    if (evr < 0)
+        return vkc__vk_fail(NULL, evr, "vkEnumerateDeviceExtensionProperties", __FILE__, __LINE__);
+    VkExtensionProperties *exts = vkc__calloc(n_ext ? n_ext : 1, sizeof(*exts));
+    if (!exts)
+        return VKC_FAIL(NULL, VKC_ERROR_OUT_OF_HOST_MEMORY, "device extension list");
+    evr = VKC_VK(vkEnumerateDeviceExtensionProperties,
+                 t->vkEnumerateDeviceExtensionProperties(pd, NULL, &n_ext, exts));
+    if (evr < 0) {
+        vkc__free(exts);
+        return vkc__vk_fail(NULL, evr, "vkEnumerateDeviceExtensionProperties", __FILE__, __LINE__);
+    }
     bool v11 = props.apiVersion >= VK_API_VERSION_1_1;
     bool v12 = props.apiVersion >= VK_API_VERSION_1_2;
     bool v13 = props.apiVersion >= VK_API_VERSION_1_3;
@@ -401,7 +410,7 @@ static void vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc
             info->subgroup_size_control = f13.subgroupSizeControl && f13.computeFullSubgroups;
         }
     }
-    free(exts);
+    vkc__free(exts);
 
     uint32_t nq = 0;
     t->vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
@@ -420,6 +429,7 @@ static void vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc
         info->queue_count = qf[info->queue_family].queueCount;
         info->timestamps = qf[info->queue_family].timestampValidBits > 0 && l->timestampPeriod > 0;
     }
+    return VKC_SUCCESS;
 }
 
 static bool vkc__contains_nocase(const char *hay, const char *needle)
@@ -519,36 +529,55 @@ static VkBool32 VKAPI_PTR vkc__messenger_cb(VkDebugUtilsMessageSeverityFlagBitsE
     return VK_FALSE;
 }
 
-static bool vkc__layer_present(const vkc__itable *t, const char *name)
+/* Whether a layer is installed. Out of memory while asking is an error (not
+ * "absent"): the caller would otherwise silently lose validation. */
+static vkc_result vkc__layer_present(const vkc__itable *t, const char *name, bool *found)
 {
+    *found = false;
     uint32_t n = 0;
-    if (!t->vkEnumerateInstanceLayerProperties ||
-        t->vkEnumerateInstanceLayerProperties(&n, NULL) < 0 || !n)
-        return false;
-    VkLayerProperties *l = calloc(n, sizeof(*l));
+    if (!t->vkEnumerateInstanceLayerProperties)
+        return VKC_SUCCESS;
+    VkResult vr =
+        VKC_VK(vkEnumerateInstanceLayerProperties, t->vkEnumerateInstanceLayerProperties(&n, NULL));
+    if (vr < 0)
+        return vkc__vk_fail(NULL, vr, "vkEnumerateInstanceLayerProperties", __FILE__, __LINE__);
+    if (!n)
+        return VKC_SUCCESS;
+    VkLayerProperties *l = vkc__calloc(n, sizeof(*l));
     if (!l)
-        return false;
-    bool found = false;
-    if (t->vkEnumerateInstanceLayerProperties(&n, l) >= 0)
+        return VKC_FAIL(NULL, VKC_ERROR_OUT_OF_HOST_MEMORY, "layer list");
+    vr = VKC_VK(vkEnumerateInstanceLayerProperties, t->vkEnumerateInstanceLayerProperties(&n, l));
+    if (vr >= 0)
         for (uint32_t i = 0; i < n; ++i)
             if (!strcmp(l[i].layerName, name))
-                found = true;
-    free(l);
-    return found;
+                *found = true;
+    vkc__free(l);
+    if (vr < 0)
+        return vkc__vk_fail(NULL, vr, "vkEnumerateInstanceLayerProperties", __FILE__, __LINE__);
+    return VKC_SUCCESS;
 }
 
-static bool vkc__instance_ext_present(const vkc__itable *t, const char *layer, const char *name)
+static vkc_result vkc__instance_ext_present(const vkc__itable *t, const char *layer,
+                                            const char *name, bool *found)
 {
+    *found = false;
     uint32_t n = 0;
-    if (t->vkEnumerateInstanceExtensionProperties(layer, &n, NULL) < 0 || !n)
-        return false;
-    VkExtensionProperties *e = calloc(n, sizeof(*e));
+    VkResult vr = VKC_VK(vkEnumerateInstanceExtensionProperties,
+                         t->vkEnumerateInstanceExtensionProperties(layer, &n, NULL));
+    if (vr < 0)
+        return vkc__vk_fail(NULL, vr, "vkEnumerateInstanceExtensionProperties", __FILE__, __LINE__);
+    if (!n)
+        return VKC_SUCCESS;
+    VkExtensionProperties *e = vkc__calloc(n, sizeof(*e));
     if (!e)
-        return false;
-    bool found =
-        t->vkEnumerateInstanceExtensionProperties(layer, &n, e) >= 0 && vkc__has_ext(e, n, name);
-    free(e);
-    return found;
+        return VKC_FAIL(NULL, VKC_ERROR_OUT_OF_HOST_MEMORY, "instance extension list");
+    vr = VKC_VK(vkEnumerateInstanceExtensionProperties,
+                t->vkEnumerateInstanceExtensionProperties(layer, &n, e));
+    *found = vr >= 0 && vkc__has_ext(e, n, name);
+    vkc__free(e);
+    if (vr < 0)
+        return vkc__vk_fail(NULL, vr, "vkEnumerateInstanceExtensionProperties", __FILE__, __LINE__);
+    return VKC_SUCCESS;
 }
 
 #define VKC_VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
@@ -557,23 +586,32 @@ static vkc_result vkc__create_instance(vkc_context *ctx, const vkc_context_desc 
 {
     const vkc__itable *t = &ctx->vki;
     uint32_t loader_version = VK_API_VERSION_1_0;
-    if (t->vkEnumerateInstanceVersion)
-        t->vkEnumerateInstanceVersion(&loader_version);
+    if (t->vkEnumerateInstanceVersion) {
+        VkResult vvr =
+            VKC_VK(vkEnumerateInstanceVersion, t->vkEnumerateInstanceVersion(&loader_version));
+        if (vvr < 0)
+            return vkc__vk_fail(NULL, vvr, "vkEnumerateInstanceVersion", __FILE__, __LINE__);
+    }
     uint32_t api = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loader_version;
 
     bool want_val = vkc__want_validation(desc->validation);
-    bool have_val = want_val && vkc__layer_present(t, VKC_VALIDATION_LAYER);
+    bool have_val = false;
+    if (want_val)
+        VKC_FORWARD(vkc__layer_present(t, VKC_VALIDATION_LAYER, &have_val));
     if (want_val && !have_val)
         vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
                  "validation requested but %s is not installed (Debian: apt-get install "
                  "vulkan-validationlayers); continuing without validation",
                  VKC_VALIDATION_LAYER);
-    bool val_features =
-        have_val && vkc__instance_ext_present(t, VKC_VALIDATION_LAYER,
-                                              VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
-    ctx->debug_utils = vkc__instance_ext_present(t, NULL, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) ||
-                       (have_val && vkc__instance_ext_present(t, VKC_VALIDATION_LAYER,
-                                                              VK_EXT_DEBUG_UTILS_EXTENSION_NAME));
+    bool val_features = false, du_loader = false, du_layer = false;
+    if (have_val) {
+        VKC_FORWARD(vkc__instance_ext_present(
+            t, VKC_VALIDATION_LAYER, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME, &val_features));
+        VKC_FORWARD(vkc__instance_ext_present(t, VKC_VALIDATION_LAYER,
+                                              VK_EXT_DEBUG_UTILS_EXTENSION_NAME, &du_layer));
+    }
+    VKC_FORWARD(vkc__instance_ext_present(t, NULL, VK_EXT_DEBUG_UTILS_EXTENSION_NAME, &du_loader));
+    ctx->debug_utils = du_loader || du_layer;
     const char *exts[4];
     uint32_t n_ext = 0;
     if (ctx->debug_utils)
@@ -661,7 +699,7 @@ static vkc_result vkc__enumerate(const vkc__itable *t, VkInstance inst, VkPhysic
     for (uint32_t i = 0; i < n; ++i) {
         if (pds)
             pds[i] = all[i];
-        vkc__read_device_info(t, all[i], &infos[i]);
+        VKC_FORWARD(vkc__read_device_info(t, all[i], &infos[i]));
     }
     *count = n;
     return VKC_SUCCESS;
@@ -726,15 +764,24 @@ static vkc_result vkc__create_device(vkc_context *ctx, const vkc_context_desc *d
                         VK_API_VERSION_MINOR(info->api_version));
 
     /* What to enable: everything optional that is present, unless turned off. */
-    bool v12 = info->api_version >= VK_API_VERSION_1_2;
-    bool v13 = info->api_version >= VK_API_VERSION_1_3;
     bool use_timeline = info->timeline_semaphore && desc->timeline_semaphores != VKC_OFF;
     bool use_push = info->push_descriptor && desc->push_descriptors != VKC_OFF;
     if (desc->timeline_semaphores == VKC_ON && !info->timeline_semaphore)
         return VKC_FAIL(NULL, VKC_ERROR_UNSUPPORTED, "timeline semaphores asked for but missing");
     if (desc->push_descriptors == VKC_ON && !info->push_descriptor)
         return VKC_FAIL(NULL, VKC_ERROR_UNSUPPORTED, "push descriptors asked for but missing");
+    return vkc__open_device(ctx, use_timeline, use_push);
+}
 
+/* Create the VkDevice on ctx->phys with what ctx->info says is present (and
+ * the two toggles allow), load its table and get the queue. Also used by
+ * vkc_context_recover(). Failures are recorded as creation errors. */
+vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
+{
+    const vkc__itable *t = &ctx->vki;
+    vkc_device_info *info = &ctx->info;
+    bool v12 = info->api_version >= VK_API_VERSION_1_2;
+    bool v13 = info->api_version >= VK_API_VERSION_1_3;
     VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     VkPhysicalDeviceVulkan11Features f11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     VkPhysicalDeviceVulkan12Features f12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};

@@ -81,6 +81,7 @@ struct vkc_seq {
     bool writes_mapped; /* a write to host-visible memory: end with a host barrier */
     bool recording;
     bool ended;
+    bool lost;        /* recorded before a device loss: record again */
     vkc_result error; /* first recording error, latched */
 
     /* Recorded copies; generation says whether a copy matches the commands. */
@@ -187,6 +188,7 @@ vkc_result vkc_seq_begin(vkc_seq *s)
     s->writes_mapped = false;
     s->recording = true;
     s->ended = false;
+    s->lost = false;
     s->error = VKC_SUCCESS;
     s->gen++;
     return VKC_SUCCESS;
@@ -782,6 +784,11 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
     if (out)
         memset(out, 0, sizeof(*out));
     VKC_CHECK_SEQ(s);
+    if (s->lost)
+        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE,
+                        "sequence \"%s\" was recorded before the device was lost and recovered: "
+                        "record it again (vkc_seq_begin ... vkc_seq_end)",
+                        s->name);
     if (s->error < 0)
         return s->error;
     if (s->recording)
@@ -880,6 +887,44 @@ void vkc__dispatch_finish(vkc_context *ctx)
     pthread_mutex_destroy(&m->lock);
     vkc__free(m);
     ctx->imm = NULL;
+}
+
+/* ---- device-loss recovery ----------------------------------------------------------------- */
+
+static void vkc__seq_lose(vkc_seq *s)
+{
+    vkc__seq_release_units(s);
+    for (int i = 0; i < VKC_SEQ_RING; ++i)
+        s->unit_gen[i] = 0;
+    s->lost = true;
+}
+
+void vkc__dispatch_lose(vkc_context *ctx)
+{
+    for (vkc__node *n = ctx->seqs.next; n != &ctx->seqs; n = n->next)
+        vkc__seq_lose((vkc_seq *)((char *)n - offsetof(vkc_seq, node)));
+    vkc__imm *m = ctx->imm;
+    for (uint32_t i = 0; m && m->batches && i < m->count; ++i)
+        if (m->batches[i])
+            vkc__seq_lose(m->batches[i]);
+}
+
+vkc_result vkc__dispatch_rebuild(vkc_context *ctx)
+{
+    vkc__imm *m = ctx->imm;
+    if (!m)
+        return VKC_SUCCESS;
+    pthread_mutex_lock(&m->lock);
+    m->cur = 0;
+    m->pending = 0;
+    vkc_result r = VKC_SUCCESS;
+    for (uint32_t i = 0; i < m->count; ++i) {
+        m->values[i] = 0;
+        if (r >= 0)
+            r = vkc_seq_begin(m->batches[i]);
+    }
+    pthread_mutex_unlock(&m->lock);
+    return r;
 }
 
 /* Caller holds m->lock. Submit the open batch and move to the next slot. */

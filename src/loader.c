@@ -77,12 +77,25 @@ _Thread_local vkc__fault_state vkc__fault;
 
 bool vkc__fault_tick(const char *call)
 {
+    bool host = call[0] == 'm'; /* "malloc"; every Vulkan call starts with "vk" */
+    if ((vkc__fault.only == VKC__FAULT_VK && host) || (vkc__fault.only == VKC__FAULT_HOST && !host))
+        return false;
     vkc__fault.calls++;
     if (vkc__fault.fail_at && vkc__fault.calls == vkc__fault.fail_at) {
         vkc__fault.failed_call = call;
         return true;
     }
     return false;
+}
+
+bool vkc__fault_tick_site(const char *call, const char *site)
+{
+    bool fail = vkc__fault_tick(call);
+    if (fail) {
+        const char *base = strrchr(site, '/');
+        vkc__fault.failed_site = base ? base + 1 : site;
+    }
+    return fail;
 }
 
 /* Error codes each call may legally return (Vulkan spec, "Return Codes"). */
@@ -106,22 +119,34 @@ VkResult vkc__fault_result(const char *call)
 
 /* ---- host allocations --------------------------------------------------- */
 
+#if defined(__GNUC__)
+#define VKC_CALLER() __builtin_extract_return_addr(__builtin_return_address(0))
+#else
+#define VKC_CALLER() NULL
+#endif
+
 void *vkc__malloc(size_t size)
 {
-    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc"))
+    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc")) {
+        vkc__fault.failed_caller = VKC_CALLER();
         return NULL;
+    }
     return malloc(size ? size : 1);
 }
 void *vkc__calloc(size_t count, size_t size)
 {
-    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc"))
+    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc")) {
+        vkc__fault.failed_caller = VKC_CALLER();
         return NULL;
+    }
     return calloc(count ? count : 1, size ? size : 1);
 }
 void *vkc__realloc(void *p, size_t size)
 {
-    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc"))
+    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc")) {
+        vkc__fault.failed_caller = VKC_CALLER();
         return NULL;
+    }
     return realloc(p, size ? size : 1);
 }
 void vkc__free(void *p)

@@ -816,6 +816,59 @@ vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src
     return vkc__oneshot_end_wait(ctx, cmd);
 }
 
+/* ---- device-loss recovery --------------------------------------------------------------- */
+
+vkc_result vkc__memory_lose(vkc_context *ctx)
+{
+    /* The caller's buffers give up their VkBuffer and memory (the structs,
+     * their names and sizes stay); then the module state goes. */
+    for (vkc__node *n = ctx->buffers.next; n != &ctx->buffers; n = n->next) {
+        vkc_buffer *buf = (vkc_buffer *)((char *)n - offsetof(vkc_buffer, node));
+        if (buf->wrapped)
+            return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
+                            "buffer \"%s\" wraps a VkBuffer of the host: it cannot be rebuilt",
+                            buf->name);
+        if (buf->buffer)
+            ctx->vk.vkDestroyBuffer(ctx->device, buf->buffer, ctx->alloc);
+        if (buf->block)
+            vkc__release(ctx, buf->block, buf->block_offset, buf->alloc_size);
+        buf->buffer = VK_NULL_HANDLE;
+        buf->block = NULL;
+        buf->mapped = NULL;
+        buf->host_visible = buf->host_coherent = buf->host_cached = false;
+    }
+    vkc__memory_finish(ctx);
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc__memory_rebuild(vkc_context *ctx)
+{
+    VKC_FORWARD(vkc__memory_init(ctx));
+    for (vkc__node *n = ctx->buffers.next; n != &ctx->buffers; n = n->next) {
+        vkc_buffer *buf = (vkc_buffer *)((char *)n - offsetof(vkc_buffer, node));
+        if (buf->buffer)
+            continue;
+        /* A fresh unlisted buffer of the same size and kind lends its device
+         * objects to the old struct, so the caller's handle stays valid; the
+         * new uid tells sequences the buffer was replaced. */
+        vkc_buffer *tmp = NULL;
+        VKC_FORWARD(vkc__buffer_new(ctx, buf->size, buf->memory, buf->name, false, &tmp));
+        buf->buffer = tmp->buffer;
+        buf->offset = tmp->offset;
+        buf->block = tmp->block;
+        buf->block_offset = tmp->block_offset;
+        buf->alloc_size = tmp->alloc_size;
+        buf->host_visible = tmp->host_visible;
+        buf->host_coherent = tmp->host_coherent;
+        buf->host_cached = tmp->host_cached;
+        buf->mapped = tmp->mapped;
+        buf->uid = tmp->uid;
+        tmp->magic = 0;
+        vkc__free(tmp);
+    }
+    return VKC_SUCCESS;
+}
+
 /* ---- lifetime ------------------------------------------------------------------------- */
 
 void vkc__memory_force_staging(vkc_context *ctx, bool on)

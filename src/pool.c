@@ -124,8 +124,13 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
                 vkc__raise_completed(ctx, value);
                 return VKC_SUCCESS;
             }
-            if (vr == VK_TIMEOUT)
+            if (vr == VK_TIMEOUT) {
+                /* A driver may return early; only the caller's deadline ends
+                 * the wait (an infinite wait never reports a timeout). */
+                if (vkc__now_ns() < deadline)
+                    continue;
                 return VKC_TIMEOUT;
+            }
             return vkc__vk_fail(ctx, vr, "vkWaitSemaphores", __FILE__, __LINE__);
         }
         /* Fences: find the one for `value` (or the next later one). Fences are
@@ -499,6 +504,7 @@ vkc_result vkc__pool_init(vkc_context *ctx)
     if (ctx->features.timeline_semaphores) {
         VkSemaphoreTypeCreateInfo tci = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
         tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+        tci.initialValue = ctx->next_value; /* > 0 only after device-loss recovery */
         VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
         sci.pNext = &tci;
         VkResult vr =

@@ -104,12 +104,22 @@ void vkc__load_device_table(struct VolkDeviceTable *table, VkDevice device,
 /* Fault injection (test-only; a thread-local counter, off by default)      */
 /* ------------------------------------------------------------------------ */
 
+/* Which calls the injector counts (and may fail). */
+enum {
+    VKC__FAULT_ALL = 0,  /* Vulkan calls and vkc's host allocations */
+    VKC__FAULT_VK = 1,   /* fallible Vulkan calls only */
+    VKC__FAULT_HOST = 2, /* vkc__malloc/calloc/realloc only (name "malloc") */
+};
+
 typedef struct vkc__fault_state {
     bool armed;
-    uint64_t calls;          /* fallible Vulkan calls seen while armed */
+    uint64_t calls;          /* calls seen while armed (of the kind counted) */
     uint64_t fail_at;        /* 1-based call index to fail; 0 = count only */
     const char *failed_call; /* the call that was failed */
     VkResult forced;         /* VK_SUCCESS: the legal default for the call */
+    uint32_t only;           /* VKC__FAULT_*: which calls are counted */
+    const char *failed_site; /* "file.c:line" of a failed Vulkan call */
+    void *failed_caller;     /* return address of a failed host allocation */
 } vkc__fault_state;
 
 extern _Thread_local vkc__fault_state vkc__fault;
@@ -122,8 +132,14 @@ VkResult vkc__fault_result(const char *call);
 /* Wrap every fallible Vulkan call (one returning VkResult):
  *   VkResult r = VKC_VK(vkCreateBuffer, ctx->vk.vkCreateBuffer(...));
  * When injection is off this is one predictable branch on a TLS flag. */
+#define VKC_STR_(x) #x
+#define VKC_STR(x) VKC_STR_(x)
 #define VKC_VK(name, expr)                                                                         \
-    ((VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick(#name)) ? vkc__fault_result(#name) : (expr))
+    ((VKC_UNLIKELY(vkc__fault.armed) &&                                                            \
+      vkc__fault_tick_site(#name, __FILE__ ":" VKC_STR(__LINE__)))                                 \
+         ? vkc__fault_result(#name)                                                                \
+         : (expr))
+bool vkc__fault_tick_site(const char *call, const char *site);
 
 /* Host allocations of vkc itself, so the host-allocation fault test covers
  * them too. */
@@ -250,6 +266,12 @@ struct vkc_buffer {
 
 vkc_result vkc__memory_init(vkc_context *ctx);
 void vkc__memory_finish(vkc_context *ctx);
+/* Device-loss recovery: drop every buffer's VkBuffer and memory and the
+ * module state (on the old device); then, on the new device, create the
+ * state again and give every buffer a new VkBuffer of the same size and
+ * kind (contents are lost). */
+vkc_result vkc__memory_lose(vkc_context *ctx);
+vkc_result vkc__memory_rebuild(vkc_context *ctx);
 
 /* Bytes of each staging buffer (one per direction), used in two halves:
  * transfers larger than a half go in chunks. */
@@ -289,6 +311,19 @@ void vkc__dispatch_finish(vkc_context *ctx);
 size_t vkc__seq_node_offset(void);
 /* Submit the open immediate-mode batch if it holds anything. */
 vkc_result vkc__imm_flush(vkc_context *ctx, vkc_ticket *out);
+/* Device-loss recovery: every sequence gives its recording units back (they
+ * die with the pool) and must be recorded again before its next submit;
+ * after the new device is up, the immediate-mode ring starts empty. */
+void vkc__dispatch_lose(vkc_context *ctx);
+vkc_result vkc__dispatch_rebuild(vkc_context *ctx);
+
+/* Device-loss recovery of kernels: destroy each kernel's pipeline objects on
+ * the old device; create them again from the SPIR-V it keeps. */
+void vkc__kernel_lose(vkc_context *ctx);
+vkc_result vkc__kernel_rebuild(vkc_context *ctx);
+
+/* Create the VkDevice on ctx->phys (context.c; shared with recovery). */
+vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push);
 
 /* ------------------------------------------------------------------------ */
 /* Context                                                                  */

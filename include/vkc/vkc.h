@@ -98,6 +98,8 @@ extern "C" {
     X(VKC_SUCCESS, 0, "success")                                                                   \
     X(VKC_NOT_READY, 1, "not ready: the work has not completed yet")                               \
     X(VKC_TIMEOUT, 2, "timeout: the wait ended before the work completed")                         \
+    X(VKC_CONTENTS_LOST, 3,                                                                        \
+      "recovered, but buffer contents were lost and sequences must be recorded again")             \
     X(VKC_ERROR_INVALID_ARGUMENT, -1, "invalid argument")                                          \
     X(VKC_ERROR_OUT_OF_HOST_MEMORY, -2, "out of host memory")                                      \
     X(VKC_ERROR_OUT_OF_DEVICE_MEMORY, -3, "out of device memory")                                  \
@@ -225,6 +227,28 @@ VKC_API vkc_result vkc_context_create(const vkc_context_desc *desc, vkc_context 
  * order. Objects (buffers, kernels, sequences) still alive are destroyed too.
  * NULL does nothing. */
 VKC_API void vkc_context_destroy(vkc_context *ctx);
+
+/* Recover from device loss: create a new VkDevice on the same physical
+ * device and rebuild everything the context holds behind the same handles.
+ *
+ * After a VKC_ERROR_DEVICE_LOST, every call on the context (and its objects)
+ * returns VKC_ERROR_DEVICE_LOST at once. This call makes them usable again:
+ * recording units and descriptor pools are created anew, kernels get new
+ * pipelines from the SPIR-V they keep, and buffers are re-created with the
+ * same size and kind; their CONTENTS ARE LOST (upload them again).
+ * Sequences must be recorded again: their submit returns
+ * VKC_ERROR_INVALID_STATE until vkc_seq_begin. Tickets issued before the
+ * loss read as complete (their work is gone).
+ *
+ * Returns VKC_SUCCESS when nothing was lost (the device was not lost, or no
+ * buffer or sequence existed), VKC_CONTENTS_LOST (positive: success) when
+ * buffers or sequences were rebuilt without their contents (the message in
+ * vkc_context_last_error() gives the counts), VKC_ERROR_UNSUPPORTED for a
+ * context that wraps the host's device (the host must recreate its device),
+ * or the error of the failed re-creation (the context then stays lost and
+ * vkc_context_destroy() still frees everything). Not thread-safe: no other
+ * call may use the context or its objects meanwhile. */
+VKC_API vkc_result vkc_context_recover(vkc_context *ctx);
 
 /* The detailed message of the last failure on this context ("" if none) and
  * the VkResult behind it (VK_SUCCESS if none came from Vulkan). The string is
