@@ -1603,9 +1603,7 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     vkc__kstate *ks = ctx->kernel_state;
     VKC_RETURN_IF(!ks, ctx, VKC_ERROR_INVALID_STATE, "the kernel module is not initialised");
     char name[64];
-    vkc__kernel_name(name, sizeof(name), desc->name, NULL);
-    if (!desc->name || !*desc->name)
-        snprintf(name, sizeof(name), "glsl");
+    vkc__kernel_name(name, sizeof(name), desc->name && *desc->name ? desc->name : "glsl", NULL);
     VKC_RETURN_IF(!desc->source, ctx, VKC_ERROR_INVALID_ARGUMENT, "%s: source is NULL", name);
     VKC_RETURN_IF(desc->define_count && !desc->defines, ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "%s: define_count is %u but defines is NULL", name, desc->define_count);
