@@ -1312,8 +1312,27 @@ static vkc_result vkc__kernel_create_words(vkc_context *ctx, const char *name,
     snprintf(k->name, sizeof(k->name), "%s", name);
     vkc_result r =
         vkc__kernel_build(ctx, ks, k, words, size, entry ? entry : "main", wg, spec, spec_count);
+    if (r >= 0) {
+        /* Kept for device-loss recovery. */
+        k->spirv = vkc__malloc(size);
+        k->entry = vkc__strdup(entry ? entry : "main");
+        k->spec = spec_count ? vkc__calloc(spec_count, sizeof(*spec)) : NULL;
+        if (!k->spirv || !k->entry || (spec_count && !k->spec)) {
+            r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: copy of the SPIR-V", name);
+        } else {
+            memcpy(k->spirv, words, size);
+            k->spirv_size = size;
+            k->want_workgroup_size = wg;
+            if (spec_count)
+                memcpy(k->spec, spec, spec_count * sizeof(*spec));
+            k->spec_count = spec_count;
+        }
+    }
     if (r < 0) {
         vkc__kernel_free_vk(ctx, k);
+        vkc__free(k->spirv);
+        vkc__free(k->entry);
+        vkc__free(k->spec);
         vkc__free(k);
         return r;
     }
@@ -1692,6 +1711,9 @@ void vkc_kernel_destroy(vkc_kernel *kernel)
     pthread_mutex_unlock(&ctx->objects_lock);
     kernel->magic = 0;
     vkc__kernel_free_vk(ctx, kernel);
+    vkc__free(kernel->spirv);
+    vkc__free(kernel->entry);
+    vkc__free(kernel->spec);
     vkc__free(kernel);
 }
 
@@ -1720,8 +1742,28 @@ vkc_result vkc_kernel_vk(const vkc_kernel *kernel, VkPipeline *pipeline, VkPipel
         *set_layout = kernel->set_layout;
     return VKC_SUCCESS;
 }
-void vkc__kernel_lose(vkc_context *ctx) {}
+/* ---- device-loss recovery ---------------------------------------------------------------- */
+
+void vkc__kernel_lose(vkc_context *ctx)
+{
+    for (vkc__node *n = ctx->kernels.next; n != &ctx->kernels; n = n->next)
+        vkc__kernel_free_vk(ctx, (vkc_kernel *)((char *)n - offsetof(vkc_kernel, node)));
+}
+
 vkc_result vkc__kernel_rebuild(vkc_context *ctx)
 {
+    vkc__kstate *ks = ctx->kernel_state;
+    VKC_RETURN_IF(!ks, ctx, VKC_ERROR_INVALID_STATE, "the kernel module is not initialised");
+    for (vkc__node *n = ctx->kernels.next; n != &ctx->kernels; n = n->next) {
+        vkc_kernel *k = (vkc_kernel *)((char *)n - offsetof(vkc_kernel, node));
+        if (k->pipeline)
+            continue;
+        vkc_result r = vkc__kernel_build(ctx, ks, k, k->spirv, k->spirv_size, k->entry,
+                                         k->want_workgroup_size, k->spec, k->spec_count);
+        if (r < 0) {
+            vkc__kernel_free_vk(ctx, k);
+            return r;
+        }
+    }
     return VKC_SUCCESS;
 }

@@ -297,6 +297,15 @@ struct vkc_kernel {
      * the shader fixes its size. */
     uint32_t local_size_x_id;
     char name[64];
+    /* What it was built from, kept to build it again after device loss
+     * (vkc_context_recover): the words (native order), the entry point,
+     * the asked-for workgroup size and the specialization constants. */
+    uint32_t *spirv;
+    size_t spirv_size; /* bytes */
+    char *entry;
+    uint32_t want_workgroup_size;
+    vkc_spec_constant *spec;
+    uint32_t spec_count;
 };
 
 vkc_result vkc__kernel_init(vkc_context *ctx); /* pipeline cache, SPIR-V cache */
