@@ -562,7 +562,9 @@ static bool vkc__labels_on(const vkc_context *ctx)
            (ctx->features.validation || ctx->debug_labels);
 }
 
-/* Record the commands, level by level, into a fresh unit. */
+/* Record the commands, level by level, into a fresh unit. A failure here is
+ * one of resources (memory, a recording unit), not of the commands: it is
+ * returned but not latched, so the next submit records again. */
 static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
 {
     vkc_context *ctx = s->ctx;
@@ -570,7 +572,7 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     /* Counting sort of the commands by level (stable). */
     uint32_t nlev = s->cmd_count ? s->max_level + 1 : 0;
     if (!vkc__grow((void **)&s->order, &s->order_cap, s->cmd_count + nlev + 1, sizeof(uint32_t)))
-        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "emission order");
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "emission order");
     uint32_t *start = s->order + s->cmd_count; /* nlev + 1 counters after the order */
     memset(start, 0, (nlev + 1) * sizeof(uint32_t));
     for (uint32_t i = 0; i < s->cmd_count; ++i)
@@ -581,7 +583,7 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         s->order[start[s->cmds[i].level]++] = i;
 
     vkc__cmd *unit;
-    VKC_FORWARD(vkc__latch(s, vkc__cmd_acquire(ctx, &unit)));
+    VKC_FORWARD(vkc__cmd_acquire(ctx, &unit));
     VkCommandBuffer cb = unit->cb;
     const bool labels = vkc__labels_on(ctx);
     uint32_t barriers = 0;
@@ -640,7 +642,7 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                                                           k->layout, 0, c->use_count, writes);
                     } else {
                         VkDescriptorSet set;
-                        r = vkc__latch(s, vkc__cmd_alloc_set(ctx, unit, k->set_layout, &set));
+                        r = vkc__cmd_alloc_set(ctx, unit, k->set_layout, &set);
                         if (r < 0)
                             break;
                         for (uint32_t b = 0; b < c->use_count; ++b)
@@ -668,7 +670,7 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     if (r >= 0) {
         VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cb));
         if (vr < 0)
-            r = vkc__latch(s, vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__));
+            r = vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__);
     }
     if (r < 0) {
         vkc__cmd_release(ctx, unit);

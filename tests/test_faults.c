@@ -421,32 +421,49 @@ static void after_loss(const scenario *sc, fx *f)
     fail_msg("vkc_context_recover: %s: %s", vkc_result_string(r), vkc_context_last_error(f->ctx));
 }
 
-static void run_scenario(const scenario *sc)
+/* Bring the scenario to the state every run of one pass starts from. Cold:
+ * a fresh context (every first-use path: new recording units, memory
+ * blocks, pipelines, compiles). Warm: the objects made again on the same
+ * context and one clean run (the steady state: everything recycled). */
+static void prepare(const scenario *sc, fx *f, bool cold)
+{
+    if (sc->teardown && f->ctx)
+        sc->teardown(f);
+    if (cold || !f->ctx) {
+        if (f->ctx)
+            vkc_test_context_destroy(f->ctx);
+        f->ctx = fault_context();
+    }
+    if (sc->setup)
+        assert_int_equal(sc->setup(f), VKC_SUCCESS);
+    if (!cold)
+        assert_int_equal(sc->run(f), VKC_SUCCESS);
+}
+
+static void run_scenario(const scenario *sc, bool cold)
 {
     fx *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     fill_inputs(f);
-    f->ctx = fault_context();
-    if (sc->setup)
-        assert_int_equal(sc->setup(f), VKC_SUCCESS);
-    /* Warm-up: caches (SPIR-V, staging, recording units) reach their steady
-     * state, so the counted run is the run every injection repeats. */
-    assert_int_equal(sc->run(f), VKC_SUCCESS);
-    assert_int_equal(sc->run(f), VKC_SUCCESS);
-    vkc_stats base = stats_of(f->ctx);
-
     unsigned injected = 0, reached = 0, lost = 0, tol = 0, timeouts = 0;
     for (uint32_t only = VKC__FAULT_VK; only <= VKC__FAULT_HOST; ++only) {
+        prepare(sc, f, cold);
         arm(only, 0, VK_SUCCESS);
         vkc_result r = sc->run(f);
         uint64_t count = disarm().calls;
         assert_int_equal(r, VKC_SUCCESS);
         const char **names = calloc(count + 1, sizeof(*names));
         for (uint64_t k = 1; k <= count; ++k) {
+            prepare(sc, f, cold);
+            vkc_stats base = stats_of(f->ctx);
             arm(only, k, VK_SUCCESS);
             r = sc->run(f);
             vkc__fault_state st = disarm();
             injected++;
+            if (getenv("VKC_FAULT_VERBOSE"))
+                printf("[faults]   %s %s #%llu: %s at %s -> %s\n", sc->name, cold ? "cold" : "warm",
+                       (unsigned long long)k, st.failed_call ? st.failed_call : "(not reached)",
+                       st.failed_site ? st.failed_site : "-", vkc_result_string(r));
             if (!st.failed_call) {
                 /* The run took a shorter path (fewer calls) this time. */
                 assert_int_equal(r, VKC_SUCCESS);
@@ -458,12 +475,17 @@ static void run_scenario(const scenario *sc)
             vkc_result want = only == VKC__FAULT_HOST
                                   ? VKC_ERROR_OUT_OF_HOST_MEMORY
                                   : vkc__result_from_vk(vkc__fault_result(st.failed_call));
-            if (r == VKC_SUCCESS && tolerated(st.failed_call)) {
+            /* A host allocation vkc can do without (a cache entry) may fail
+             * silently: the run checked its results, so success is right. */
+            if (r == VKC_SUCCESS && (only == VKC__FAULT_HOST || tolerated(st.failed_call))) {
                 tol++;
             } else if (r != want) {
-                fail_msg("%s: failing %s #%llu (%s) returned %s, want %s; last error: %s", sc->name,
+                fail_msg("%s (%s): failing %s #%llu (%s at %s) returned %s, want %s; last "
+                         "error: %s",
+                         sc->name, cold ? "cold" : "warm",
                          only == VKC__FAULT_HOST ? "allocation" : "Vulkan call",
-                         (unsigned long long)k, st.failed_call, vkc_result_string(r),
+                         (unsigned long long)k, st.failed_call,
+                         st.failed_site ? st.failed_site : "?", vkc_result_string(r),
                          vkc_result_string(want), vkc_context_last_error(f->ctx));
             }
             /* Nothing the scenario made is left behind. */
@@ -496,6 +518,7 @@ static void run_scenario(const scenario *sc)
         for (uint64_t k = 1; only == VKC__FAULT_VK && k <= count; ++k) {
             if (!names[k] || !is_wait(names[k]))
                 continue;
+            prepare(sc, f, cold);
             arm(only, k, VK_TIMEOUT);
             r = sc->run(f);
             disarm();
@@ -505,19 +528,13 @@ static void run_scenario(const scenario *sc)
         }
         free(names);
     }
-    /* Recording units and descriptor pools stay bounded: failures leak none. */
-    vkc_stats end = stats_of(f->ctx);
-    if (end.command_buffers > base.command_buffers + 8)
-        fail_msg("%s: %llu recording units alive, %llu after warm-up", sc->name,
-                 (unsigned long long)end.command_buffers, (unsigned long long)base.command_buffers);
     if (sc->teardown)
         sc->teardown(f);
     vkc_test_context_destroy(f->ctx);
     free(f);
-    printf("[faults] %-45s %4u injected (%u reached, %u tolerated, %u device lost, %u driver "
+    printf("[faults] %-42s %s %4u injected (%u reached, %u absorbed, %u device lost, %u driver "
            "timeouts)\n",
-           sc->name, injected, reached, tol, lost, timeouts);
-    g_scenarios++;
+           sc->name, cold ? "cold" : "warm", injected, reached, tol, lost, timeouts);
     g_injected += injected;
     g_lost += lost;
     g_tolerated += tol;
@@ -533,7 +550,9 @@ static void test_scenarios(void **state)
                    SCENARIOS[i].name);
             continue;
         }
-        run_scenario(&SCENARIOS[i]);
+        run_scenario(&SCENARIOS[i], true);
+        run_scenario(&SCENARIOS[i], false);
+        g_scenarios++;
     }
 }
 
