@@ -1,0 +1,308 @@
+/* Device loss and recovery. lavapipe never loses its device, so the loss is
+ * injected (VK_ERROR_DEVICE_LOST from a submit or a wait). Checked: the
+ * loss is latched once and every later call reports it at once; destroy
+ * still frees everything (validation's object tracker, LeakSanitizer);
+ * vkc_context_recover() brings the same handles back to work, with buffer
+ * contents lost and sequences to be recorded again; results are right
+ * after recovery. */
+#include "vkc_internal.h"
+
+#include "test_shaders.h"
+#include "vkc_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *SCALE_GLSL =
+    "#version 450\n"
+    "layout(local_size_x_id = 0) in;\n"
+    "layout(set = 0, binding = 0) buffer X { uint x[]; };\n"
+    "layout(push_constant) uniform P { uint n; uint a; uint b; } pc;\n"
+    "void main() {\n"
+    "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
+    "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride) x[i] = x[i] * pc.a + pc.b;\n"
+    "}\n";
+
+#define N 10000u
+
+typedef struct push3 {
+    uint32_t n, a, b;
+} push3;
+
+typedef struct world {
+    vkc_context *ctx;
+    vkc_kernel *add, *scale;
+    vkc_buffer *a, *b, *c;
+    vkc_seq *seq;
+    uint32_t ha[N], hb[N], out[N];
+} world;
+
+static void make_world(world *w)
+{
+    w->ctx = vkc_test_context_create(NULL);
+    assert_int_equal(vkc_kernel_create(w->ctx,
+                                       &(vkc_kernel_desc){.spirv = test_shaders_add,
+                                                          .spirv_size = test_shaders_add_size,
+                                                          .name = "add"},
+                                       &w->add),
+                     VKC_SUCCESS);
+    assert_int_equal(
+        vkc_kernel_create_glsl(w->ctx, &(vkc_glsl_desc){.source = SCALE_GLSL}, &w->scale),
+        VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_create(w->ctx, &(vkc_buffer_desc){.size = N * 4}, &w->a),
+                     VKC_SUCCESS);
+    assert_int_equal(
+        vkc_buffer_create(w->ctx, &(vkc_buffer_desc){.size = N * 4, .memory = VKC_MEMORY_UPLOAD},
+                          &w->b),
+        VKC_SUCCESS);
+    assert_int_equal(
+        vkc_buffer_create(w->ctx, &(vkc_buffer_desc){.size = N * 4, .memory = VKC_MEMORY_READBACK},
+                          &w->c),
+        VKC_SUCCESS);
+    uint64_t seed = 99;
+    for (uint32_t i = 0; i < N; ++i) {
+        w->ha[i] = (uint32_t)vkc_test_rand(&seed);
+        w->hb[i] = (uint32_t)vkc_test_rand(&seed);
+    }
+    assert_int_equal(vkc_seq_create(w->ctx, &(vkc_seq_desc){"work"}, &w->seq), VKC_SUCCESS);
+}
+
+/* c = (a + b) * 5 + 2 */
+static vkc_result record(world *w)
+{
+    uint32_t n = N;
+    push3 p = {N, 5, 2};
+    vkc_arg abc[3] = {{.buffer = w->a}, {.buffer = w->b}, {.buffer = w->c}};
+    vkc_arg c1 = {.buffer = w->c};
+    VKC_FORWARD(vkc_seq_begin(w->seq));
+    VKC_FORWARD(vkc_seq_dispatch(w->seq, &(vkc_dispatch_desc){.kernel = w->add,
+                                                              .args = abc,
+                                                              .arg_count = 3,
+                                                              .push = &n,
+                                                              .push_size = 4,
+                                                              .count = N}));
+    VKC_FORWARD(vkc_seq_dispatch(w->seq, &(vkc_dispatch_desc){.kernel = w->scale,
+                                                              .args = &c1,
+                                                              .arg_count = 1,
+                                                              .push = &p,
+                                                              .push_size = sizeof(p),
+                                                              .count = N}));
+    return vkc_seq_end(w->seq);
+}
+
+static void upload(world *w)
+{
+    assert_int_equal(vkc_buffer_upload(w->a, 0, w->ha, N * 4), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_upload(w->b, 0, w->hb, N * 4), VKC_SUCCESS);
+}
+
+static void run_and_check(world *w)
+{
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(w->seq, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(w->ctx, t, UINT64_MAX), VKC_SUCCESS);
+    memset(w->out, 0, sizeof(w->out));
+    assert_int_equal(vkc_buffer_download(w->c, 0, w->out, N * 4), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        if (w->out[i] != (w->ha[i] + w->hb[i]) * 5 + 2)
+            fail_msg("c[%u] = %u, want %u", i, w->out[i], (w->ha[i] + w->hb[i]) * 5 + 2);
+}
+
+static void free_world(world *w)
+{
+    /* Objects left alive on purpose: the context destroys them. */
+    vkc_test_context_destroy(w->ctx);
+}
+
+/* Inject VK_ERROR_DEVICE_LOST at the next call named `call`. */
+static void lose_at_next(void)
+{
+    vkc__fault = (vkc__fault_state){
+        .armed = true, .fail_at = 1, .only = VKC__FAULT_VK, .forced = VK_ERROR_DEVICE_LOST};
+}
+
+static void disarm(void)
+{
+    vkc__fault = (vkc__fault_state){0};
+}
+
+/* Every entry point answers VKC_ERROR_DEVICE_LOST, at once and with a
+ * message, and no call blocks. */
+static void assert_all_lost(world *w, vkc_ticket earlier)
+{
+    vkc_context *ctx = w->ctx;
+    vkc_ticket t;
+    vkc_buffer *b = NULL;
+    vkc_kernel *k = NULL;
+    vkc_seq *s = NULL;
+    uint32_t v = 0;
+    vkc_arg c1 = {.buffer = w->c};
+    push3 p = {N, 1, 0};
+    vkc_dispatch_desc d = {
+        .kernel = w->scale, .args = &c1, .arg_count = 1, .push = &p, .push_size = 12, .count = N};
+#define LOST(expr)                                                                                 \
+    do {                                                                                           \
+        vkc_result r_ = (expr);                                                                    \
+        if (r_ != VKC_ERROR_DEVICE_LOST)                                                           \
+            fail_msg("%s returned %s after device loss", #expr, vkc_result_string(r_));            \
+        assert_non_null(strstr(vkc_context_last_error(ctx), "lost"));                              \
+    } while (0)
+    LOST(vkc_seq_submit(w->seq, &t));
+    LOST(vkc_wait(ctx, earlier, UINT64_MAX));
+    LOST(vkc_poll(ctx, earlier));
+    LOST(vkc_finish(ctx));
+    LOST(vkc_flush(ctx, &t));
+    LOST(vkc_dispatch(ctx, &d));
+    LOST(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 64}, &b));
+    assert_null(b);
+    LOST(vkc_buffer_upload(w->a, 0, &v, 4));
+    LOST(vkc_buffer_download(w->a, 0, &v, 4));
+    LOST(vkc_buffer_fill(w->a, 0, 4, 1));
+    LOST(vkc_kernel_create(
+        ctx, &(vkc_kernel_desc){.spirv = test_shaders_add, .spirv_size = test_shaders_add_size},
+        &k));
+    assert_null(k);
+    LOST(vkc_seq_create(ctx, NULL, &s));
+    assert_null(s);
+    LOST(vkc_seq_begin(w->seq));
+#undef LOST
+}
+
+static void test_lost_on_submit_then_recover(void **state)
+{
+    (void)state;
+    world *w = calloc(1, sizeof(*w));
+    assert_non_null(w);
+    make_world(w);
+    upload(w);
+    assert_int_equal(record(w), VKC_SUCCESS);
+    run_and_check(w);
+    vkc_ticket earlier;
+    assert_int_equal(vkc_seq_submit(w->seq, &earlier), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(w->ctx, earlier, UINT64_MAX), VKC_SUCCESS);
+
+    vkc_test_quiet_errors(1);
+    lose_at_next();
+    vkc_ticket t = {0};
+    vkc_result r = vkc_seq_submit(w->seq, &t);
+    const char *failed = vkc__fault.failed_call;
+    disarm();
+    assert_int_equal(r, VKC_ERROR_DEVICE_LOST);
+    assert_non_null(failed);
+    assert_int_equal(t.value, 0);
+    assert_int_equal(vkc_context_last_vk_result(w->ctx), VK_ERROR_DEVICE_LOST);
+    assert_all_lost(w, earlier);
+    vkc_test_quiet_errors(0);
+
+    /* Recover: same handles, new device. */
+    vkc_stats before, after;
+    assert_int_equal(vkc_context_stats(w->ctx, &before), VKC_SUCCESS);
+    r = vkc_context_recover(w->ctx);
+    assert_int_equal(r, VKC_CONTENTS_LOST);
+    assert_non_null(strstr(vkc_context_last_error(w->ctx), "contents lost"));
+    assert_int_equal(vkc_context_stats(w->ctx, &after), VKC_SUCCESS);
+    assert_int_equal(after.buffers, before.buffers);
+    assert_int_equal(after.pipelines, before.pipelines);
+    /* A ticket of work lost with the device reads as complete. */
+    assert_int_equal(vkc_wait(w->ctx, earlier, UINT64_MAX), VKC_SUCCESS);
+    /* The sequence must be recorded again. */
+    vkc_test_quiet_errors(1);
+    assert_int_equal(vkc_seq_submit(w->seq, &t), VKC_ERROR_INVALID_STATE);
+    vkc_test_quiet_errors(0);
+    assert_non_null(strstr(vkc_context_last_error(w->ctx), "record it again"));
+    /* Contents are gone (the caller was told): upload again, record, run. */
+    upload(w);
+    assert_int_equal(record(w), VKC_SUCCESS);
+    run_and_check(w);
+    /* Immediate mode works again too. */
+    vkc_arg c1 = {.buffer = w->c};
+    push3 p = {N, 1, 7};
+    assert_int_equal(vkc_dispatch(w->ctx, &(vkc_dispatch_desc){.kernel = w->scale,
+                                                               .args = &c1,
+                                                               .arg_count = 1,
+                                                               .push = &p,
+                                                               .push_size = sizeof(p),
+                                                               .count = N}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_finish(w->ctx), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_download(w->c, 0, w->out, N * 4), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        assert_int_equal(w->out[i], (w->ha[i] + w->hb[i]) * 5 + 2 + 7);
+    /* Recovering a context that is not lost does nothing. */
+    assert_int_equal(vkc_context_recover(w->ctx), VKC_SUCCESS);
+    free_world(w);
+    free(w);
+}
+
+/* Lost in a wait (blocking and polling), twice in a row on one context. */
+static void test_lost_on_wait_twice(void **state)
+{
+    (void)state;
+    world *w = calloc(1, sizeof(*w));
+    assert_non_null(w);
+    make_world(w);
+    for (int round = 0; round < 2; ++round) {
+        upload(w);
+        assert_int_equal(record(w), VKC_SUCCESS);
+        run_and_check(w);
+        vkc_ticket t;
+        assert_int_equal(vkc_seq_submit(w->seq, &t), VKC_SUCCESS);
+        vkc_test_quiet_errors(1);
+        /* The next driver query or wait reports the loss. */
+        vkc__fault = (vkc__fault_state){
+            .armed = true, .fail_at = 1, .only = VKC__FAULT_VK, .forced = VK_ERROR_DEVICE_LOST};
+        vkc_result r = round == 0 ? vkc_wait(w->ctx, t, UINT64_MAX) : vkc_poll(w->ctx, t);
+        const char *failed = vkc__fault.failed_call;
+        disarm();
+        /* The work may have completed before the first driver call. */
+        if (failed) {
+            assert_int_equal(r, VKC_ERROR_DEVICE_LOST);
+            assert_all_lost(w, t);
+        } else {
+            assert_true(r == VKC_SUCCESS || r == VKC_NOT_READY);
+            atomic_store(&w->ctx->lost, true); /* as a driver loss would latch it */
+        }
+        vkc_test_quiet_errors(0);
+        assert_int_equal(vkc_context_recover(w->ctx), VKC_CONTENTS_LOST);
+    }
+    upload(w);
+    assert_int_equal(record(w), VKC_SUCCESS);
+    run_and_check(w);
+    free_world(w);
+    free(w);
+}
+
+/* Lost, never recovered: destroy frees everything (the layer's object
+ * tracker reports any VkObject left; LeakSanitizer any host memory). */
+static void test_lost_then_destroy(void **state)
+{
+    (void)state;
+    world *w = calloc(1, sizeof(*w));
+    assert_non_null(w);
+    make_world(w);
+    upload(w);
+    assert_int_equal(record(w), VKC_SUCCESS);
+    vkc_test_quiet_errors(1);
+    lose_at_next();
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(w->seq, &t), VKC_ERROR_DEVICE_LOST);
+    disarm();
+    /* Objects destroyed one by one after the loss, others by the context. */
+    vkc_buffer_destroy(w->a);
+    vkc_kernel_destroy(w->add);
+    vkc_seq_destroy(w->seq);
+    vkc_test_quiet_errors(0);
+    free_world(w);
+    free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lost_on_submit_then_recover),
+        cmocka_unit_test(test_lost_on_wait_twice),
+        cmocka_unit_test(test_lost_then_destroy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
