@@ -46,6 +46,7 @@ typedef struct vkc__command {
     uint32_t push_offset, push_size;
     uint32_t value; /* fill */
     uint32_t epoch; /* explicit barriers recorded before it */
+    uint64_t count; /* elements of a count-sized dispatch; 0 for explicit groups */
     const char *label;
 } vkc__command;
 
@@ -433,6 +434,7 @@ static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, 
         u->access = acc;
     }
     c->kind = VKC_CMD_DISPATCH;
+    c->count = explicit_groups ? 0 : d->count;
     c->kernel = d->kernel;
     c->use_first = s->use_count;
     c->use_count = d->arg_count;
@@ -750,6 +752,14 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
     if (size < bi->min_size || size > s->ctx->info.max_storage_buffer_range)
         return VKC_FAIL(s->ctx, VKC_ERROR_MISMATCH, "set_arg: range of %llu bytes does not fit",
                         (unsigned long long)size);
+    /* The same element check as at recording: a smaller buffer here would
+     * be written out of bounds by the recorded grid. */
+    if (c->count && bi->array_stride && (size - bi->min_size) / bi->array_stride < c->count)
+        return VKC_FAIL(s->ctx, VKC_ERROR_MISMATCH,
+                        "set_arg: range of %llu bytes does not fit the %llu elements of %llu "
+                        "bytes the dispatch covers",
+                        (unsigned long long)size, (unsigned long long)c->count,
+                        (unsigned long long)bi->array_stride);
     uint64_t align = s->ctx->info.min_storage_buffer_offset_alignment;
     if (align > 1 && (value->offset + value->buffer->offset) % align)
         return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT, "set_arg: offset not aligned to %llu",
