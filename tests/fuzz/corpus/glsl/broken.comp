@@ -1,0 +1,2 @@
+#version 450
+void main() { int x = ; }
