@@ -200,12 +200,16 @@ typedef struct soak_point {
     vkc_stats st;
 } soak_point;
 
-static void test_soak(void **state)
+static void soak(bool fallbacks, uint64_t total)
 {
-    (void)state;
-    uint64_t total = env_u64("VKC_SOAK_DISPATCHES", 1000000);
     vkc_context_desc d = vkc_test_desc();
     no_validation(&d);
+    if (fallbacks) {
+        /* Descriptor-set pools and fences instead of push descriptors and
+         * timeline semaphores. */
+        d.push_descriptors = VKC_OFF;
+        d.timeline_semaphores = VKC_OFF;
+    }
     vkc_context *ctx = NULL;
     assert_int_equal(vkc_context_create(&d, &ctx), VKC_SUCCESS);
     vkc_kernel *k = NULL;
@@ -260,11 +264,12 @@ static void test_soak(void **state)
     for (uint32_t i = 0; i < SN; ++i)
         if (out[i] != (uint32_t)(i + added))
             fail_msg("x[%u] = %u, want %u", i, out[i], (uint32_t)(i + added));
-    printf("[soak] %llu dispatches (%llu submits): RSS %.1f MiB after warm-up (%llu dispatches), "
+    printf("[soak%s] %llu dispatches (%llu submits): RSS %.1f MiB after warm-up (%llu dispatches), "
            "%.1f MiB at the end; recording units %llu -> %llu, descriptor pools %llu -> %llu, "
            "memory blocks %llu -> %llu, staging blocks %llu -> %llu\n",
-           (unsigned long long)end.dispatches, (unsigned long long)end.st.submits,
-           warm.rss / 1048576.0, (unsigned long long)warm.dispatches, end.rss / 1048576.0,
+           fallbacks ? " (descriptor pools, fences)" : "", (unsigned long long)end.dispatches,
+           (unsigned long long)end.st.submits, warm.rss / 1048576.0,
+           (unsigned long long)warm.dispatches, end.rss / 1048576.0,
            (unsigned long long)warm.st.command_buffers, (unsigned long long)end.st.command_buffers,
            (unsigned long long)warm.st.descriptor_pools,
            (unsigned long long)end.st.descriptor_pools, (unsigned long long)warm.st.memory_blocks,
@@ -285,6 +290,16 @@ static void test_soak(void **state)
     vkc_buffer_destroy(x);
     vkc_kernel_destroy(k);
     vkc_context_destroy(ctx);
+}
+
+/* Half through push descriptors and the timeline, half through the
+ * fallbacks. */
+static void test_soak(void **state)
+{
+    (void)state;
+    uint64_t total = env_u64("VKC_SOAK_DISPATCHES", 1000000);
+    soak(false, total / 2);
+    soak(true, total - total / 2);
 }
 
 int main(void)
