@@ -898,6 +898,7 @@ void vkc_context_destroy(vkc_context *ctx)
         ctx->vk.vkDeviceWaitIdle(ctx->device);
         while (ctx->seqs.next && ctx->seqs.next != &ctx->seqs)
             vkc_seq_destroy((vkc_seq *)((char *)ctx->seqs.next - vkc__seq_node_offset()));
+        vkc__fuse_finish(ctx);
         while (ctx->kernels.next && ctx->kernels.next != &ctx->kernels)
             vkc_kernel_destroy(
                 (vkc_kernel *)((char *)ctx->kernels.next - offsetof(vkc_kernel, node)));

@@ -282,6 +282,15 @@ size_t vkc__seq_node_offset(void);
 vkc_result vkc__imm_flush(vkc_context *ctx, vkc_ticket *out);
 
 /* ------------------------------------------------------------------------ */
+/* Fusion                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Destroy the graphs still alive and the fusion kernel cache (its kernels are
+ * in ctx->kernels). Called by vkc_context_destroy after the sequences and
+ * before the kernels and buffers are destroyed. */
+void vkc__fuse_finish(vkc_context *ctx);
+
+/* ------------------------------------------------------------------------ */
 /* Context                                                                  */
 /* ------------------------------------------------------------------------ */
 
@@ -338,6 +347,7 @@ struct vkc_context {
     /* Module state. */
     void *memory_state;
     void *kernel_state;
+    void *fuse_state; /* fuse.c: kernel cache by structure, live graphs */
     vkc__imm *imm;
 
     vkc__stats stats;
