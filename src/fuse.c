@@ -75,6 +75,7 @@ struct vkc_fuse {
     uint32_t temp_count, temp_cap;
     uint64_t builds, compiles, unfused_kernels;
     uint64_t hash;
+    char *debug_extra; /* test hook: appended to the generated sources */
 };
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -509,7 +510,9 @@ static char *generate(const fgraph *g, int w, const char *name)
                   w == 4 ? "uvec4(i * 4u) + uvec4(0u, 1u, 2u, 3u)" : "i");
     for (uint32_t k = 0; k < g->count; k++) {
         const fnode *n = &g->nodes[k];
-        sb_printf(&b, "        %s v%u = ", gl_type(n->type, w), k);
+        /* precise: no contraction, so fused and unfused runs round alike */
+        sb_printf(&b, "        %s%s v%u = ", n->type == VKC_DTYPE_F32 ? "precise " : "",
+                  gl_type(n->type, w), k);
         switch (n->kind) {
         case N_INPUT: {
             char idx[32];
@@ -716,6 +719,10 @@ vkc_result vkc_fuse_create(vkc_context *ctx, const vkc_fuse_desc *desc, vkc_fuse
     f->vectorize = d.vectorize;
     f->workgroup_size = d.workgroup_size;
     snprintf(f->name, sizeof f->name, "%s", d.name ? d.name : "vkc_fuse");
+    /* the name goes into a GLSL comment: keep it to one printable line */
+    for (char *c = f->name; *c; c++)
+        if (*c < 0x20 || *c > 0x7e || *c == '\\')
+            *c = '_';
     pthread_mutex_lock(&s->lock);
     f->tag = (++s->next_tag) & 0xfffu;
     if (f->tag == 0)
@@ -743,6 +750,7 @@ static void fuse_free(vkc_fuse *f)
     vkc__free(f->temps);
     fuse_invalidate(f);
     graph_free(&f->g);
+    vkc__free(f->debug_extra);
     f->magic = 0;
     vkc__free(f);
 }
@@ -900,6 +908,10 @@ vkc_result vkc_fuse_op(vkc_fuse *f, vkc_fuse_opcode op, const vkc_value *args, u
 {
     CHECK_FUSE(f);
     VKC_RETURN_IF(!out, f->ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_op: out is NULL");
+    /* args may point at *out (x = op(x)): read them before clearing it */
+    vkc_value argv[3] = {0};
+    for (uint32_t i = 0; args && i < arg_count && i < 3; i++)
+        argv[i] = args[i];
     *out = 0;
     uint32_t ar = op_arity((uint32_t)op);
     if (ar == 0)
@@ -911,7 +923,7 @@ vkc_result vkc_fuse_op(vkc_fuse *f, vkc_fuse_opcode op, const vkc_value *args, u
     fnode n = {.kind = N_OP, .op = (uint8_t)op, .narg = ar};
     uint8_t t[3] = {0};
     for (uint32_t i = 0; i < ar; i++) {
-        const fnode *a = resolve(f, args[i], on, &n.arg[i]);
+        const fnode *a = resolve(f, argv[i], on, &n.arg[i]);
         if (!a)
             return VKC_ERROR_INVALID_GRAPH;
         t[i] = a->type;
@@ -1098,6 +1110,13 @@ static vkc_result fuse_generate(vkc_fuse *f)
             continue;
         f->source[w] = generate(&f->g, w ? 4 : 1, f->name);
         VKC_RETURN_IF(!f->source[w], f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion source");
+        if (f->debug_extra) {
+            size_t la = strlen(f->source[w]), lb = strlen(f->debug_extra);
+            char *p = vkc__realloc(f->source[w], la + lb + 1);
+            VKC_RETURN_IF(!p, f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion source");
+            memcpy(p + la, f->debug_extra, lb + 1);
+            f->source[w] = p;
+        }
     }
     f->hash = fnv1a(f->source[0]);
     return VKC_SUCCESS;
@@ -1572,4 +1591,15 @@ done:
     vkc__free(temps);
     vkc__free(alias);
     return r;
+}
+
+vkc_result vkc__fuse_debug_append(vkc_fuse *f, const char *glsl)
+{
+    CHECK_FUSE(f);
+    char *copy = glsl ? vkc__strdup(glsl) : NULL;
+    VKC_RETURN_IF(glsl && !copy, f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "debug text");
+    vkc__free(f->debug_extra);
+    f->debug_extra = copy;
+    fuse_invalidate(f);
+    return VKC_SUCCESS;
 }

@@ -298,6 +298,9 @@ vkc_result vkc__imm_flush(vkc_context *ctx, vkc_ticket *out);
  * in ctx->kernels). Called by vkc_context_destroy after the sequences and
  * before the kernels and buffers are destroyed. */
 void vkc__fuse_finish(vkc_context *ctx);
+/* Test hook: text appended to every source the graph generates from now on
+ * (NULL removes it); lets a test reach the VKC_ERROR_COMPILE path. */
+vkc_result vkc__fuse_debug_append(vkc_fuse *fuse, const char *glsl);
 
 /* ------------------------------------------------------------------------ */
 /* Context                                                                  */
