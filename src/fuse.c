@@ -472,9 +472,15 @@ static char *generate(const fgraph *g, int w, const char *name)
         const fnode *n = &g->nodes[k];
         if (n->kind != N_INPUT)
             continue;
+        /* a broadcast input is a fixed-size array: the sequence checks its
+         * size against the block, not against the element count */
+        char plen[16];
+        snprintf(plen, sizeof plen, "%u", n->period);
         sb_printf(&b,
-                  "layout(std430, set = 0, binding = %u) readonly buffer In%u { %s d[]; } in%u;\n",
-                  binding++, n->index, gl_storage_type(n->stype, w), n->index);
+                  "layout(std430, set = 0, binding = %u) readonly buffer In%u { %s d[%s]; } "
+                  "in%u;\n",
+                  binding++, n->index, gl_storage_type(n->stype, w), n->period ? plen : "",
+                  n->index);
     }
     for (uint32_t o = 0; o < g->out_count; o++)
         sb_printf(&b,
@@ -483,7 +489,7 @@ static char *generate(const fgraph *g, int w, const char *name)
                   binding++, o, gl_storage_type(g->outs[o].stype, w), o);
     if (red)
         sb_printf(&b,
-                  "layout(std430, set = 0, binding = %u) buffer Red { uint d[]; } red;\n"
+                  "layout(std430, set = 0, binding = %u) buffer Red { uint d; } red;\n"
                   "shared float vkc_part[256];\n",
                   binding++);
     sb_printf(&b, "layout(push_constant) uniform Push {\n    uint n;\n");
@@ -598,10 +604,10 @@ static char *generate(const fgraph *g, int w, const char *name)
         if (g->reduce_op == VKC_REDUCE_MEAN)
             sb_printf(&b, "        t = t / (float(n) * %s);\n", w == 4 ? "4.0" : "1.0");
         sb_printf(&b,
-                  "        uint old = red.d[0];\n"
+                  "        uint old = red.d;\n"
                   "        for (;;) {\n"
                   "            uint want = floatBitsToUint(%s);\n"
-                  "            uint seen = atomicCompSwap(red.d[0], old, want);\n"
+                  "            uint seen = atomicCompSwap(red.d, old, want);\n"
                   "            if (seen == old)\n"
                   "                break;\n"
                   "            old = seen;\n"
@@ -636,7 +642,8 @@ static fuse_state *state_get(vkc_context *ctx)
 }
 
 /* The kernel of `source`, from the context's cache or compiled now. */
-static vkc_result cache_get(vkc_fuse *f, const char *source, const char *name, vkc_kernel **out)
+static vkc_result cache_get(vkc_fuse *f, const char *source, const char *name, bool fused,
+                            vkc_kernel **out)
 {
     vkc_context *ctx = f->ctx;
     fuse_state *s = ctx->fuse_state;
@@ -647,7 +654,7 @@ static vkc_result cache_get(vkc_fuse *f, const char *source, const char *name, v
         if (e->hash == h && strcmp(e->source, source) == 0) {
             *out = e->kernel;
             pthread_mutex_unlock(&s->lock);
-            f->builds++;
+            f->builds += fused;
             return VKC_SUCCESS;
         }
     }
@@ -679,8 +686,8 @@ static vkc_result cache_get(vkc_fuse *f, const char *source, const char *name, v
     e->next = s->cache;
     s->cache = e;
     pthread_mutex_unlock(&s->lock);
-    f->builds++;
-    f->compiles++;
+    f->builds += fused;
+    f->compiles += fused;
     *out = k;
     return VKC_SUCCESS;
 }
@@ -1133,7 +1140,7 @@ vkc_result vkc_fuse_build(vkc_fuse *f)
             continue;
         char name[80];
         snprintf(name, sizeof name, "%s%s", f->name, w ? ".vec4" : "");
-        VKC_FORWARD(cache_get(f, f->source[w], name, &f->kernel[w]));
+        VKC_FORWARD(cache_get(f, f->source[w], name, true, &f->kernel[w]));
     }
     f->built = true;
     return VKC_SUCCESS;
@@ -1513,7 +1520,7 @@ vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_arg
                 if (!src_text)
                     r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion source");
                 else
-                    r = cache_get(f, src_text, f->name, &kern);
+                    r = cache_get(f, src_text, f->name, false, &kern);
                 if (r == VKC_SUCCESS) {
                     f->unfused_kernels++;
                     c->push[0] = (uint32_t)(w == 4 ? a->count / 4 : a->count);
@@ -1569,7 +1576,7 @@ vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_arg
             r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion source");
             break;
         }
-        r = cache_get(f, src_text, f->name, &kern);
+        r = cache_get(f, src_text, f->name, false, &kern);
         vkc__free(src_text);
         if (r < 0)
             break;

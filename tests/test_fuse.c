@@ -11,9 +11,13 @@
  * - dropout: the mask exactly, kept values within 4 ulp of x * (1/p);
  * - NaN in the reference needs NaN from the device, infinities must match;
  *   denormal inputs and results may be flushed to zero (either is accepted).
+ * - log of a denormal: -inf or within [-104, -87] (llvmpipe gives about
+ *   log(FLT_MIN));
  * - fused vs unfused: float values are `precise` in the generated code, so
- *   they must agree to 1e-5 relative (in practice bit for bit); reductions
- *   to 1e-5 * sum(|x|). */
+ *   they must agree to 1e-5 relative (in practice bit for bit), except that
+ *   a NaN on either side is accepted (Vulkan need not keep NaNs, and the
+ *   compiler may fold exp(log(x)) to x inside one shader); reductions to
+ *   1e-5 * sum(|x|). */
 #include "vkc_internal.h"
 #include "vkc_test.h"
 
@@ -325,6 +329,9 @@ static bool close_f(int op, float g, float w, float x)
     case VKC_OP_EXP:
         return ulps(g, w) <= 3 + 2 * fabs(x);
     case VKC_OP_LOG:
+        /* log of a denormal: llvmpipe answers about log(FLT_MIN) */
+        if (x > 0 && x < FLT_MIN)
+            return g == -INFINITY || (g <= -87.0f && g >= -104.0f);
         if (x >= 0.5f && x <= 2.0f)
             return fabs((double)g - w) <= ldexp(1.0, -21);
         return ulps(g, w) <= 3;
@@ -466,8 +473,11 @@ static void check_op(vkc_context *ctx, int op, vkc_dtype t, uint64_t count, cons
             if (t == VKC_DTYPE_F32 && !cmp_out) {
                 if (op == VKC_OP_FMA) {
                     tv w2 = {.f = a.f * b.f + c.f};
-                    good = (isnan(w.f) && isnan(g.f)) || ulps(ftz(g.f), ftz(w.f)) <= 2 ||
-                           ulps(ftz(g.f), ftz(w2.f)) <= 2 || ulps(ftz(g.f), ftz(wz.f)) <= 2;
+                    /* fused or not: fma(FLT_MAX, 88, -inf) is -inf or NaN */
+                    good = ((isnan(w.f) || isnan(w2.f)) && isnan(g.f)) ||
+                           (!isnan(g.f) &&
+                            (ulps(ftz(g.f), ftz(w.f)) <= 2 || ulps(ftz(g.f), ftz(w2.f)) <= 2 ||
+                             ulps(ftz(g.f), ftz(wz.f)) <= 2));
                 } else {
                     good = close_f(op, g.f, w.f, a.f) || close_f(op, g.f, wz.f, ftz(a.f));
                 }
@@ -801,6 +811,14 @@ static void random_graph_once(vkc_context *ctx, uint64_t seed)
             rval lo = rconst(g, t, t == VKC_DTYPE_F32 ? -1.5 : 3.0);
             rval hi = rconst(g, t, t == VKC_DTYPE_F32 ? 1.5 : 500.0);
             rop(g, op, x.id, lo.id, hi.id, 3, t);
+        } else if (op == VKC_OP_DIV) {
+            /* x / 0 is undefined in Vulkan (llvmpipe returns garbage for a
+             * constant zero divisor): divide by |b| + 0.5 */
+            rval a = rpick(g, t), b = rpick(g, t);
+            rval ab = rop(g, VKC_OP_ABS, b.id, 0, 0, 1, t);
+            rval h = rconst(g, t, 0.5);
+            rval d = rop(g, VKC_OP_ADD, ab.id, h.id, 0, 2, t);
+            rop(g, op, a.id, d.id, 0, 2, t);
         } else {
             uint32_t ar = op == VKC_OP_FMA ? 3 : (op >= VKC_OP_ABS && op <= VKC_OP_GELU) ? 1 : 2;
             rval a = rpick(g, t), b = ar > 1 ? rpick(g, t) : a, c = ar > 2 ? rpick(g, t) : a;
@@ -865,15 +883,25 @@ static void random_graph_once(vkc_context *ctx, uint64_t seed)
         for (uint64_t k = 0; k < count; k++) {
             tv a = io.fused[o][k], b = io.unfused[o][k];
             bool same = a.u == b.u;
+            /* NaN: Vulkan does not require NaNs to be kept (no
+             * SignedZeroInfNanPreserve), and llvmpipe folds exp(log(x)) to
+             * x in one shader but not across two: a NaN on either side is
+             * accepted */
             if (!same && t == VKC_DTYPE_F32)
-                same = (isnan(a.f) && isnan(b.f)) ||
+                same = isnan(a.f) || isnan(b.f) ||
                        fabs((double)a.f - b.f) <= 1e-5 * fmax(1.0, fabs(b.f));
-            if (!same)
+            if (!same) {
+                FILE *dump = fopen("test_fuse_failed.comp", "w");
+                if (dump) {
+                    fputs(vkc_fuse_source(g->f, count % 4 == 0), dump);
+                    fclose(dump);
+                }
                 fail_msg("seed %llu (%u ops, %u inputs, count %llu): output %u element %llu: "
                          "fused %08x (%g) unfused %08x (%g)\n%s",
                          (unsigned long long)seed, g->ops, g->nin, (unsigned long long)count, o,
                          (unsigned long long)k, a.u, a.f, b.u, b.f,
-                         vkc_fuse_source(g->f, count % 4 == 0));
+                         "(source in test_fuse_failed.comp)");
+            }
         }
     }
     if (red) {
@@ -948,7 +976,9 @@ static void check_chain(vkc_context *ctx, vkc_fuse *f, float scale)
         float y = x[k].f;
         for (int s = 0; s < 8; s++)
             y = fmaf(sc[2 * s].f32, y, sc[2 * s + 1].f32);
-        if (ulps(gf[k].f, y) > 2 || ulps(gu[k].f, y) > 2)
+        /* 8 roundings, amplified by the later a_k: 1e-5 relative */
+        double tol = 1e-5 * fmax(1.0, fabs(y));
+        if (fabs(gf[k].f - y) > tol || fabs(gu[k].f - y) > tol)
             fail_msg("chain element %llu: fused %g unfused %g want %g", (unsigned long long)k,
                      gf[k].f, gu[k].f, y);
     }

@@ -699,8 +699,11 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
  * returned again by vkc_fuse_build / record.
  *
  * Semantics (stated so results can be checked):
- * - Integer add/sub/mul/neg/fma wrap (two's complement). Integer division by
- *   zero and INT32_MIN / -1 are undefined (as in GLSL).
+ * - Integer add/sub/mul/neg/fma wrap (two's complement). Division by zero
+ *   (integer or float: Vulkan defines float division only for divisors of
+ *   magnitude 2^-126 .. 2^126) and INT32_MIN / -1 are undefined, as in GLSL.
+ * - NaNs: Vulkan does not require a shader to keep them, and a compiler may
+ *   fold e.g. exp(log(x)) to x; do not rely on NaN propagation.
  * - gelu is the tanh approximation:
  *   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
  * - tanh is computed as sign(x) (1 - e) / (1 + e), e = exp(-2|x|) (exact
