@@ -1465,6 +1465,7 @@ vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_arg
         bool tail = k == g->count;
         if (!tail && g->nodes[k].kind != N_OP)
             continue;
+        graph_free(&s->g); /* the previous step's, whichever way it ended */
         memset(s, 0, sizeof *s);
         s->g.reduce_node = -1;
         s->npush = 1;
