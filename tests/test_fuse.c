@@ -47,13 +47,11 @@ static bool kernels_available(vkc_context *ctx)
     return r == VKC_SUCCESS;
 }
 
-/* Until the kernel module is merged, the device half of these tests skips. */
+/* Every device test needs run-time GLSL: say so clearly if it is missing. */
 #define NEED_KERNELS(ctx)                                                                          \
     do {                                                                                           \
-        if (!kernels_available(ctx)) {                                                             \
-            print_message("vkc_kernel_create_glsl unavailable: skipped\n");                        \
-            skip();                                                                                \
-        }                                                                                          \
+        if (!kernels_available(ctx))                                                               \
+            fail_msg("vkc_kernel_create_glsl does not work: %s", vkc_context_last_error(ctx));     \
     } while (0)
 
 static vkc_buffer *mkbuf(vkc_context *ctx, uint64_t bytes)
