@@ -10,8 +10,12 @@
  * round trips, the raw Vulkan variant elsewhere): for times < 1 is faster,
  * for GB/s > 1 is faster.
  *
+ * --validation turns the Khronos validation layer (with synchronization
+ * validation) on for every context; the default is off, whatever the build.
+ *
  * Exit status: 0 when the benchmark ran (failed scenarios show ok = no), 1
- * with --strict when any scenario failed, 2 on bad usage or no device. */
+ * with --strict when any scenario failed or validation reported anything, 2
+ * on bad usage, no device, or output that could not be written. */
 #include "bench.h"
 
 #include <errno.h>
@@ -68,8 +72,13 @@ const char *bench_vkc_err(vkc_context *ctx, vkc_result r, const char *what, char
     return buf;
 }
 
+/* Validation warnings and errors seen (--strict fails on any). */
+static int validation_messages;
+
 static void log_func(void *user, vkc_log_level level, vkc_log_id id, const char *msg)
 {
+    if (level >= VKC_LOG_WARN && (id == VKC_LOG_ID_VALIDATION || id == VKC_LOG_ID_PERFORMANCE))
+        ++validation_messages;
     (void)user;
     /* failed calls (VKC_LOG_ID_ERROR) are reported in the table instead */
     if (level >= VKC_LOG_WARN && id != VKC_LOG_ID_ERROR)
@@ -707,13 +716,14 @@ int main(int argc, char **argv)
     snprintf(b.device_name, sizeof(b.device_name), "%s", b.dev->name);
     snprintf(b.driver, sizeof(b.driver), "%s %s", b.dev->driver_name, b.dev->driver_info);
     printf("vkc-bench %s (%s)\ndevice: %s\ndriver: %s\nVulkan %u.%u.%u, queue family %u (%s), "
-           "subgroup %u, SMs %u%s, timestamps %s, push descriptors %s, sync2 %s\n",
+           "subgroup %u, SMs %u%s, timestamps %s, push descriptors %s, sync2 %s, validation %s\n",
            VKC_VERSION_STRING, b.opt.quick ? "quick" : "full", b.device_name, b.driver,
            VK_API_VERSION_MAJOR(b.dev->api_version), VK_API_VERSION_MINOR(b.dev->api_version),
            VK_API_VERSION_PATCH(b.dev->api_version), b.dev->queue_family,
            vkc_queue_reason_string(b.dev->queue_reason), b.dev->subgroup_size, b.dev->sm_count,
            b.dev->sm_count ? "" : " (unknown)", b.dev->timestamps ? "yes" : "no",
-           b.feat.push_descriptors ? "yes" : "no", b.feat.synchronization2 ? "yes" : "no");
+           b.feat.push_descriptors ? "yes" : "no", b.feat.synchronization2 ? "yes" : "no",
+           b.feat.validation ? (b.feat.sync_validation ? "on (+sync)" : "on") : "off");
     fflush(stdout);
 
     static raw r;
@@ -749,7 +759,9 @@ int main(int argc, char **argv)
         status = 2;
     if (b.opt.plot_dir && !write_plots(&b, b.opt.plot_dir))
         status = 2;
-    if (strict && failed)
+    if (validation_messages)
+        printf("%d validation messages (see stderr)\n", validation_messages);
+    if (strict && (failed || validation_messages))
         status = 1;
 
     if (raw_ok_)
