@@ -496,8 +496,6 @@ static VkBool32 VKAPI_PTR vkc__messenger_cb(VkDebugUtilsMessageSeverityFlagBitsE
                                             void *user)
 {
     vkc_context *ctx = user;
-    if (!ctx->logger.func)
-        return VK_FALSE;
     vkc_log_level level = VKC_LOG_DEBUG;
     if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
         level = VKC_LOG_ERROR;
@@ -510,8 +508,14 @@ static VkBool32 VKAPI_PTR vkc__messenger_cb(VkDebugUtilsMessageSeverityFlagBitsE
         id = VKC_LOG_ID_VALIDATION;
     else if (types & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT)
         id = VKC_LOG_ID_PERFORMANCE;
-    ctx->logger.func(ctx->logger.user_data, level, id,
-                     data && data->pMessage ? data->pMessage : "(no message)");
+    const char *msg = data && data->pMessage ? data->pMessage : "(no message)";
+    if (ctx->logger.func)
+        ctx->logger.func(ctx->logger.user_data, level, id, msg);
+    else if (level >= VKC_LOG_WARN)
+        /* Validation was asked for but no logger given: the messages must not
+         * vanish, so they go to stderr (ctest fails a sample that prints one). */
+        fprintf(stderr, "vkc validation %s: %s\n", level == VKC_LOG_ERROR ? "error" : "warning",
+                msg);
     return VK_FALSE;
 }
 
@@ -790,6 +794,8 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
     vkc_context_features *f = &ctx->features;
     const vkc_device_info *info = &ctx->info;
     f->wait_mode = desc->wait_mode ? desc->wait_mode : VKC_WAIT_SPIN_THEN_BLOCK;
+    bool labels = false;
+    ctx->debug_labels = vkc__env_flag("VKC_DEBUG_LABELS", &labels) && labels;
     f->spin_ns = desc->spin_ns ? desc->spin_ns : 200000;
     f->batch_size = desc->batch_size ? desc->batch_size : 64;
     f->batches_in_flight = desc->batches_in_flight ? desc->batches_in_flight : 4;

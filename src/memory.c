@@ -1,46 +1,887 @@
-/* Memory module: buffers, sub-allocation, staging. (Being written.) */
+/* Memory module: buffers, sub-allocation from large blocks, staging.
+ *
+ * Every vkc buffer is its own VkBuffer, bound at an offset inside a shared
+ * VkDeviceMemory block of its memory type (a dedicated allocation when it is
+ * at least half a block). Blocks keep a sorted free list of ranges that is
+ * coalesced on free; an empty block is given back unless it is the only
+ * empty one of its type (kept to avoid allocate/free churn).
+ *
+ * Blocking transfers write host-visible memory through its persistent
+ * mapping; device-local memory the host cannot see goes through one staging
+ * buffer per direction, created on first use and reused, split in two halves
+ * so that the host copies one chunk while the GPU copies the other. */
 #include "vkc_internal.h"
 
-vkc_result vkc__memory_init(vkc_context *ctx)
+#include <stdio.h>
+
+/* Block size of sub-allocation (smaller on small heaps). */
+#define VKC_BLOCK_SIZE (64ull << 20)
+#define VKC_BLOCK_MIN (1ull << 20)
+/* Downloads from mapped memory the CPU does not cache (BAR on a discrete
+ * GPU) read at PCIe uncached speed: above this size they are staged. */
+#define VKC_UNCACHED_READ_MAX (256ull << 10)
+
+typedef struct vkc__range {
+    VkDeviceSize offset, size;
+} vkc__range;
+
+struct vkc__block {
+    vkc__block *next; /* in its memory type's list */
+    VkDeviceMemory memory;
+    VkDeviceSize size;
+    uint32_t type;
+    bool dedicated;
+    char *mapped;     /* whole block, host-visible types only */
+    uint32_t live;    /* allocations inside */
+    vkc__range *free; /* sorted by offset, never adjacent */
+    uint32_t free_count, free_cap;
+};
+
+enum { VKC__UP = 0, VKC__DOWN = 1 };
+
+typedef struct vkc__staging {
+    pthread_mutex_t lock; /* one transfer at a time per direction */
+    vkc_buffer *buf;      /* lazily created, not on ctx->buffers */
+} vkc__staging;
+
+typedef struct vkc__memory_state {
+    pthread_mutex_t lock; /* the allocator: blocks and their free lists */
+    vkc__block *blocks[VK_MAX_MEMORY_TYPES];
+    VkDeviceSize block_size[VK_MAX_MEMORY_TYPES];
+    uint32_t big_heap; /* the largest device-local heap; UINT32_MAX if none */
+    VkDeviceSize atom; /* nonCoherentAtomSize */
+    atomic_uint_fast64_t next_uid;
+    atomic_bool force_staging;
+    vkc__staging staging[2];
+} vkc__memory_state;
+
+static inline VkDeviceSize vkc__align_up(VkDeviceSize v, VkDeviceSize a)
 {
+    return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+static inline VkDeviceSize vkc__align_down(VkDeviceSize v, VkDeviceSize a)
+{
+    return a > 1 ? v / a * a : v;
+}
+
+static inline vkc__memory_state *vkc__ms(vkc_context *ctx)
+{
+    return (vkc__memory_state *)ctx->memory_state;
+}
+
+static VkMemoryPropertyFlags vkc__type_flags(vkc_context *ctx, uint32_t type)
+{
+    return ctx->mem_props.memoryTypes[type].propertyFlags;
+}
+
+/* ---- memory type choice ---------------------------------------------------------- */
+
+/* How well memory type `t` suits `kind`; negative: not at all. */
+static int vkc__type_score(vkc_context *ctx, vkc_memory kind, uint32_t t)
+{
+    vkc__memory_state *ms = vkc__ms(ctx);
+    VkMemoryPropertyFlags f = vkc__type_flags(ctx, t);
+    bool dl = f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    bool hv = f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+    bool hc = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    bool cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    bool big = ctx->mem_props.memoryTypes[t].heapIndex == ms->big_heap;
+    if (f & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT))
+        return -1;
+    switch (kind) {
+    case VKC_MEMORY_DEVICE:
+        /* Resizable BAR, unified memory, CPU devices: device-local memory the
+         * host can map, on the big heap, needs no staging at all. A small
+         * BAR heap is kept for those who ask for it explicitly. */
+        if (dl && hv && big)
+            return 300 + (hc ? 10 : 0) + (cached ? 5 : 0);
+        if (dl && !hv)
+            return 200 + (big ? 10 : 0);
+        if (dl)
+            return 100;
+        return 10 + (hv ? 0 : 1);
+    case VKC_MEMORY_UPLOAD:
+        if (!hv)
+            return -1;
+        return 100 + (hc ? 50 : 0) + (dl && big ? 30 : 0);
+    case VKC_MEMORY_READBACK:
+        if (!hv)
+            return -1;
+        return 100 + (cached ? 50 : 0) + (hc ? 20 : 0) - (dl && !cached ? 5 : 0);
+    }
+    return -1;
+}
+
+/* Memory types allowed by `bits` that suit `kind`, best first. */
+static uint32_t vkc__type_candidates(vkc_context *ctx, vkc_memory kind, uint32_t bits,
+                                     uint32_t out[VK_MAX_MEMORY_TYPES])
+{
+    int score[VK_MAX_MEMORY_TYPES];
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < ctx->mem_props.memoryTypeCount; ++t) {
+        if (!(bits & (1u << t)))
+            continue;
+        int s = vkc__type_score(ctx, kind, t);
+        if (s < 0)
+            continue;
+        /* Insertion sort; equal scores keep the driver's order. */
+        uint32_t i = n++;
+        while (i > 0 && score[i - 1] < s) {
+            score[i] = score[i - 1];
+            out[i] = out[i - 1];
+            --i;
+        }
+        score[i] = s;
+        out[i] = t;
+    }
+    return n;
+}
+
+/* ---- blocks and their free lists ------------------------------------------------ */
+
+static void vkc__block_free(vkc_context *ctx, vkc__block *b)
+{
+    if (b->memory) {
+        if (b->mapped)
+            ctx->vk.vkUnmapMemory(ctx->device, b->memory);
+        ctx->vk.vkFreeMemory(ctx->device, b->memory, ctx->alloc);
+        VKC_STAT_SUB(ctx, memory_blocks, 1);
+        VKC_STAT_SUB(ctx, memory_bytes, b->size);
+    }
+    vkc__free(b->free);
+    vkc__free(b);
+}
+
+/* Allocate (and map, when host-visible) a block. A dedicated block holds
+ * one buffer; `dedicated_to` names it to the driver when it may (the block
+ * is exactly the buffer's size). Returns the VkResult of the failing call in
+ * *vr so the caller can tell out-of-memory from other failures. */
+static vkc_result vkc__block_new(vkc_context *ctx, uint32_t type, VkDeviceSize size, bool dedicated,
+                                 VkBuffer dedicated_to, vkc__block **out, VkResult *vr)
+{
+    *out = NULL;
+    *vr = VK_SUCCESS;
+    vkc__block *b = vkc__calloc(1, sizeof(*b));
+    if (!b)
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "memory block");
+    b->size = size;
+    b->type = type;
+    b->dedicated = dedicated;
+    if (!b->dedicated) {
+        b->free = vkc__malloc(4 * sizeof(*b->free));
+        if (!b->free) {
+            vkc__free(b);
+            return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "memory block free list");
+        }
+        b->free_cap = 4;
+        b->free_count = 1;
+        b->free[0] = (vkc__range){0, size};
+    }
+    VkMemoryAllocateInfo ai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = size;
+    ai.memoryTypeIndex = type;
+    VkMemoryDedicatedAllocateInfo di = {VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+    if (dedicated && dedicated_to && ctx->api_version >= VK_API_VERSION_1_1) {
+        di.buffer = dedicated_to;
+        ai.pNext = &di;
+    }
+    *vr = VKC_VK(vkAllocateMemory,
+                 ctx->vk.vkAllocateMemory(ctx->device, &ai, ctx->alloc, &b->memory));
+    if (*vr < 0) {
+        VkResult keep = *vr;
+        b->memory = VK_NULL_HANDLE;
+        vkc__block_free(ctx, b);
+        *vr = keep;
+        return keep == VK_ERROR_OUT_OF_DEVICE_MEMORY || keep == VK_ERROR_OUT_OF_HOST_MEMORY
+                   ? VKC_ERROR_OUT_OF_DEVICE_MEMORY
+                   : vkc__vk_fail(ctx, keep, "vkAllocateMemory", __FILE__, __LINE__);
+    }
+    VKC_STAT_ADD(ctx, memory_blocks, 1);
+    VKC_STAT_ADD(ctx, memory_bytes, size);
+    if (vkc__type_flags(ctx, type) & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+        void *p = NULL;
+        *vr = VKC_VK(vkMapMemory,
+                     ctx->vk.vkMapMemory(ctx->device, b->memory, 0, VK_WHOLE_SIZE, 0, &p));
+        if (*vr < 0) {
+            VkResult keep = *vr;
+            vkc__block_free(ctx, b);
+            *vr = keep;
+            return keep == VK_ERROR_MEMORY_MAP_FAILED || keep == VK_ERROR_OUT_OF_HOST_MEMORY ||
+                           keep == VK_ERROR_OUT_OF_DEVICE_MEMORY
+                       ? VKC_ERROR_OUT_OF_DEVICE_MEMORY
+                       : vkc__vk_fail(ctx, keep, "vkMapMemory", __FILE__, __LINE__);
+        }
+        b->mapped = p;
+    }
+    if (ctx->debug_utils) {
+        char name[64];
+        snprintf(name, sizeof(name), "vkc %s block (type %u)",
+                 b->dedicated ? "dedicated" : "shared", type);
+        vkc__set_name(ctx, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)b->memory, name);
+    }
+    *out = b;
     return VKC_SUCCESS;
 }
-void vkc__memory_finish(vkc_context *ctx) {}
+
+/* First fit inside one block; true when placed. */
+static bool vkc__block_take(vkc__block *b, VkDeviceSize size, VkDeviceSize align,
+                            VkDeviceSize *out_offset, bool *oom_host)
+{
+    for (uint32_t i = 0; i < b->free_count; ++i) {
+        vkc__range r = b->free[i];
+        VkDeviceSize start = vkc__align_up(r.offset, align);
+        if (start < r.offset || start - r.offset > r.size || r.size - (start - r.offset) < size)
+            continue;
+        VkDeviceSize head = start - r.offset;
+        VkDeviceSize tail = r.size - head - size;
+        if (head && tail) {
+            /* Split in two: one more range. */
+            if (b->free_count == b->free_cap) {
+                uint32_t cap = b->free_cap * 2;
+                vkc__range *nf = vkc__realloc(b->free, cap * sizeof(*nf));
+                if (!nf) {
+                    *oom_host = true;
+                    return false;
+                }
+                b->free = nf;
+                b->free_cap = cap;
+            }
+            memmove(&b->free[i + 2], &b->free[i + 1], (b->free_count - i - 1) * sizeof(*b->free));
+            b->free[i] = (vkc__range){r.offset, head};
+            b->free[i + 1] = (vkc__range){start + size, tail};
+            b->free_count++;
+        } else if (head) {
+            b->free[i].size = head;
+        } else if (tail) {
+            b->free[i] = (vkc__range){start + size, tail};
+        } else {
+            memmove(&b->free[i], &b->free[i + 1], (b->free_count - i - 1) * sizeof(*b->free));
+            b->free_count--;
+        }
+        b->live++;
+        *out_offset = start;
+        return true;
+    }
+    return false;
+}
+
+/* Give a range back, merging with its neighbours. Fails only when the list
+ * must grow and the host is out of memory: the range then stays lost until
+ * the block is freed (harmless, and never in practice). */
+static void vkc__block_give(vkc__block *b, VkDeviceSize offset, VkDeviceSize size)
+{
+    b->live--;
+    uint32_t lo = 0, hi = b->free_count;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (b->free[mid].offset < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* lo: the first range after `offset`. */
+    bool merge_prev = lo > 0 && b->free[lo - 1].offset + b->free[lo - 1].size == offset;
+    bool merge_next = lo < b->free_count && offset + size == b->free[lo].offset;
+    if (merge_prev && merge_next) {
+        b->free[lo - 1].size += size + b->free[lo].size;
+        memmove(&b->free[lo], &b->free[lo + 1], (b->free_count - lo - 1) * sizeof(*b->free));
+        b->free_count--;
+    } else if (merge_prev) {
+        b->free[lo - 1].size += size;
+    } else if (merge_next) {
+        b->free[lo].offset = offset;
+        b->free[lo].size += size;
+    } else {
+        if (b->free_count == b->free_cap) {
+            uint32_t cap = b->free_cap * 2;
+            vkc__range *nf = vkc__realloc(b->free, cap * sizeof(*nf));
+            if (!nf)
+                return;
+            b->free = nf;
+            b->free_cap = cap;
+        }
+        memmove(&b->free[lo + 1], &b->free[lo], (b->free_count - lo) * sizeof(*b->free));
+        b->free[lo] = (vkc__range){offset, size};
+        b->free_count++;
+    }
+}
+
+/* Place `size` bytes of memory type `type`; `buffer` may be named to the
+ * driver if the allocation is dedicated. Caller holds ms->lock. */
+static vkc_result vkc__alloc_locked(vkc_context *ctx, uint32_t type, VkDeviceSize size,
+                                    VkDeviceSize align, VkBuffer buffer, vkc__block **out_block,
+                                    VkDeviceSize *out_offset, VkResult *vr)
+{
+    vkc__memory_state *ms = vkc__ms(ctx);
+    *vr = VK_SUCCESS;
+    VkDeviceSize bs = ms->block_size[type];
+    if (size >= bs / 2) {
+        vkc__block *b;
+        VKC_FORWARD(vkc__block_new(ctx, type, size, true, buffer, &b, vr));
+        b->live = 1;
+        b->next = ms->blocks[type];
+        ms->blocks[type] = b;
+        *out_block = b;
+        *out_offset = 0;
+        return VKC_SUCCESS;
+    }
+    bool oom_host = false;
+    for (vkc__block *b = ms->blocks[type]; b; b = b->next) {
+        if (!b->dedicated && vkc__block_take(b, size, align, out_offset, &oom_host)) {
+            *out_block = b;
+            return VKC_SUCCESS;
+        }
+        if (oom_host)
+            return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "memory block free list");
+    }
+    vkc__block *b;
+    VKC_FORWARD(vkc__block_new(ctx, type, bs, false, VK_NULL_HANDLE, &b, vr));
+    b->next = ms->blocks[type];
+    ms->blocks[type] = b;
+    if (!vkc__block_take(b, size, align, out_offset, &oom_host))
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "memory block free list");
+    *out_block = b;
+    return VKC_SUCCESS;
+}
+
+static void vkc__unlink_block_locked(vkc__memory_state *ms, vkc__block *b)
+{
+    for (vkc__block **pp = &ms->blocks[b->type]; *pp; pp = &(*pp)->next) {
+        if (*pp == b) {
+            *pp = b->next;
+            return;
+        }
+    }
+}
+
+static void vkc__release(vkc_context *ctx, vkc__block *b, VkDeviceSize offset, VkDeviceSize size)
+{
+    vkc__memory_state *ms = vkc__ms(ctx);
+    pthread_mutex_lock(&ms->lock);
+    if (b->dedicated) {
+        vkc__unlink_block_locked(ms, b);
+        vkc__block_free(ctx, b);
+    } else {
+        vkc__block_give(b, offset, size);
+        if (b->live == 0) {
+            /* Keep one empty block per type; give back any other. */
+            bool other_empty = false;
+            for (vkc__block *o = ms->blocks[b->type]; o && !other_empty; o = o->next)
+                other_empty = o != b && !o->dedicated && o->live == 0;
+            if (other_empty) {
+                vkc__unlink_block_locked(ms, b);
+                vkc__block_free(ctx, b);
+            }
+        }
+    }
+    pthread_mutex_unlock(&ms->lock);
+}
+
+/* ---- buffers ------------------------------------------------------------------- */
+
+/* Create a buffer; `listed` buffers are the caller's (on ctx->buffers,
+ * counted in stats.buffers), others are vkc's own (staging). */
+static vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind,
+                                  const char *name, bool listed, vkc_buffer **out)
+{
+    vkc__memory_state *ms = vkc__ms(ctx);
+    vkc_buffer *buf = vkc__calloc(1, sizeof(*buf));
+    if (!buf)
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "buffer");
+    buf->ctx = ctx;
+    buf->size = size;
+    buf->memory = kind;
+    buf->uid = atomic_fetch_add(&ms->next_uid, 1);
+    if (name)
+        snprintf(buf->name, sizeof(buf->name), "%s", name);
+    else
+        snprintf(buf->name, sizeof(buf->name), "vkc buffer %llu", (unsigned long long)buf->uid);
+
+    VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = size;
+    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VkResult vr =
+        VKC_VK(vkCreateBuffer, ctx->vk.vkCreateBuffer(ctx->device, &bci, ctx->alloc, &buf->buffer));
+    if (vr < 0) {
+        vkc__free(buf);
+        if (vr == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+            return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY,
+                            "vkCreateBuffer(%llu bytes): out of device memory",
+                            (unsigned long long)size);
+        return vkc__vk_fail(ctx, vr, "vkCreateBuffer", __FILE__, __LINE__);
+    }
+    VkMemoryRequirements req;
+    ctx->vk.vkGetBufferMemoryRequirements(ctx->device, buf->buffer, &req);
+
+    uint32_t cand[VK_MAX_MEMORY_TYPES];
+    uint32_t n = vkc__type_candidates(ctx, kind, req.memoryTypeBits, cand);
+    vkc_result r = VKC_ERROR_OUT_OF_DEVICE_MEMORY;
+    VkResult last_vr = VK_SUCCESS;
+    uint32_t type = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        type = cand[i];
+        VkMemoryPropertyFlags f = vkc__type_flags(ctx, type);
+        VkDeviceSize align = VKC_MAX(req.alignment, ctx->info.min_storage_buffer_offset_alignment);
+        VkDeviceSize asize = req.size;
+        if ((f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) &&
+            !(f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
+            /* Flushes and invalidations cover whole atoms: no neighbour
+             * may share one. */
+            align = VKC_MAX(align, ms->atom);
+            asize = vkc__align_up(asize, ms->atom);
+        }
+        if (asize > ctx->info.max_memory_allocation_size)
+            continue;
+        pthread_mutex_lock(&ms->lock);
+        r = vkc__alloc_locked(ctx, type, asize, align,
+                              asize == req.size ? buf->buffer : VK_NULL_HANDLE, &buf->block,
+                              &buf->block_offset, &vr);
+        pthread_mutex_unlock(&ms->lock);
+        if (r >= 0) {
+            buf->alloc_size = asize;
+            break;
+        }
+        if (r != VKC_ERROR_OUT_OF_DEVICE_MEMORY)
+            break; /* not a matter of space: do not try elsewhere */
+        last_vr = vr;
+    }
+    if (r < 0) {
+        ctx->vk.vkDestroyBuffer(ctx->device, buf->buffer, ctx->alloc);
+        vkc__free(buf);
+        if (r == VKC_ERROR_OUT_OF_DEVICE_MEMORY)
+            return vkc__fail(
+                ctx, r, last_vr, __FILE__, __LINE__, "buffer of %llu bytes: out of device memory%s",
+                (unsigned long long)size, n ? "" : " (no memory type suits this kind)");
+        return r;
+    }
+    vr = VKC_VK(vkBindBufferMemory,
+                ctx->vk.vkBindBufferMemory(ctx->device, buf->buffer, buf->block->memory,
+                                           buf->block_offset));
+    if (vr < 0) {
+        vkc__release(ctx, buf->block, buf->block_offset, buf->alloc_size);
+        ctx->vk.vkDestroyBuffer(ctx->device, buf->buffer, ctx->alloc);
+        vkc__free(buf);
+        return vkc__vk_fail(ctx, vr, "vkBindBufferMemory", __FILE__, __LINE__);
+    }
+    VkMemoryPropertyFlags f = vkc__type_flags(ctx, type);
+    bool hv = (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && buf->block->mapped;
+    if (kind == VKC_MEMORY_DEVICE && atomic_load(&ms->force_staging))
+        hv = false;
+    if (hv) {
+        buf->host_visible = true;
+        buf->host_coherent = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        buf->host_cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        buf->mapped = buf->block->mapped + buf->block_offset;
+    }
+    vkc__set_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)buf->buffer, buf->name);
+    buf->magic = VKC_MAGIC_BUFFER;
+    if (listed) {
+        pthread_mutex_lock(&ctx->objects_lock);
+        vkc__list_push(&ctx->buffers, &buf->node);
+        pthread_mutex_unlock(&ctx->objects_lock);
+        VKC_STAT_ADD(ctx, buffers, 1);
+    }
+    *out = buf;
+    return VKC_SUCCESS;
+}
+
+static void vkc__buffer_free(vkc_context *ctx, vkc_buffer *buf)
+{
+    buf->magic = 0;
+    if (!buf->wrapped && buf->buffer)
+        ctx->vk.vkDestroyBuffer(ctx->device, buf->buffer, ctx->alloc);
+    if (buf->block)
+        vkc__release(ctx, buf->block, buf->block_offset, buf->alloc_size);
+    vkc__free(buf);
+}
 
 vkc_result vkc_buffer_create(vkc_context *ctx, const vkc_buffer_desc *desc, vkc_buffer **out)
 {
     if (out)
         *out = NULL;
     VKC_CHECK_CONTEXT(ctx);
-    return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED, "buffers are not implemented yet");
+    VKC_RETURN_IF(!desc, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_buffer_create: desc is NULL");
+    VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_buffer_create: out is NULL");
+    VKC_RETURN_IF(desc->size == 0, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_buffer_create: size is 0");
+    VKC_RETURN_IF((unsigned)desc->memory > VKC_MEMORY_READBACK, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_buffer_create: unknown memory kind %d", (int)desc->memory);
+    VKC_RETURN_IF(desc->size > ctx->info.max_memory_allocation_size, ctx, VKC_ERROR_LIMIT,
+                  "vkc_buffer_create: %llu bytes exceed maxMemoryAllocationSize (%llu bytes)",
+                  (unsigned long long)desc->size,
+                  (unsigned long long)ctx->info.max_memory_allocation_size);
+    return vkc__buffer_new(ctx, desc->size, desc->memory, desc->name, true, out);
 }
-void vkc_buffer_destroy(vkc_buffer *buf) {}
+
+/* Everything submitted so far (immediate-mode work included) has completed. */
+static vkc_result vkc__drain(vkc_context *ctx)
+{
+    VKC_FORWARD(vkc__imm_flush(ctx, NULL));
+    return vkc__wait_value(ctx, vkc__submitted_value(ctx), UINT64_MAX, VKC_WAIT_DEFAULT);
+}
+
+void vkc_buffer_destroy(vkc_buffer *buf)
+{
+    if (!buf || buf->magic != VKC_MAGIC_BUFFER)
+        return;
+    vkc_context *ctx = buf->ctx;
+    /* The GPU may still use it: wait for all submitted work. When that
+     * fails (device loss) wait for the device as far as it still can. */
+    vkc_result r = VKC_ERROR_DEVICE_LOST;
+    if (!atomic_load_explicit(&ctx->lost, memory_order_relaxed))
+        r = vkc__drain(ctx);
+    if (r < 0) {
+        vkc_queue_lock(ctx);
+        (void)ctx->vk.vkDeviceWaitIdle(ctx->device);
+        vkc_queue_unlock(ctx);
+    }
+    pthread_mutex_lock(&ctx->objects_lock);
+    vkc__list_remove(&buf->node);
+    pthread_mutex_unlock(&ctx->objects_lock);
+    VKC_STAT_SUB(ctx, buffers, 1);
+    vkc__buffer_free(ctx, buf);
+}
+
 uint64_t vkc_buffer_size(const vkc_buffer *buf)
 {
-    return buf ? buf->size : 0;
+    return buf && buf->magic == VKC_MAGIC_BUFFER ? buf->size : 0;
 }
+
 void *vkc_buffer_map(vkc_buffer *buf)
 {
-    return NULL;
+    return buf && buf->magic == VKC_MAGIC_BUFFER ? buf->mapped : NULL;
 }
-vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *b, VkDeviceSize *o)
+
+#define VKC_CHECK_BUFFER(buf, what)                                                                \
+    do {                                                                                           \
+        if (VKC_UNLIKELY(!(buf) || (buf)->magic != VKC_MAGIC_BUFFER))                              \
+            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_buffer handle",       \
+                            what);                                                                 \
+        VKC_CHECK_CONTEXT((buf)->ctx);                                                             \
+    } while (0)
+
+vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer, VkDeviceSize *out_offset)
 {
-    return VKC_ERROR_UNSUPPORTED;
+    if (out_buffer)
+        *out_buffer = VK_NULL_HANDLE;
+    if (out_offset)
+        *out_offset = 0;
+    if (!buf || buf->magic != VKC_MAGIC_BUFFER)
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "vkc_buffer_vk: invalid vkc_buffer handle");
+    VKC_RETURN_IF(!out_buffer, buf->ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_buffer_vk: out_buffer is NULL");
+    *out_buffer = buf->buffer;
+    if (out_offset)
+        *out_offset = buf->offset;
+    return VKC_SUCCESS;
 }
+
+/* [offset, offset + size) inside the buffer, without overflow. */
+static vkc_result vkc__check_range(vkc_buffer *buf, uint64_t offset, uint64_t size,
+                                   const char *what)
+{
+    VKC_RETURN_IF(offset > buf->size || size > buf->size - offset, buf->ctx,
+                  VKC_ERROR_INVALID_ARGUMENT,
+                  "%s: range [offset %llu, size %llu] is outside buffer \"%s\" of %llu bytes", what,
+                  (unsigned long long)offset, (unsigned long long)size, buf->name,
+                  (unsigned long long)buf->size);
+    return VKC_SUCCESS;
+}
+
+/* Non-coherent mappings: flush (host wrote) or invalidate (host will read)
+ * the atoms that cover a range of the buffer. */
+static vkc_result vkc__sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
+                                    uint64_t size, bool flush)
+{
+    if (buf->host_coherent || !size)
+        return VKC_SUCCESS;
+    vkc__memory_state *ms = vkc__ms(ctx);
+    vkc__block *b = buf->block;
+    VkDeviceSize start = vkc__align_down(buf->block_offset + offset, ms->atom);
+    VkDeviceSize end = vkc__align_up(buf->block_offset + offset + size, ms->atom);
+    VkMappedMemoryRange mr = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+    mr.memory = b->memory;
+    mr.offset = start;
+    mr.size = end >= b->size ? VK_WHOLE_SIZE : end - start;
+    VkResult vr = flush ? VKC_VK(vkFlushMappedMemoryRanges,
+                                 ctx->vk.vkFlushMappedMemoryRanges(ctx->device, 1, &mr))
+                        : VKC_VK(vkInvalidateMappedMemoryRanges,
+                                 ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 1, &mr));
+    VKC_RETURN_IF_VK(ctx, vr,
+                     flush ? "vkFlushMappedMemoryRanges" : "vkInvalidateMappedMemoryRanges");
+    return VKC_SUCCESS;
+}
+
+/* ---- staging ------------------------------------------------------------------- */
+
+/* Take the staging buffer of one direction (created on first use); returns
+ * with its lock held on success. */
+static vkc_result vkc__staging_acquire(vkc_context *ctx, int dir, vkc_buffer **out)
+{
+    vkc__memory_state *ms = vkc__ms(ctx);
+    vkc__staging *s = &ms->staging[dir];
+    pthread_mutex_lock(&s->lock);
+    if (!s->buf) {
+        vkc_result r = vkc__buffer_new(
+            ctx, VKC_STAGING_RING_SIZE, dir == VKC__UP ? VKC_MEMORY_UPLOAD : VKC_MEMORY_READBACK,
+            dir == VKC__UP ? "vkc staging (upload)" : "vkc staging (download)", false, &s->buf);
+        if (r < 0) {
+            pthread_mutex_unlock(&s->lock);
+            return r;
+        }
+        VKC_STAT_ADD(ctx, staging_blocks, 1);
+    }
+    *out = s->buf;
+    return VKC_SUCCESS;
+}
+
+static void vkc__staging_release(vkc_context *ctx, int dir)
+{
+    pthread_mutex_unlock(&vkc__ms(ctx)->staging[dir].lock);
+}
+
+/* Record one copy in a one-shot unit and submit it without waiting; the
+ * unit goes back to the pool and is recycled once it completed. */
+static vkc_result vkc__copy_submit(vkc_context *ctx, VkBuffer dst, VkDeviceSize dst_offset,
+                                   VkBuffer src, VkDeviceSize src_offset, VkDeviceSize size,
+                                   uint64_t *out_value)
+{
+    vkc__cmd *cmd;
+    VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
+    VkBufferCopy region = {src_offset, dst_offset, size};
+    ctx->vk.vkCmdCopyBuffer(cmd->cb, src, dst, 1, &region);
+    vkc__cmd_barrier(ctx, cmd->cb, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cmd->cb));
+    if (vr < 0) {
+        vkc__cmd_release(ctx, cmd);
+        return vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__);
+    }
+    vkc_result r = vkc__submit(ctx, cmd, out_value);
+    vkc__cmd_release(ctx, cmd);
+    return r;
+}
+
+/* Upload through the staging ring: chunk i goes to half i % 2; the host
+ * fills one half while the GPU copies out of the other. */
+static vkc_result vkc__upload_staged(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
+                                     const uint8_t *data, uint64_t size)
+{
+    vkc_buffer *st;
+    VKC_FORWARD(vkc__staging_acquire(ctx, VKC__UP, &st));
+    const uint64_t half = VKC_STAGING_RING_SIZE / 2;
+    uint64_t value[2] = {0, 0};
+    vkc_result r = VKC_SUCCESS;
+    for (uint64_t done = 0, i = 0; done < size && r >= 0; done += half, ++i) {
+        uint64_t n = VKC_MIN(half, size - done);
+        int h = (int)(i & 1);
+        if (value[h]) {
+            r = vkc__wait_value(ctx, value[h], UINT64_MAX, VKC_WAIT_DEFAULT);
+            if (r < 0)
+                break;
+        }
+        memcpy((uint8_t *)st->mapped + h * half, data + done, n);
+        r = vkc__sync_mapping(ctx, st, h * half, n, true);
+        if (r >= 0)
+            r = vkc__copy_submit(ctx, buf->buffer, buf->offset + offset + done, st->buffer,
+                                 st->offset + h * half, n, &value[h]);
+    }
+    /* Never leave the ring with a copy in flight, even after a failure. */
+    vkc_result w = vkc__wait_value(ctx, VKC_MAX(value[0], value[1]), UINT64_MAX, VKC_WAIT_DEFAULT);
+    vkc__staging_release(ctx, VKC__UP);
+    return r < 0 ? r : w;
+}
+
+/* Download through the staging ring: the GPU copies chunk i into half i % 2
+ * while the host reads chunk i - 1 out of the other half. */
+static vkc_result vkc__download_staged(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
+                                       uint8_t *data, uint64_t size)
+{
+    vkc_buffer *st;
+    VKC_FORWARD(vkc__staging_acquire(ctx, VKC__DOWN, &st));
+    const uint64_t half = VKC_STAGING_RING_SIZE / 2;
+    uint64_t chunks = (size + half - 1) / half;
+    uint64_t value[2] = {0, 0};
+    vkc_result r = VKC_SUCCESS;
+    for (uint64_t i = 0; i <= chunks && r >= 0; ++i) {
+        if (i < chunks) {
+            uint64_t done = i * half;
+            int h = (int)(i & 1);
+            r = vkc__copy_submit(ctx, st->buffer, st->offset + h * half, buf->buffer,
+                                 buf->offset + offset + done, VKC_MIN(half, size - done),
+                                 &value[h]);
+            if (r < 0)
+                break;
+        }
+        if (i > 0) {
+            uint64_t done = (i - 1) * half;
+            uint64_t n = VKC_MIN(half, size - done);
+            int h = (int)((i - 1) & 1);
+            r = vkc__wait_value(ctx, value[h], UINT64_MAX, VKC_WAIT_DEFAULT);
+            if (r >= 0)
+                r = vkc__sync_mapping(ctx, st, h * half, n, false);
+            if (r >= 0)
+                memcpy(data + done, (uint8_t *)st->mapped + h * half, n);
+        }
+    }
+    vkc_result w = vkc__wait_value(ctx, VKC_MAX(value[0], value[1]), UINT64_MAX, VKC_WAIT_DEFAULT);
+    vkc__staging_release(ctx, VKC__DOWN);
+    return r < 0 ? r : w;
+}
+
+/* ---- blocking transfers ------------------------------------------------------------- */
+
 vkc_result vkc_buffer_upload(vkc_buffer *buf, uint64_t offset, const void *data, uint64_t size)
 {
-    return VKC_ERROR_UNSUPPORTED;
+    VKC_CHECK_BUFFER(buf, "vkc_buffer_upload");
+    vkc_context *ctx = buf->ctx;
+    VKC_FORWARD(vkc__check_range(buf, offset, size, "vkc_buffer_upload"));
+    VKC_RETURN_IF(!data && size, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_buffer_upload: data is NULL");
+    if (!size)
+        return VKC_SUCCESS;
+    VKC_FORWARD(vkc__drain(ctx));
+    if (buf->mapped) {
+        memcpy((uint8_t *)buf->mapped + offset, data, size);
+        return vkc__sync_mapping(ctx, buf, offset, size, true);
+    }
+    return vkc__upload_staged(ctx, buf, offset, data, size);
 }
+
 vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uint64_t size)
 {
-    return VKC_ERROR_UNSUPPORTED;
+    VKC_CHECK_BUFFER(buf, "vkc_buffer_download");
+    vkc_context *ctx = buf->ctx;
+    VKC_FORWARD(vkc__check_range(buf, offset, size, "vkc_buffer_download"));
+    VKC_RETURN_IF(!data && size, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_buffer_download: data is NULL");
+    if (!size)
+        return VKC_SUCCESS;
+    VKC_FORWARD(vkc__drain(ctx));
+    /* Uncached mappings (BAR on a discrete GPU) are slow to read: stage big
+     * reads there. */
+    bool direct = buf->mapped && (buf->host_cached || ctx->info.type != VKC_DEVICE_TYPE_DISCRETE ||
+                                  size <= VKC_UNCACHED_READ_MAX);
+    if (direct) {
+        VKC_FORWARD(vkc__sync_mapping(ctx, buf, offset, size, false));
+        memcpy(data, (const uint8_t *)buf->mapped + offset, size);
+        return VKC_SUCCESS;
+    }
+    return vkc__download_staged(ctx, buf, offset, data, size);
 }
+
 vkc_result vkc_buffer_fill(vkc_buffer *buf, uint64_t offset, uint64_t size, uint32_t value)
 {
-    return VKC_ERROR_UNSUPPORTED;
+    VKC_CHECK_BUFFER(buf, "vkc_buffer_fill");
+    vkc_context *ctx = buf->ctx;
+    VKC_FORWARD(vkc__check_range(buf, offset, size, "vkc_buffer_fill"));
+    VKC_RETURN_IF(offset % 4 || size % 4, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_buffer_fill: offset (%llu) and size (%llu) must be multiples of 4",
+                  (unsigned long long)offset, (unsigned long long)size);
+    if (!size)
+        return VKC_SUCCESS;
+    /* Queue order plus the leading barrier of the one-shot unit order the
+     * fill after earlier work; only the open immediate batch must go first. */
+    VKC_FORWARD(vkc__imm_flush(ctx, NULL));
+    vkc__cmd *cmd;
+    VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
+    ctx->vk.vkCmdFillBuffer(cmd->cb, buf->buffer, buf->offset + offset, size, value);
+    return vkc__oneshot_end_wait(ctx, cmd);
 }
+
 vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
                            uint64_t src_offset, uint64_t size)
 {
-    return VKC_ERROR_UNSUPPORTED;
+    VKC_CHECK_BUFFER(dst, "vkc_buffer_copy (dst)");
+    VKC_CHECK_BUFFER(src, "vkc_buffer_copy (src)");
+    vkc_context *ctx = dst->ctx;
+    VKC_RETURN_IF(src->ctx != ctx, ctx, VKC_ERROR_INVALID_HANDLE,
+                  "vkc_buffer_copy: the buffers belong to different contexts");
+    VKC_FORWARD(vkc__check_range(dst, dst_offset, size, "vkc_buffer_copy (dst)"));
+    VKC_FORWARD(vkc__check_range(src, src_offset, size, "vkc_buffer_copy (src)"));
+    if (!size)
+        return VKC_SUCCESS;
+    VKC_RETURN_IF(src->buffer == dst->buffer &&
+                      src->offset + src_offset < dst->offset + dst_offset + size &&
+                      dst->offset + dst_offset < src->offset + src_offset + size,
+                  ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_buffer_copy: source and destination ranges overlap in \"%s\"", dst->name);
+    VKC_FORWARD(vkc__imm_flush(ctx, NULL));
+    vkc__cmd *cmd;
+    VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
+    VkBufferCopy region = {src->offset + src_offset, dst->offset + dst_offset, size};
+    ctx->vk.vkCmdCopyBuffer(cmd->cb, src->buffer, dst->buffer, 1, &region);
+    return vkc__oneshot_end_wait(ctx, cmd);
+}
+
+/* ---- lifetime ------------------------------------------------------------------------- */
+
+void vkc__memory_force_staging(vkc_context *ctx, bool on)
+{
+    if (ctx && ctx->memory_state)
+        atomic_store(&vkc__ms(ctx)->force_staging, on);
+}
+
+vkc_result vkc__memory_init(vkc_context *ctx)
+{
+    vkc__memory_state *ms = vkc__calloc(1, sizeof(*ms));
+    if (!ms)
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "memory module");
+    pthread_mutex_init(&ms->lock, NULL);
+    for (int d = 0; d < 2; ++d)
+        pthread_mutex_init(&ms->staging[d].lock, NULL);
+    atomic_init(&ms->next_uid, 1);
+    atomic_init(&ms->force_staging, false);
+    ctx->memory_state = ms;
+
+    VkPhysicalDeviceProperties props;
+    ctx->vki.vkGetPhysicalDeviceProperties(ctx->phys, &props);
+    ms->atom = props.limits.nonCoherentAtomSize ? props.limits.nonCoherentAtomSize : 1;
+
+    const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
+    ms->big_heap = UINT32_MAX;
+    for (uint32_t h = 0; h < mp->memoryHeapCount; ++h) {
+        if ((mp->memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+            (ms->big_heap == UINT32_MAX ||
+             mp->memoryHeaps[h].size > mp->memoryHeaps[ms->big_heap].size))
+            ms->big_heap = h;
+    }
+    for (uint32_t t = 0; t < mp->memoryTypeCount; ++t) {
+        /* 64 MiB, or an eighth of a small heap; never more than one
+         * allocation may be. */
+        VkDeviceSize heap = mp->memoryHeaps[mp->memoryTypes[t].heapIndex].size;
+        VkDeviceSize bs = VKC_BLOCK_SIZE;
+        while (bs > VKC_BLOCK_MIN && bs > heap / 8)
+            bs /= 2;
+        ms->block_size[t] = VKC_MIN(bs, (VkDeviceSize)ctx->info.max_memory_allocation_size);
+    }
+    return VKC_SUCCESS;
+}
+
+void vkc__memory_finish(vkc_context *ctx)
+{
+    vkc__memory_state *ms = vkc__ms(ctx);
+    if (!ms)
+        return;
+    for (int d = 0; d < 2; ++d) {
+        if (ms->staging[d].buf) {
+            vkc__buffer_free(ctx, ms->staging[d].buf);
+            ms->staging[d].buf = NULL;
+            VKC_STAT_SUB(ctx, staging_blocks, 1);
+        }
+        pthread_mutex_destroy(&ms->staging[d].lock);
+    }
+    /* Buffers were destroyed before: only kept empty blocks remain. */
+    for (uint32_t t = 0; t < VK_MAX_MEMORY_TYPES; ++t) {
+        while (ms->blocks[t]) {
+            vkc__block *b = ms->blocks[t];
+            ms->blocks[t] = b->next;
+            vkc__block_free(ctx, b);
+        }
+    }
+    pthread_mutex_destroy(&ms->lock);
+    vkc__free(ms);
+    ctx->memory_state = NULL;
 }

@@ -238,6 +238,7 @@ struct vkc_buffer {
     vkc_memory memory;
     bool host_visible;
     bool host_coherent;
+    bool host_cached;
     bool wrapped; /* the VkBuffer belongs to the host */
     void *mapped;
     vkc__block *block;
@@ -249,6 +250,14 @@ struct vkc_buffer {
 
 vkc_result vkc__memory_init(vkc_context *ctx);
 void vkc__memory_finish(vkc_context *ctx);
+
+/* Bytes of each staging buffer (one per direction), used in two halves:
+ * transfers larger than a half go in chunks. */
+#define VKC_STAGING_RING_SIZE (16ull << 20)
+
+/* Test hook: DEVICE buffers created after `on` are not mapped even where
+ * their memory is host-visible, so transfers take the staging path. */
+void vkc__memory_force_staging(vkc_context *ctx, bool on);
 
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
@@ -303,7 +312,11 @@ struct vkc_context {
     VkQueue queue;
     bool own_instance;
     bool own_device;
-    bool debug_utils; /* VK_EXT_debug_utils available: names and labels */
+    bool debug_utils;  /* VK_EXT_debug_utils available: names and labels */
+    bool debug_labels; /* label every command (VKC_DEBUG_LABELS=1 or validation on) */
+    /* Test-only: drop the barriers between levels, to prove on a GPU that
+     * overlaps dispatches that the hazard tests catch a missing barrier. */
+    bool test_drop_barriers;
     const VkAllocationCallbacks *alloc;
     vkc_logger logger;
 

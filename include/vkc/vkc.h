@@ -426,14 +426,29 @@ typedef struct vkc_buffer_desc {
 } vkc_buffer_desc;
 
 /* Create a buffer, sub-allocated from a large memory block (a dedicated
- * allocation when it is large). VKC_ERROR_LIMIT beyond
- * maxMemoryAllocationSize. Thread-safe. */
+ * allocation when it is at least half a block).
+ *
+ * Each buffer is a VkBuffer of its own (usage: storage, uniform, transfer
+ * source and destination). DEVICE memory that the host can map on the big
+ * device-local heap (resizable BAR, unified memory, CPU devices) is used and
+ * mapped, so its transfers need no staging. A buffer may be larger than
+ * maxStorageBufferRange: it can be created, filled, copied and transferred,
+ * but a dispatch refuses to bind a range beyond that limit (bind a window
+ * with vkc_arg offset/size instead).
+ *
+ * VKC_ERROR_INVALID_ARGUMENT for size 0 or an unknown kind, VKC_ERROR_LIMIT
+ * beyond maxMemoryAllocationSize, VKC_ERROR_OUT_OF_DEVICE_MEMORY when no
+ * suitable memory type has room. *out is NULL on failure. Thread-safe. */
 VKC_API vkc_result vkc_buffer_create(vkc_context *ctx, const vkc_buffer_desc *desc,
                                      vkc_buffer **out);
+/* Wait until all work submitted on the context has completed (immediate-mode
+ * work is flushed first), then free the buffer. NULL does nothing. */
 VKC_API void vkc_buffer_destroy(vkc_buffer *buf);
+/* The size asked for at creation; 0 for NULL or an invalid handle. */
 VKC_API uint64_t vkc_buffer_size(const vkc_buffer *buf);
 /* Persistent mapping of a host-visible buffer (UPLOAD, READBACK, or DEVICE
- * memory that happens to be host-visible); NULL otherwise. */
+ * memory that happens to be host-visible); NULL otherwise. Writing through it
+ * while the GPU uses the buffer is a race: wait for the work first. */
 VKC_API void *vkc_buffer_map(vkc_buffer *buf);
 /* The VkBuffer and offset behind a vkc buffer, for the host's own use. */
 VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
@@ -441,8 +456,12 @@ VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
 
 /* Blocking transfers: they return when the data has arrived. They are
  * ordered after all work submitted earlier on the context (immediate-mode
- * work is flushed first). Device-local memory that is not host-visible goes
- * through a reused staging ring. Thread-safe. */
+ * work is flushed first; upload and download wait for it). Host-visible
+ * memory is copied through its mapping; device-local memory that is not
+ * host-visible goes through a reused staging ring, in chunks. A range outside
+ * the buffer (offset + size past its end, overflow included) gives
+ * VKC_ERROR_INVALID_ARGUMENT; size 0 does nothing. Copy refuses overlapping
+ * ranges of one buffer. Thread-safe. */
 VKC_API vkc_result vkc_buffer_upload(vkc_buffer *buf, uint64_t offset, const void *data,
                                      uint64_t size);
 VKC_API vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uint64_t size);
