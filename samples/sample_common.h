@@ -27,7 +27,7 @@ static unsigned sample_validation_messages;
         }                                                                                          \
     } while (0)
 
-static void sample_log(void *user, vkc_log_level level, vkc_log_id id, const char *msg)
+static inline void sample_log(void *user, vkc_log_level level, vkc_log_id id, const char *msg)
 {
     (void)user;
     if ((id == VKC_LOG_ID_VALIDATION || id == VKC_LOG_ID_PERFORMANCE) && level >= VKC_LOG_WARN) {
@@ -39,7 +39,7 @@ static void sample_log(void *user, vkc_log_level level, vkc_log_id id, const cha
 }
 
 /* A context on the best device, with the logger above. */
-static vkc_context *sample_context(void)
+static inline vkc_context *sample_context(void)
 {
     vkc_context_desc d = {0};
     d.logger.func = sample_log;
@@ -52,12 +52,12 @@ static vkc_context *sample_context(void)
     return sample_ctx;
 }
 
-static int sample_is_cpu(vkc_context *ctx)
+static inline int sample_is_cpu(vkc_context *ctx)
 {
     return vkc_context_device(ctx)->type == VKC_DEVICE_TYPE_CPU;
 }
 
-static double sample_now(void)
+static inline double sample_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -65,7 +65,7 @@ static double sample_now(void)
 }
 
 /* 0 when no validation message arrived. */
-static int sample_validation_status(void)
+static inline int sample_validation_status(void)
 {
     if (sample_validation_messages)
         fprintf(stderr, "%u validation message(s)\n", sample_validation_messages);

@@ -252,6 +252,10 @@ vkc_result vkc_context_wrap(const vkc_wrap_desc *desc, vkc_context **out)
     cd.batch_size = desc->batch_size;
     cd.batches_in_flight = desc->batches_in_flight;
     vkc__resolve_defaults(ctx, &cd);
+    /* A host that enabled debug-utils wants readable captures: label every
+     * dispatch with its kernel's name (recorded once per sequence). */
+    if (ctx->debug_utils)
+        ctx->debug_labels = true;
     r = vkc__context_init_modules(ctx);
     if (r < 0) {
         /* The module left its message on the context: keep it for the caller. */
