@@ -119,8 +119,7 @@ int main(int argc, char **argv)
     vkc_context *ctx = sample_context();
     vkc_buffer *src, *tmp, *dst, *weights;
     CHECK(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = npx * 4, .name = "image"}, &src));
-    CHECK(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = npx * 16, .name = "horizontal"},
-                            &tmp));
+    CHECK(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = npx * 16, .name = "horizontal"}, &tmp));
     CHECK(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = npx * 4, .name = "blurred"}, &dst));
     CHECK(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = sizeof(wt), .name = "weights"},
                             &weights));
@@ -171,8 +170,8 @@ int main(int argc, char **argv)
         for (int c = 0; c < 4; ++c) {
             int d = (int)((out[i] >> (8 * c)) & 255) - (int)((ref[i] >> (8 * c)) & 255);
             if ((d > 1 || d < -1) && bad++ < 5)
-                fprintf(stderr, "pixel %llu channel %d: GPU %u, CPU %u\n", (unsigned long long)i,
-                        c, (out[i] >> (8 * c)) & 255, (ref[i] >> (8 * c)) & 255);
+                fprintf(stderr, "pixel %llu channel %d: GPU %u, CPU %u\n", (unsigned long long)i, c,
+                        (out[i] >> (8 * c)) & 255, (ref[i] >> (8 * c)) & 255);
         }
     }
     int ok = bad == 0 && changed > 0;

@@ -67,7 +67,8 @@ int main(int argc, char **argv)
             uint32_t n, pairs;
         } push = {(uint32_t)count, 0};
         vkc_arg args[] = {{.buffer = in, .offset = first * 4, .size = count * 4},
-                          {.buffer = mid, .offset = c * GROUPS_PER_CHUNK * 8ull,
+                          {.buffer = mid,
+                           .offset = c * GROUPS_PER_CHUNK * 8ull,
                            .size = GROUPS_PER_CHUNK * 8ull}};
         CHECK(vkc_seq_dispatch(seq, &(vkc_dispatch_desc){.kernel = k,
                                                          .args = args,

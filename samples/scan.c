@@ -83,13 +83,15 @@ int main(int argc, char **argv)
                                                      .push_size = sizeof(p2),
                                                      .groups = {1, 1, 1},
                                                      .label = "scan tile totals"}));
+    /* Pass 3: one workgroup per tile after the first (the shader's
+     * grid-stride loop would also cope with fewer). */
     vkc_arg a3[] = {{.buffer = data}, {.buffer = sums}};
     CHECK(vkc_seq_dispatch(seq, &(vkc_dispatch_desc){.kernel = add,
                                                      .args = a3,
                                                      .arg_count = 2,
                                                      .push = &p1,
                                                      .push_size = sizeof(p1),
-                                                     .count = n > TILE ? n - TILE : 1,
+                                                     .groups = {tiles > 1 ? tiles - 1 : 1, 1, 1},
                                                      .label = "add tile offsets"}));
     CHECK(vkc_seq_end(seq));
 

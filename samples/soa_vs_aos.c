@@ -27,12 +27,10 @@ static double run(vkc_context *ctx, vkc_kernel *k, vkc_buffer *in, uint64_t in_o
     vkc_seq *seq;
     CHECK(vkc_seq_create(ctx, NULL, &seq));
     vkc_arg args[] = {{.buffer = in, .offset = in_offset, .size = in_size}, {.buffer = out}};
-    CHECK(vkc_seq_dispatch(seq, &(vkc_dispatch_desc){.kernel = k,
-                                                     .args = args,
-                                                     .arg_count = 2,
-                                                     .push = &n,
-                                                     .push_size = 4,
-                                                     .count = n}));
+    CHECK(vkc_seq_dispatch(
+        seq,
+        &(vkc_dispatch_desc){
+            .kernel = k, .args = args, .arg_count = 2, .push = &n, .push_size = 4, .count = n}));
     CHECK(vkc_seq_end(seq));
     vkc_ticket t;
     CHECK(vkc_seq_submit(seq, &t)); /* warm-up */
@@ -75,8 +73,9 @@ int main(int argc, char **argv)
     if (!p || !soa || !tmp)
         return 1;
     for (uint32_t i = 0; i < n; ++i) {
-        p[i] = (particle){(float)i, (float)(i % 17), 0.5f, 1.0f + (float)(i % 1000) * 0.25f,
-                          0.1f, 0.2f, 0.3f, (float)(i & 1)};
+        p[i] = (particle){
+            (float)i, (float)(i % 17), 0.5f, 1.0f + (float)(i % 1000) * 0.25f, 0.1f, 0.2f,
+            0.3f,     (float)(i & 1)};
         const float *f = &p[i].x;
         for (int k = 0; k < 8; ++k)
             soa[(uint64_t)k * n + i] = f[k]; /* field k's array */
