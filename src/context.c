@@ -755,6 +755,9 @@ static vkc_result vkc__create_device(vkc_context *ctx, const vkc_context_desc *d
         f13.synchronization2 = info->synchronization2;
         f13.subgroupSizeControl = info->subgroup_size_control;
         f13.computeFullSubgroups = info->subgroup_size_control;
+        /* Required by Vulkan 1.3; glslang uses LocalSizeId (which needs it) for
+         * local_size_x_id when it targets SPIR-V 1.6. */
+        f13.maintenance4 = VK_TRUE;
     }
     const char *exts[4];
     uint32_t n_ext = 0;
@@ -861,6 +864,9 @@ vkc_result vkc_context_create(const vkc_context_desc *desc, vkc_context **out)
     vkc_context *ctx = vkc__context_alloc(&desc->logger, desc->allocator);
     if (!ctx)
         return VKC_FAIL(NULL, VKC_ERROR_OUT_OF_HOST_MEMORY, "context allocation");
+    ctx->disk_cache = desc->disk_cache != VKC_OFF;
+    if (desc->cache_dir)
+        snprintf(ctx->cache_dir, sizeof(ctx->cache_dir), "%s", desc->cache_dir);
     vkc_result r = vkc__loader_open(&ctx->loader, &ctx->vki, NULL, 0);
     if (r < 0) {
         r = VKC_FAIL(NULL, VKC_ERROR_NO_LOADER,

@@ -88,6 +88,7 @@ struct vkc_seq {
     uint64_t unit_gen[VKC_SEQ_RING];
     uint64_t gen;
     uint32_t next_unit;
+    uint32_t ring;     /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
     uint32_t barriers; /* in the last recording */
     uint64_t submits;
 };
@@ -137,6 +138,7 @@ vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **
     s->ctx = ctx;
     snprintf(s->name, sizeof(s->name), "%s", desc && desc->name ? desc->name : "vkc_seq");
     s->recording = true;
+    s->ring = VKC_SEQ_RING;
     pthread_mutex_lock(&ctx->objects_lock);
     vkc__list_push(&ctx->seqs, &s->node);
     pthread_mutex_unlock(&ctx->objects_lock);
@@ -293,10 +295,9 @@ static vkc_result vkc__append(vkc_seq *s, vkc__command *c)
 
 static vkc_result vkc__check_recording(vkc_seq *s)
 {
-    if (!s->recording)
-        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_STATE,
-                            "sequence \"%s\" has ended; call vkc_seq_begin to record again",
-                            s->name);
+    if (!s->recording) /* not latched: the recorded sequence stays usable */
+        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE,
+                        "sequence \"%s\" has ended; call vkc_seq_begin to record again", s->name);
     return VKC_SUCCESS;
 }
 
@@ -681,9 +682,12 @@ static vkc_result vkc__ensure_unit(vkc_seq *s, uint32_t i)
 {
     if (s->units[i] && s->unit_gen[i] == s->gen)
         return VKC_SUCCESS;
+    /* The old copy goes back first (reused at once if its last submit is
+     * done, else once it is), then the commands are recorded again. */
+    vkc__cmd_release(s->ctx, s->units[i]);
+    s->units[i] = NULL;
     vkc__cmd *unit;
     VKC_FORWARD(vkc__record(s, &unit));
-    vkc__cmd_release(s->ctx, s->units[i]); /* reused once its last submit is done */
     s->units[i] = unit;
     s->unit_gen[i] = s->gen;
     return VKC_SUCCESS;
@@ -791,7 +795,7 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
     VKC_FORWARD(vkc__ensure_unit(s, i));
     uint64_t value;
     VKC_FORWARD(vkc__submit(s->ctx, s->units[i], &value));
-    s->next_unit = (i + 1) % VKC_SEQ_RING;
+    s->next_unit = (i + 1) % s->ring;
     s->submits++;
     if (out) {
         out->value = value;
@@ -860,6 +864,7 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     for (uint32_t i = 0; i < m->count; ++i) {
         vkc_seq_desc d = {"vkc immediate batch"};
         VKC_FORWARD(vkc_seq_create(ctx, &d, &m->batches[i]));
+        m->batches[i]->ring = 1; /* recorded once per submit: one copy is enough */
         /* Owned by the ring, not by the caller's list of live objects. */
         pthread_mutex_lock(&ctx->objects_lock);
         vkc__list_remove(&m->batches[i]->node);

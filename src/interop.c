@@ -209,6 +209,9 @@ static vkc_result vkc__wrap_device(vkc_context *ctx, const vkc_wrap_desc *d)
     ctx->queue_unlock_fn = d->queue_unlock;
     ctx->queue_lock_user = d->queue_lock_user;
     ctx->host_pipeline_cache = d->pipeline_cache;
+    ctx->disk_cache = d->disk_cache != VKC_OFF;
+    if (d->cache_dir)
+        snprintf(ctx->cache_dir, sizeof(ctx->cache_dir), "%s", d->cache_dir);
     return VKC_SUCCESS;
 }
 

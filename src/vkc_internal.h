@@ -271,6 +271,9 @@ struct vkc_kernel {
     VkPipelineLayout layout;
     VkPipeline pipeline;
     vkc_kernel_info info;
+    /* The spec id of the x workgroup size (local_size_x_id); UINT32_MAX when
+     * the shader fixes its size. */
+    uint32_t local_size_x_id;
     char name[64];
 };
 
@@ -351,6 +354,14 @@ struct vkc_context {
     pthread_mutex_t objects_lock;
     vkc__node buffers, kernels, seqs;
 
+    /* On-disk caches (kernel module). cache_dir starts as the desc's (or "")
+     * and is resolved by vkc__kernel_init (env VKC_CACHE_DIR, XDG, HOME). */
+    char cache_dir[512];
+    bool disk_cache;
+    /* A pipeline cache that belongs to the host: used, never saved or
+     * destroyed by vkc. VK_NULL_HANDLE = vkc's own, persisted on disk. */
+    VkPipelineCache host_pipeline_cache;
+
     /* Module state. */
     void *memory_state;
     void *kernel_state;
@@ -359,7 +370,6 @@ struct vkc_context {
     vkc__stats stats;
 
     /* Embedding (interop.c). */
-    VkPipelineCache host_pipeline_cache; /* the host's, used by kernels when set */
     /* Host semaphores the next submit waits on; guarded by queue_lock. */
     struct vkc__host_wait {
         VkSemaphore semaphore;
