@@ -309,6 +309,9 @@ vkc_result vkc__fuse_debug_append(vkc_fuse *fuse, const char *glsl);
 /* Context                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* Host semaphore waits one submit can carry (vkc_wait_host_semaphore). */
+#define VKC_MAX_HOST_WAITS 16
+
 struct vkc_context {
     uint32_t magic;
     uint64_t id; /* unique in the process; tickets carry it */
@@ -378,6 +381,14 @@ struct vkc_context {
     vkc__imm *imm;
 
     vkc__stats stats;
+
+    /* Embedding (interop.c). */
+    /* Host semaphores the next submit waits on; guarded by queue_lock. */
+    struct vkc__host_wait {
+        VkSemaphore semaphore;
+        uint64_t value;
+    } host_waits[VKC_MAX_HOST_WAITS];
+    uint32_t host_wait_count;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -423,6 +434,15 @@ void vkc__log(vkc_context *ctx, vkc_log_level level, vkc_log_id id, const char *
         if (VKC_UNLIKELY(atomic_load_explicit(&(ctx)->lost, memory_order_relaxed)))                \
             return VKC_FAIL((ctx), VKC_ERROR_DEVICE_LOST, "the device was lost earlier");          \
     } while (0)
+
+/* Pieces of context creation shared with vkc_context_wrap (interop.c). */
+vkc_context *vkc__context_alloc(const vkc_logger *logger, const VkAllocationCallbacks *a);
+/* Fill info from a physical device (no device needed). */
+void vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_device_info *info);
+/* Resolve device-dependent defaults into ctx->features. */
+void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc);
+/* Module state on top of a device: pool, memory, kernels, dispatch. */
+vkc_result vkc__context_init_modules(vkc_context *ctx);
 
 /* Debug-utils object name (no-op without the extension). */
 void vkc__set_name(vkc_context *ctx, VkObjectType type, uint64_t handle, const char *name);

@@ -7,8 +7,11 @@
 
 __attribute__((constructor)) static void vkc_test_pin_modules(void)
 {
+    /* The NVIDIA ICD also: its libnvidia-tls uses static TLS, and loading it
+     * again for every instance exhausts glibc's static TLS surplus after a
+     * few dozen instances ("cannot allocate memory in static TLS block"). */
     static const char *const libs[] = {"libvulkan.so.1", "libvulkan_lvp.so",
-                                       "libVkLayer_khronos_validation.so"};
+                                       "libVkLayer_khronos_validation.so", "libGLX_nvidia.so.0"};
     for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); ++i)
         (void)dlopen(libs[i], RTLD_NOW | RTLD_NODELETE | RTLD_GLOBAL);
 }

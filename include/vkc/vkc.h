@@ -898,6 +898,132 @@ typedef struct vkc_fuse_info {
 } vkc_fuse_info;
 
 VKC_API vkc_result vkc_fuse_info_get(const vkc_fuse *fuse, vkc_fuse_info *out);
+/* Embedding                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Wrapping a device the host already owns (a renderer, an app with volk).
+ *
+ * vkc loads its own function tables through the host's
+ * vkGetInstanceProcAddr, so it neither needs nor changes the host's (or
+ * volk's) global function pointers. It uses only what the host says it
+ * enabled, creates its own command pools, timeline semaphore and memory on
+ * the host's device, and destroys only those: vkc_context_destroy() never
+ * destroys the host's instance, device, queue or buffers, and it waits only
+ * for vkc's own work (never vkDeviceWaitIdle, which would need every queue
+ * of the host to be externally synchronised).
+ *
+ * Queues. vkc submits to the one queue (queue_family, queue_index) it is
+ * given. When the host also submits to that queue, it passes queue_lock /
+ * queue_unlock: vkc calls them around every vkQueueSubmit it makes (Vulkan
+ * queues are externally synchronised) and in vkc_queue_lock(). When vkc's
+ * queue is its own (a compute-only family, or another index of a family),
+ * leave them NULL and no lock of the host is ever taken. Several vkc
+ * contexts on one VkQueue must be given the same callbacks.
+ *
+ * Buffers shared between queue families. vkc records no queue-family
+ * ownership transfers: a buffer used by vkc and by the host on another
+ * family must be created VK_SHARING_MODE_CONCURRENT over both families (or
+ * the host transfers ownership itself around vkc's work).
+ *
+ * Debug names. When the host enabled VK_EXT_debug_utils on its instance
+ * (listed in instance_extensions), vkc names every object it creates
+ * ("vkc ..."), so its work reads well in RenderDoc or Nsight captures of the
+ * host. vkc never renames the host's objects. */
+typedef struct vkc_wrap_desc {
+    /* The host's objects; all four are required and must outlive the
+     * context. */
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr;
+    /* The apiVersion the host asked for in VkApplicationInfo (vkc uses the
+     * lower of it and the device's). Required, 1.1 or later. */
+    uint32_t api_version;
+    /* What the host enabled: the device extensions it passed to
+     * vkCreateDevice, and the pNext chain of its VkDeviceCreateInfo. vkc
+     * reads VkPhysicalDeviceFeatures2, VkPhysicalDeviceVulkan11/12/13Features,
+     * and the timeline-semaphore, synchronization2, 8/16-bit storage,
+     * float16/int8 and subgroup-size-control feature structures in that
+     * chain; others are skipped. device_features10 is the
+     * VkDeviceCreateInfo::pEnabledFeatures the host passed, if any. A
+     * feature or extension not listed here is not used (for example, no
+     * timeline semaphore: tickets fall back to fences, and
+     * vkc_ticket_export() is unsupported). */
+    const char *const *device_extensions;
+    uint32_t device_extension_count;
+    const void *device_features;
+    const VkPhysicalDeviceFeatures *device_features10;
+    /* Instance extensions the host enabled (only VK_EXT_debug_utils is
+     * looked for). */
+    const char *const *instance_extensions;
+    uint32_t instance_extension_count;
+    /* The queue vkc submits to; its family must have COMPUTE. The host must
+     * have created the device with at least queue_index + 1 queues of that
+     * family. */
+    uint32_t queue_family;
+    uint32_t queue_index;
+    /* See "Queues" above. Both or neither. Called from any thread that
+     * submits through vkc; must not call into vkc. */
+    void (*queue_lock)(void *user);
+    void (*queue_unlock)(void *user);
+    void *queue_lock_user;
+    /* The host's pipeline cache, used for vkc's pipelines when given (then
+     * vkc keeps no pipeline cache of its own). Externally synchronised by
+     * vkc only while it creates pipelines. */
+    VkPipelineCache pipeline_cache;
+    /* Passed to every Vulkan create/destroy call vkc makes; valid for the
+     * context's lifetime. */
+    const VkAllocationCallbacks *allocator;
+    vkc_logger logger;
+    /* As in vkc_context_desc. */
+    vkc_wait_mode wait_mode;
+    uint64_t spin_ns;
+    vkc_toggle disk_cache;
+    const char *cache_dir;
+    uint32_t batch_size;
+    uint32_t batches_in_flight;
+} vkc_wrap_desc;
+
+/* Create a context on the host's device.
+ *
+ * vkc_context_features_get() then reports wrapped = true, and the optional
+ * features of vkc_context_device() are those the host enabled (and the
+ * device has); validation is reported off (the host owns the instance and
+ * its messenger). VKC_ERROR_INVALID_ARGUMENT for a missing handle, a queue
+ * family without compute or a queue index out of range;
+ * VKC_ERROR_UNSUPPORTED below Vulkan 1.1. *out is NULL on failure and the
+ * message is kept for vkc_last_create_error(). Thread-safe. */
+VKC_API vkc_result vkc_context_wrap(const vkc_wrap_desc *desc, vkc_context **out);
+
+/* The (timeline semaphore, value) pair a ticket stands for, so the host can
+ * wait for vkc's work in its own submit (a VkSemaphoreSubmitInfo or
+ * VkTimelineSemaphoreSubmitInfo wait) or on the CPU. The semaphore belongs
+ * to vkc: do not signal or destroy it; it lives as long as the context. A
+ * zero ticket gives value 0 (always reached). VKC_ERROR_UNSUPPORTED when
+ * the context has no timeline semaphores, VKC_ERROR_INVALID_HANDLE for a
+ * ticket of another context or one never issued. Thread-safe. */
+VKC_API vkc_result vkc_ticket_export(vkc_context *ctx, vkc_ticket ticket,
+                                     VkSemaphore *out_semaphore, uint64_t *out_value);
+
+/* Make vkc's next submission wait (on the GPU) until the host's semaphore
+ * reaches value: a timeline semaphore and the value to wait for, or a
+ * binary semaphore with value 0 (the host must have submitted its signal).
+ * The wait is consumed by the next vkQueueSubmit vkc makes on this context
+ * (a sequence submit, an immediate-mode flush, or a blocking buffer call);
+ * several waits registered before it are all consumed by it. Waits on every
+ * pipeline stage. Thread-safe. */
+VKC_API vkc_result vkc_wait_host_semaphore(vkc_context *ctx, VkSemaphore semaphore, uint64_t value);
+
+/* Use a host-owned VkBuffer (bytes [offset, offset + size)) as a vkc buffer
+ * in dispatches, copies and fills. It must have been created on the
+ * context's device with STORAGE_BUFFER usage (and TRANSFER_SRC/DST for
+ * copies and transfers), be bound to memory, and outlive the vkc buffer;
+ * offset must be a multiple of minStorageBufferOffsetAlignment.
+ * vkc_buffer_destroy() frees only vkc's record, never the VkBuffer. The
+ * buffer is not mapped by vkc (vkc_buffer_map returns NULL); uploads and
+ * downloads go through staging. Thread-safe. */
+VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSize offset,
+                                   VkDeviceSize size, vkc_buffer **out);
 
 #ifdef __cplusplus
 }
