@@ -278,8 +278,7 @@ static int vkc__type_rank(vkc_device_type t)
 
 /* Fill info from a physical device (no device needed). Fails only when the
  * extension list cannot be read (out of host memory). */
-static vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd,
-                                        vkc_device_info *info)
+vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_device_info *info)
 {
     memset(info, 0, sizeof(*info));
     VkPhysicalDeviceProperties props;
@@ -839,7 +838,7 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
 }
 
 /* Defaults that depend on the device, resolved in one place. */
-static void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
+void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
 {
     vkc_context_features *f = &ctx->features;
     const vkc_device_info *info = &ctx->info;
@@ -869,7 +868,7 @@ static void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc
 
 static atomic_uint_fast64_t vkc__next_context_id = 1;
 
-static vkc_context *vkc__context_alloc(const vkc_logger *logger, const VkAllocationCallbacks *a)
+vkc_context *vkc__context_alloc(const vkc_logger *logger, const VkAllocationCallbacks *a)
 {
     vkc_context *ctx = vkc__calloc(1, sizeof(*ctx));
     if (!ctx)
@@ -890,7 +889,6 @@ static vkc_context *vkc__context_alloc(const vkc_logger *logger, const VkAllocat
 }
 
 /* Module state created on top of a device (shared by create and wrap). */
-vkc_result vkc__context_init_modules(vkc_context *ctx);
 vkc_result vkc__context_init_modules(vkc_context *ctx)
 {
     VKC_FORWARD(vkc__pool_init(ctx));
@@ -954,9 +952,15 @@ void vkc_context_destroy(vkc_context *ctx)
     if (!ctx || ctx->magic != VKC_MAGIC_CONTEXT)
         return;
     if (ctx->device) {
-        ctx->vk.vkDeviceWaitIdle(ctx->device);
+        /* A wrapped device's queues belong to the host: wait for vkc's own
+         * work only (vkDeviceWaitIdle would need them all locked). */
+        if (ctx->own_device)
+            ctx->vk.vkDeviceWaitIdle(ctx->device);
+        else
+            vkc__wait_value(ctx, vkc__submitted_value(ctx), UINT64_MAX, VKC_WAIT_BLOCK);
         while (ctx->seqs.next && ctx->seqs.next != &ctx->seqs)
             vkc_seq_destroy((vkc_seq *)((char *)ctx->seqs.next - vkc__seq_node_offset()));
+        vkc__fuse_finish(ctx);
         while (ctx->kernels.next && ctx->kernels.next != &ctx->kernels)
             vkc_kernel_destroy(
                 (vkc_kernel *)((char *)ctx->kernels.next - offsetof(vkc_kernel, node)));

@@ -50,13 +50,22 @@ typedef struct vkc__command {
     const char *label;
 } vkc__command;
 
-/* Hazard tracking: for each distinct (VkBuffer, range), the highest levels of
- * writes and reads so far. */
-typedef struct vkc__track {
+/* Hazard tracking: for each VkBuffer, its distinct ranges sorted by offset,
+ * each with the highest levels of writes and reads so far, plus a summary
+ * (extent, longest range, highest levels) that settles most queries without
+ * looking at the ranges. Arrays are kept across vkc_seq_begin. */
+typedef struct vkc__range {
+    uint64_t off, end;
+    int32_t wl, rl;
+} vkc__range;
+
+typedef struct vkc__bufrec {
     VkBuffer vk;
-    uint64_t offset, size;
-    int32_t write_level, read_level;
-} vkc__track;
+    uint64_t lo, hi, max_len;
+    int32_t wl, rl;
+    vkc__range *r;
+    uint32_t n, cap;
+} vkc__bufrec;
 
 struct vkc_seq {
     uint32_t magic;
@@ -70,8 +79,8 @@ struct vkc_seq {
     uint32_t use_count, use_cap;
     uint8_t *push;
     uint32_t push_len, push_cap;
-    vkc__track *track;
-    uint32_t track_count, track_cap;
+    vkc__bufrec *bufs;
+    uint32_t buf_count, buf_cap, buf_last;
     uint32_t *order; /* emission order (by level) */
     uint32_t order_cap;
 
@@ -169,7 +178,9 @@ void vkc_seq_destroy(vkc_seq *s)
     vkc__free(s->cmds);
     vkc__free(s->uses);
     vkc__free(s->push);
-    vkc__free(s->track);
+    for (uint32_t i = 0; i < s->buf_cap; ++i)
+        vkc__free(s->bufs[i].r);
+    vkc__free(s->bufs);
     vkc__free(s->order);
     s->magic = 0;
     vkc__free(s);
@@ -185,7 +196,7 @@ void vkc_seq_destroy(vkc_seq *s)
 vkc_result vkc_seq_begin(vkc_seq *s)
 {
     VKC_CHECK_SEQ(s);
-    s->cmd_count = s->use_count = s->push_len = s->track_count = 0;
+    s->cmd_count = s->use_count = s->push_len = s->buf_count = 0;
     s->level_floor = s->max_level = 0;
     s->dispatches = s->explicit_barriers = 0;
     s->writes_mapped = false;
@@ -204,19 +215,57 @@ static bool vkc__overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
     return a < b + bs && b < a + as;
 }
 
+static vkc__bufrec *vkc__find_buf(vkc_seq *s, VkBuffer vk)
+{
+    if (s->buf_last < s->buf_count && s->bufs[s->buf_last].vk == vk)
+        return &s->bufs[s->buf_last];
+    for (uint32_t i = 0; i < s->buf_count; ++i) {
+        if (s->bufs[i].vk == vk) {
+            s->buf_last = i;
+            return &s->bufs[i];
+        }
+    }
+    return NULL;
+}
+
+/* First range whose offset is >= off. */
+static uint32_t vkc__lower_bound(const vkc__range *r, uint32_t n, uint64_t off)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Level of a command touching uses[0..n): after every conflicting access. */
-static uint32_t vkc__level_of(const vkc_seq *s, const vkc__use *uses, uint32_t n)
+static uint32_t vkc__level_of(vkc_seq *s, const vkc__use *uses, uint32_t n)
 {
     int32_t level = (int32_t)s->level_floor;
     for (uint32_t i = 0; i < n; ++i) {
         const vkc__use *u = &uses[i];
-        for (uint32_t t = 0; t < s->track_count; ++t) {
-            const vkc__track *tr = &s->track[t];
-            if (tr->vk != u->vk || !vkc__overlap(tr->offset, tr->size, u->offset, u->size))
+        const bool w = u->access & VKC_ACC_W;
+        const uint64_t end = u->offset + u->size;
+        const vkc__bufrec *b = vkc__find_buf(s, u->vk);
+        if (!b || end <= b->lo || u->offset >= b->hi)
+            continue;
+        /* Nothing in this buffer could raise the level: skip the ranges. */
+        int32_t most = w && b->rl > b->wl ? b->rl : b->wl;
+        if (most < level)
+            continue;
+        /* A range starting before offset - max_len ends before offset. */
+        uint64_t from = u->offset > b->max_len ? u->offset - b->max_len : 0;
+        for (uint32_t k = vkc__lower_bound(b->r, b->n, from); k < b->n && b->r[k].off < end; ++k) {
+            const vkc__range *r = &b->r[k];
+            if (r->end <= u->offset)
                 continue;
-            int32_t after = tr->write_level; /* RAW, WAW */
-            if ((u->access & VKC_ACC_W) && tr->read_level > after)
-                after = tr->read_level; /* WAR */
+            int32_t after = r->wl; /* RAW, WAW */
+            if (w && r->rl > after)
+                after = r->rl; /* WAR */
             if (after + 1 > level)
                 level = after + 1;
         }
@@ -226,30 +275,51 @@ static uint32_t vkc__level_of(const vkc_seq *s, const vkc__use *uses, uint32_t n
 
 static vkc_result vkc__track_uses(vkc_seq *s, const vkc__use *uses, uint32_t n, uint32_t level)
 {
+    const int32_t lv = (int32_t)level;
     for (uint32_t i = 0; i < n; ++i) {
         const vkc__use *u = &uses[i];
-        vkc__track *tr = NULL;
-        for (uint32_t t = 0; t < s->track_count; ++t) {
-            vkc__track *c = &s->track[t];
-            if (c->vk == u->vk && c->offset == u->offset && c->size == u->size) {
-                tr = c;
-                break;
-            }
-        }
-        if (!tr) {
-            if (!vkc__grow((void **)&s->track, &s->track_cap, s->track_count + 1, sizeof(*tr)))
+        const bool w = u->access & VKC_ACC_W, rd = u->access & VKC_ACC_R;
+        const uint64_t end = u->offset + u->size;
+        vkc__bufrec *b = vkc__find_buf(s, u->vk);
+        if (!b) {
+            uint32_t old = s->buf_cap;
+            if (!vkc__grow((void **)&s->bufs, &s->buf_cap, s->buf_count + 1, sizeof(*b)))
                 return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "hazard table");
-            tr = &s->track[s->track_count++];
-            tr->vk = u->vk;
-            tr->offset = u->offset;
-            tr->size = u->size;
-            tr->write_level = tr->read_level = -1;
+            memset(s->bufs + old, 0, (s->buf_cap - old) * sizeof(*b));
+            b = &s->bufs[s->buf_count];
+            s->buf_last = s->buf_count++;
+            b->vk = u->vk; /* keeps b->r and b->cap from an earlier recording */
+            b->n = 0;
+            b->lo = u->offset;
+            b->hi = end;
+            b->max_len = 0;
+            b->wl = b->rl = -1;
         }
-        if ((u->access & VKC_ACC_W) && (int32_t)level > tr->write_level)
-            tr->write_level = (int32_t)level;
-        if ((u->access & VKC_ACC_R) && (int32_t)level > tr->read_level)
-            tr->read_level = (int32_t)level;
-        if ((u->access & VKC_ACC_W) && u->buffer->mapped)
+        b->lo = VKC_MIN(b->lo, u->offset);
+        b->hi = VKC_MAX(b->hi, end);
+        b->max_len = VKC_MAX(b->max_len, u->size);
+        uint32_t k = vkc__lower_bound(b->r, b->n, u->offset);
+        uint32_t at = k;
+        while (at < b->n && b->r[at].off == u->offset && b->r[at].end != end)
+            ++at;
+        if (at == b->n || b->r[at].off != u->offset) {
+            if (!vkc__grow((void **)&b->r, &b->cap, b->n + 1, sizeof(vkc__range)))
+                return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "hazard table");
+            memmove(&b->r[k + 1], &b->r[k], (b->n - k) * sizeof(vkc__range));
+            b->r[k] = (vkc__range){u->offset, end, -1, -1};
+            b->n++;
+            at = k;
+        }
+        vkc__range *r = &b->r[at];
+        if (w && lv > r->wl)
+            r->wl = lv;
+        if (rd && lv > r->rl)
+            r->rl = lv;
+        if (w && lv > b->wl)
+            b->wl = lv;
+        if (rd && lv > b->rl)
+            b->rl = lv;
+        if (w && u->buffer->mapped)
             s->writes_mapped = true;
     }
     return VKC_SUCCESS;
@@ -259,7 +329,7 @@ static vkc_result vkc__track_uses(vkc_seq *s, const vkc__use *uses, uint32_t n, 
  * replaced), keeping explicit barriers as level boundaries. */
 static vkc_result vkc__relevel(vkc_seq *s)
 {
-    s->track_count = 0;
+    s->buf_count = 0;
     s->max_level = 0;
     s->level_floor = 0;
     s->writes_mapped = false;
@@ -334,6 +404,21 @@ static uint32_t vkc__grid_groups(const vkc_context *ctx, uint64_t count, uint32_
     return (uint32_t)(need < cap ? need : cap);
 }
 
+/* A failure about argument i of kernel k (the message is only built here, never
+ * on the success path). */
+static vkc_result vkc__arg_fail(vkc_seq *s, vkc_result code, const vkc_kernel *k, uint32_t i,
+                                const char *fmt, ...) VKC_PRINTF(5, 6);
+static vkc_result vkc__arg_fail(vkc_seq *s, vkc_result code, const vkc_kernel *k, uint32_t i,
+                                const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return VKC_SEQ_FAIL(s, code, "kernel \"%s\" arg %u: %s", k->name, i, msg);
+}
+
 /* Validate a dispatch against its kernel and append its uses; on success the
  * uses are at s->uses[*first .. *first + arg_count). */
 static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, vkc__command *c)
@@ -390,39 +475,46 @@ static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, 
     for (uint32_t i = 0; i < d->arg_count; ++i) {
         const vkc_arg *a = &d->args[i];
         const vkc_binding_info *bi = &ki->bindings[i];
-        char what[96];
-        snprintf(what, sizeof(what), "kernel \"%s\" arg %u", k->name, i);
-        VKC_FORWARD(vkc__check_buffer(s, a->buffer, what));
         const vkc_buffer *b = a->buffer;
+        if (!b || b->magic != VKC_MAGIC_BUFFER || b->ctx != ctx)
+            return vkc__arg_fail(s, VKC_ERROR_INVALID_HANDLE, k, i, "%s",
+                                 b && b->magic == VKC_MAGIC_BUFFER
+                                     ? "the buffer belongs to another context"
+                                     : "invalid vkc_buffer handle");
         if (a->offset > b->size)
-            return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "%s: offset %llu beyond size %llu",
-                                what, (unsigned long long)a->offset, (unsigned long long)b->size);
+            return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                                 "offset %llu beyond the buffer's %llu bytes",
+                                 (unsigned long long)a->offset, (unsigned long long)b->size);
         uint64_t size = a->size ? a->size : b->size - a->offset;
-        VKC_FORWARD(vkc__check_range(s, b, a->offset, size, what));
+        if (size > b->size - a->offset)
+            return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                                 "range [%llu, +%llu) is outside buffer \"%s\" of %llu bytes",
+                                 (unsigned long long)a->offset, (unsigned long long)size, b->name,
+                                 (unsigned long long)b->size);
         if (align > 1 && (a->offset + b->offset) % align)
-            return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
-                                "%s: offset %llu is not a multiple of "
-                                "minStorageBufferOffsetAlignment %llu",
-                                what, (unsigned long long)a->offset, (unsigned long long)align);
+            return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                                 "offset %llu is not a multiple of "
+                                 "minStorageBufferOffsetAlignment %llu",
+                                 (unsigned long long)a->offset, (unsigned long long)align);
         if (size > ctx->info.max_storage_buffer_range)
-            return VKC_SEQ_FAIL(s, VKC_ERROR_LIMIT,
-                                "%s: binding range %llu exceeds maxStorageBufferRange %llu; bind "
-                                "smaller ranges (offset/size) and dispatch per range",
-                                what, (unsigned long long)size,
-                                (unsigned long long)ctx->info.max_storage_buffer_range);
+            return vkc__arg_fail(s, VKC_ERROR_LIMIT, k, i,
+                                 "binding range %llu exceeds maxStorageBufferRange %llu; bind "
+                                 "smaller ranges (offset/size) and dispatch per range",
+                                 (unsigned long long)size,
+                                 (unsigned long long)ctx->info.max_storage_buffer_range);
         if (size < bi->min_size)
-            return VKC_SEQ_FAIL(s, VKC_ERROR_MISMATCH,
-                                "%s: range of %llu bytes is smaller than the shader's block "
-                                "(%llu bytes)",
-                                what, (unsigned long long)size, (unsigned long long)bi->min_size);
+            return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                                 "range of %llu bytes is smaller than the shader's block "
+                                 "(%llu bytes)",
+                                 (unsigned long long)size, (unsigned long long)bi->min_size);
         if (!explicit_groups && bi->array_stride &&
             (size - bi->min_size) / bi->array_stride < d->count)
-            return VKC_SEQ_FAIL(s, VKC_ERROR_MISMATCH,
-                                "%s: buffer holds %llu elements of %llu bytes but the dispatch "
-                                "covers %llu elements",
-                                what,
-                                (unsigned long long)((size - bi->min_size) / bi->array_stride),
-                                (unsigned long long)bi->array_stride, (unsigned long long)d->count);
+            return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                                 "buffer holds %llu elements of %llu bytes but the dispatch "
+                                 "covers %llu elements",
+                                 (unsigned long long)((size - bi->min_size) / bi->array_stride),
+                                 (unsigned long long)bi->array_stride,
+                                 (unsigned long long)d->count);
         uint32_t acc = a->access ? (uint32_t)a->access : (uint32_t)bi->access;
         if (!acc)
             acc = VKC_ACC_R | VKC_ACC_W;

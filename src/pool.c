@@ -411,6 +411,9 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
         if (r < 0)
             goto out;
     }
+    /* Host semaphores registered by vkc_wait_host_semaphore (interop.c):
+     * this submit waits on all of them, on every stage. */
+    uint32_t nw = ctx->host_wait_count;
     if (ctx->features.synchronization2) {
         VkCommandBufferSubmitInfo cbi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
         cbi.commandBuffer = cmd->cb;
@@ -418,7 +421,16 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
         si.semaphore = ctx->timeline;
         si.value = value;
         si.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        VkSemaphoreSubmitInfo wi[VKC_MAX_HOST_WAITS];
+        for (uint32_t i = 0; i < nw; ++i) {
+            wi[i] = (VkSemaphoreSubmitInfo){VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+            wi[i].semaphore = ctx->host_waits[i].semaphore;
+            wi[i].value = ctx->host_waits[i].value;
+            wi[i].stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        }
         VkSubmitInfo2 sub = {VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+        sub.waitSemaphoreInfoCount = nw;
+        sub.pWaitSemaphoreInfos = nw ? wi : NULL;
         sub.commandBufferInfoCount = 1;
         sub.pCommandBufferInfos = &cbi;
         if (ctx->features.timeline_semaphores) {
@@ -427,10 +439,23 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
         }
         vr = VKC_VK(vkQueueSubmit2, ctx->vk.vkQueueSubmit2(ctx->queue, 1, &sub, fence));
     } else {
+        VkSemaphore wsem[VKC_MAX_HOST_WAITS];
+        uint64_t wval[VKC_MAX_HOST_WAITS];
+        VkPipelineStageFlags wstage[VKC_MAX_HOST_WAITS];
+        for (uint32_t i = 0; i < nw; ++i) {
+            wsem[i] = ctx->host_waits[i].semaphore;
+            wval[i] = ctx->host_waits[i].value;
+            wstage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+        }
         VkTimelineSemaphoreSubmitInfo ts = {VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+        ts.waitSemaphoreValueCount = nw;
+        ts.pWaitSemaphoreValues = nw ? wval : NULL;
         ts.signalSemaphoreValueCount = 1;
         ts.pSignalSemaphoreValues = &value;
         VkSubmitInfo sub = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        sub.waitSemaphoreCount = nw;
+        sub.pWaitSemaphores = nw ? wsem : NULL;
+        sub.pWaitDstStageMask = nw ? wstage : NULL;
         sub.commandBufferCount = 1;
         sub.pCommandBuffers = &cmd->cb;
         if (ctx->features.timeline_semaphores) {
@@ -445,6 +470,7 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
         goto out;
     }
     ctx->next_value = value;
+    ctx->host_wait_count = 0; /* consumed */
     if (!ctx->features.timeline_semaphores) {
         uint32_t slot = (ctx->fence_head + ctx->fence_count) % ctx->fence_cap;
         ctx->fence_values[slot] = value;

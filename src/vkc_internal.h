@@ -338,8 +338,23 @@ vkc_result vkc__kernel_rebuild(vkc_context *ctx);
 vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push);
 
 /* ------------------------------------------------------------------------ */
+/* Fusion                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Destroy the graphs still alive and the fusion kernel cache (its kernels are
+ * in ctx->kernels). Called by vkc_context_destroy after the sequences and
+ * before the kernels and buffers are destroyed. */
+void vkc__fuse_finish(vkc_context *ctx);
+/* Test hook: text appended to every source the graph generates from now on
+ * (NULL removes it); lets a test reach the VKC_ERROR_COMPILE path. */
+vkc_result vkc__fuse_debug_append(vkc_fuse *fuse, const char *glsl);
+
+/* ------------------------------------------------------------------------ */
 /* Context                                                                  */
 /* ------------------------------------------------------------------------ */
+
+/* Host semaphore waits one submit can carry (vkc_wait_host_semaphore). */
+#define VKC_MAX_HOST_WAITS 16
 
 struct vkc_context {
     uint32_t magic;
@@ -406,9 +421,18 @@ struct vkc_context {
     /* Module state. */
     void *memory_state;
     void *kernel_state;
+    void *fuse_state; /* fuse.c: kernel cache by structure, live graphs */
     vkc__imm *imm;
 
     vkc__stats stats;
+
+    /* Embedding (interop.c). */
+    /* Host semaphores the next submit waits on; guarded by queue_lock. */
+    struct vkc__host_wait {
+        VkSemaphore semaphore;
+        uint64_t value;
+    } host_waits[VKC_MAX_HOST_WAITS];
+    uint32_t host_wait_count;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -454,6 +478,16 @@ void vkc__log(vkc_context *ctx, vkc_log_level level, vkc_log_id id, const char *
         if (VKC_UNLIKELY(atomic_load_explicit(&(ctx)->lost, memory_order_relaxed)))                \
             return VKC_FAIL((ctx), VKC_ERROR_DEVICE_LOST, "the device was lost earlier");          \
     } while (0)
+
+/* Pieces of context creation shared with vkc_context_wrap (interop.c). */
+vkc_context *vkc__context_alloc(const vkc_logger *logger, const VkAllocationCallbacks *a);
+/* Fill info from a physical device (no device needed). Fails only when the
+ * extension list cannot be read (out of host memory). */
+vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_device_info *info);
+/* Resolve device-dependent defaults into ctx->features. */
+void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc);
+/* Module state on top of a device: pool, memory, kernels, dispatch. */
+vkc_result vkc__context_init_modules(vkc_context *ctx);
 
 /* Debug-utils object name (no-op without the extension). */
 void vkc__set_name(vkc_context *ctx, VkObjectType type, uint64_t handle, const char *name);

@@ -1,0 +1,672 @@
+/* particles: vkc inside a renderer.
+ *
+ * Teaches: embedding. A small headless "renderer" owns its Vulkan instance
+ * and device (with a graphics queue and an offscreen image) and uses volk's
+ * global function pointers, as many engines do. It wraps its device with
+ * vkc_context_wrap() and hands vkc a queue: the compute-only family's when
+ * the device has one (then vkc never takes the renderer's lock), else the
+ * renderer's own graphics queue, shared through lock callbacks. The
+ * particle buffer is the renderer's (vkc_buffer_wrap), concurrent-shared
+ * between the two families. Each frame:
+ *   1. vkc advances 100k particles (4 steps, one recorded sequence) after
+ *      waiting on the renderer's timeline: the previous frame's draw has
+ *      read the buffer (vkc_wait_host_semaphore);
+ *   2. the renderer waits on vkc's exported ticket (vkc_ticket_export) in
+ *      its own vkQueueSubmit, draws the particles as points and copies the
+ *      image out;
+ *   3. the frame is written as particles_N.png.
+ * Checks: the positions equal a CPU simulation of the same steps, and the
+ * particles (and so the pictures) move from frame to frame.
+ *
+ * Usage: particles [frames [particles]]   (default 8 frames, 100000) */
+#define _POSIX_C_SOURCE 200809L
+#include <volk.h> /* the renderer uses volk; vkc keeps its own tables */
+
+#include "sample_common.h"
+
+#include <math.h>
+#include <png.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "embed_shaders.h"
+
+#define W 256
+#define H 256
+#define STEPS_PER_FRAME 4
+#define DT 0.02f
+#define GRAVITY 0.6f
+
+typedef struct particle {
+    float x, y, vx, vy;
+} particle;
+
+#define VK(call)                                                                                   \
+    do {                                                                                           \
+        VkResult vr_ = (call);                                                                     \
+        if (vr_ != VK_SUCCESS) {                                                                   \
+            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, (int)vr_);              \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* ---- the renderer ---------------------------------------------------------- */
+
+typedef struct renderer {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice phys;
+    VkPhysicalDeviceMemoryProperties mem;
+    VkDevice device;
+    uint32_t api_version;
+    uint32_t gfx_family, compute_family; /* compute_family == gfx_family: none of its own */
+    VkQueue gfx_queue;
+    pthread_mutex_t queue_lock; /* guards gfx_queue: the renderer and (if shared) vkc */
+    const char *inst_exts[1];
+    uint32_t inst_ext_count;
+    VkPhysicalDeviceFeatures2 f2;
+    VkPhysicalDeviceVulkan12Features f12;
+} renderer;
+
+static unsigned renderer_validation_messages;
+
+static VkBool32 VKAPI_PTR on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                     VkDebugUtilsMessageTypeFlagsEXT types,
+                                     const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)types;
+    (void)user;
+    if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                    VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
+        renderer_validation_messages++;
+        fprintf(stderr, "vkc validation (renderer's messenger): %s\n", data->pMessage);
+    }
+    return VK_FALSE;
+}
+
+static void lock_queue(void *user)
+{
+    pthread_mutex_lock(&((renderer *)user)->queue_lock);
+}
+
+static void unlock_queue(void *user)
+{
+    pthread_mutex_unlock(&((renderer *)user)->queue_lock);
+}
+
+static bool want_validation(void)
+{
+    const char *v = getenv("VKC_VALIDATION");
+    if (!v || v[0] != '1')
+        return false;
+    uint32_t n = 0;
+    vkEnumerateInstanceLayerProperties(&n, NULL);
+    VkLayerProperties *l = calloc(n ? n : 1, sizeof(*l));
+    vkEnumerateInstanceLayerProperties(&n, l);
+    bool found = false;
+    for (uint32_t i = 0; i < n; ++i)
+        found |= !strcmp(l[i].layerName, "VK_LAYER_KHRONOS_validation");
+    free(l);
+    return found;
+}
+
+static void renderer_create(renderer *r)
+{
+    memset(r, 0, sizeof(*r));
+    pthread_mutex_init(&r->queue_lock, NULL);
+    VK(volkInitialize());
+    r->api_version = volkGetInstanceVersion() >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3
+                                                                    : volkGetInstanceVersion();
+    bool validation = want_validation();
+    const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+    if (validation)
+        r->inst_exts[r->inst_ext_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "vkc particles renderer";
+    app.apiVersion = r->api_version;
+    VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ici.pApplicationInfo = &app;
+    ici.enabledLayerCount = validation ? 1 : 0;
+    ici.ppEnabledLayerNames = layers;
+    ici.enabledExtensionCount = r->inst_ext_count;
+    ici.ppEnabledExtensionNames = r->inst_exts;
+    VK(vkCreateInstance(&ici, NULL, &r->instance));
+    volkLoadInstance(r->instance);
+    if (validation) {
+        VkDebugUtilsMessengerCreateInfoEXT mci = {
+            VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+        mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                              VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+        mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                          VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+        mci.pfnUserCallback = on_message;
+        VK(vkCreateDebugUtilsMessengerEXT(r->instance, &mci, NULL, &r->messenger));
+    }
+
+    /* The first device with a graphics queue. */
+    VkPhysicalDevice pds[16];
+    uint32_t n = 16;
+    vkEnumeratePhysicalDevices(r->instance, &n, pds);
+    VkQueueFamilyProperties qf[16];
+    for (uint32_t d = 0; d < n && !r->phys; ++d) {
+        uint32_t nq = 16;
+        vkGetPhysicalDeviceQueueFamilyProperties(pds[d], &nq, qf);
+        for (uint32_t i = 0; i < nq; ++i)
+            if (qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
+                r->phys = pds[d];
+                r->gfx_family = r->compute_family = i;
+                break;
+            }
+        if (r->phys)
+            for (uint32_t i = 0; i < nq; ++i)
+                if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
+                    !(qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) {
+                    r->compute_family = i;
+                    break;
+                }
+    }
+    if (!r->phys) {
+        fprintf(stderr, "no device with a graphics queue\n");
+        exit(1);
+    }
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(r->phys, &props);
+    printf("renderer device: %s\n", props.deviceName);
+    if (props.apiVersion < r->api_version)
+        r->api_version = props.apiVersion;
+    vkGetPhysicalDeviceMemoryProperties(r->phys, &r->mem);
+    VkPhysicalDeviceVulkan12Features have12 = {
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceFeatures2 have = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    have.pNext = &have12;
+    vkGetPhysicalDeviceFeatures2(r->phys, &have);
+    if (r->api_version < VK_API_VERSION_1_2 || !have12.timelineSemaphore) {
+        fprintf(stderr, "this sample needs Vulkan 1.2 timeline semaphores\n");
+        exit(1);
+    }
+    /* The renderer enables what it needs; vkc will use only this. */
+    r->f12 =
+        (VkPhysicalDeviceVulkan12Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    r->f12.timelineSemaphore = VK_TRUE;
+    r->f2 = (VkPhysicalDeviceFeatures2){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    r->f2.pNext = &r->f12;
+
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci[2] = {{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO},
+                                      {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO}};
+    qci[0].queueFamilyIndex = r->gfx_family;
+    qci[0].queueCount = 1;
+    qci[0].pQueuePriorities = &prio;
+    qci[1].queueFamilyIndex = r->compute_family;
+    qci[1].queueCount = 1;
+    qci[1].pQueuePriorities = &prio;
+    VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    dci.pNext = &r->f2;
+    dci.queueCreateInfoCount = r->compute_family != r->gfx_family ? 2 : 1;
+    dci.pQueueCreateInfos = qci;
+    VK(vkCreateDevice(r->phys, &dci, NULL, &r->device));
+    volkLoadDevice(r->device);
+    vkGetDeviceQueue(r->device, r->gfx_family, 0, &r->gfx_queue);
+}
+
+static uint32_t memory_type(renderer *r, uint32_t bits, VkMemoryPropertyFlags want)
+{
+    for (uint32_t i = 0; i < r->mem.memoryTypeCount; ++i)
+        if ((bits & (1u << i)) && (r->mem.memoryTypes[i].propertyFlags & want) == want)
+            return i;
+    fprintf(stderr, "no suitable memory type\n");
+    exit(1);
+}
+
+static VkDeviceMemory bind_memory(renderer *r, VkMemoryRequirements req, VkMemoryPropertyFlags want)
+{
+    VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = memory_type(r, req.memoryTypeBits, want);
+    VkDeviceMemory m;
+    VK(vkAllocateMemory(r->device, &mai, NULL, &m));
+    return m;
+}
+
+static VkShaderModule shader(renderer *r, const uint32_t *words, size_t size)
+{
+    VkShaderModuleCreateInfo ci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    ci.codeSize = size;
+    ci.pCode = words;
+    VkShaderModule m;
+    VK(vkCreateShaderModule(r->device, &ci, NULL, &m));
+    return m;
+}
+
+static int write_png(const char *path, const void *rgba)
+{
+    png_image img;
+    memset(&img, 0, sizeof(img));
+    img.version = PNG_IMAGE_VERSION;
+    img.width = W;
+    img.height = H;
+    img.format = PNG_FORMAT_RGBA;
+    if (!png_image_write_to_file(&img, path, 0, rgba, 0, NULL)) {
+        fprintf(stderr, "%s: %s\n", path, img.message);
+        return 0;
+    }
+    return 1;
+}
+
+/* The same step as shaders/particles.comp. */
+static void step_cpu(particle *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; ++i) {
+        float vx = p[i].vx, vy = p[i].vy - GRAVITY * DT;
+        float x = p[i].x + vx * DT, y = p[i].y + vy * DT;
+        if (x < -1.0f) {
+            x = -2.0f - x;
+            vx = -vx;
+        }
+        if (x > 1.0f) {
+            x = 2.0f - x;
+            vx = -vx;
+        }
+        if (y < -1.0f) {
+            y = -2.0f - y;
+            vy = -vy;
+        }
+        if (y > 1.0f) {
+            y = 2.0f - y;
+            vy = -vy;
+        }
+        p[i] = (particle){x, y, vx, vy};
+    }
+}
+
+int main(int argc, char **argv)
+{
+    uint32_t frames = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 8;
+    uint32_t n = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 100000;
+    renderer r;
+    renderer_create(&r);
+    bool shared = r.compute_family == r.gfx_family;
+
+    /* ---- vkc, on the renderer's device ---- */
+    vkc_wrap_desc wd = {0};
+    wd.instance = r.instance;
+    wd.physical_device = r.phys;
+    wd.device = r.device;
+    wd.get_instance_proc_addr = vkGetInstanceProcAddr;
+    wd.api_version = r.api_version;
+    wd.device_features = &r.f2;
+    wd.instance_extensions = r.inst_exts;
+    wd.instance_extension_count = r.inst_ext_count;
+    wd.queue_family = r.compute_family;
+    wd.queue_index = 0;
+    if (shared) { /* no compute-only family: share the graphics queue */
+        wd.queue_lock = lock_queue;
+        wd.queue_unlock = unlock_queue;
+        wd.queue_lock_user = &r;
+    }
+    wd.logger.func = sample_log;
+    vkc_context *ctx;
+    vkc_result cr = vkc_context_wrap(&wd, &ctx);
+    if (cr < 0) {
+        fprintf(stderr, "vkc_context_wrap: %s\n  %s\n", vkc_result_string(cr),
+                vkc_last_create_error());
+        return 1;
+    }
+    sample_ctx = ctx;
+    printf("vkc computes on queue family %u (%s); the renderer draws on family %u\n",
+           r.compute_family, shared ? "shared with the renderer, through its lock" : "its own",
+           r.gfx_family);
+
+    /* ---- the particle buffer: the renderer's, used by both ---- */
+    uint32_t families[2] = {r.gfx_family, r.compute_family};
+    VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = (VkDeviceSize)n * sizeof(particle);
+    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    if (!shared) { /* no ownership transfers: both families may use it */
+        bci.sharingMode = VK_SHARING_MODE_CONCURRENT;
+        bci.queueFamilyIndexCount = 2;
+        bci.pQueueFamilyIndices = families;
+    }
+    VkBuffer pbuf;
+    VK(vkCreateBuffer(r.device, &bci, NULL, &pbuf));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(r.device, pbuf, &req);
+    VkDeviceMemory pmem = bind_memory(&r, req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    VK(vkBindBufferMemory(r.device, pbuf, pmem, 0));
+    vkc_buffer *particles;
+    CHECK(vkc_buffer_wrap(ctx, pbuf, 0, bci.size, &particles));
+
+    particle *p = malloc(n * sizeof(particle)), *gpu = malloc(n * sizeof(particle));
+    uint32_t s = 2024;
+    for (uint32_t i = 0; i < n; ++i) {
+        float f[4];
+        for (int k = 0; k < 4; ++k) {
+            s = s * 1664525u + 1013904223u;
+            f[k] = (float)(s >> 8) / 16777216.0f; /* [0, 1) */
+        }
+        /* A fountain: start near the bottom centre, shoot upwards. */
+        float a = 1.2f + 0.75f * (f[0] - 0.5f), speed = 0.6f + 0.9f * f[1];
+        p[i] =
+            (particle){(f[2] - 0.5f) * 0.2f, -0.8f + 0.1f * f[3], speed * cosf(a), speed * sinf(a)};
+    }
+    CHECK(vkc_buffer_upload(particles, 0, p, bci.size));
+
+    vkc_kernel *k;
+    CHECK(vkc_kernel_create(ctx,
+                            &(vkc_kernel_desc){.spirv = embed_shaders_particles_step,
+                                               .spirv_size = embed_shaders_particles_step_size,
+                                               .name = "particles_step"},
+                            &k));
+    struct {
+        uint32_t n;
+        float dt, gravity;
+    } push = {n, DT, GRAVITY};
+    vkc_seq *seq;
+    CHECK(vkc_seq_create(ctx, &(vkc_seq_desc){.name = "particles"}, &seq));
+    vkc_arg arg = {.buffer = particles};
+    for (int i = 0; i < STEPS_PER_FRAME; ++i)
+        CHECK(vkc_seq_dispatch(seq, &(vkc_dispatch_desc){.kernel = k,
+                                                         .args = &arg,
+                                                         .arg_count = 1,
+                                                         .push = &push,
+                                                         .push_size = sizeof(push),
+                                                         .count = n}));
+    CHECK(vkc_seq_end(seq));
+
+    /* ---- the renderer's frame: image, pass, pipeline, readback ---- */
+    VkImageCreateInfo ii = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    ii.imageType = VK_IMAGE_TYPE_2D;
+    ii.format = VK_FORMAT_R8G8B8A8_UNORM;
+    ii.extent = (VkExtent3D){W, H, 1};
+    ii.mipLevels = 1;
+    ii.arrayLayers = 1;
+    ii.samples = VK_SAMPLE_COUNT_1_BIT;
+    ii.tiling = VK_IMAGE_TILING_OPTIMAL;
+    ii.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    VkImage image;
+    VK(vkCreateImage(r.device, &ii, NULL, &image));
+    vkGetImageMemoryRequirements(r.device, image, &req);
+    VkDeviceMemory imem = bind_memory(&r, req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    VK(vkBindImageMemory(r.device, image, imem, 0));
+    VkImageViewCreateInfo vi = {VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    vi.image = image;
+    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    vi.format = ii.format;
+    vi.subresourceRange = (VkImageSubresourceRange){VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    VkImageView view;
+    VK(vkCreateImageView(r.device, &vi, NULL, &view));
+
+    VkAttachmentDescription att = {0};
+    att.format = ii.format;
+    att.samples = VK_SAMPLE_COUNT_1_BIT;
+    att.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    att.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    att.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    att.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    att.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    att.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    VkAttachmentReference ref = {0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription sub = {0};
+    sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    sub.colorAttachmentCount = 1;
+    sub.pColorAttachments = &ref;
+    VkSubpassDependency deps[2] = {{0}};
+    /* The previous frame's copy read the image: finish it before clearing. */
+    deps[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+    deps[0].dstSubpass = 0;
+    deps[0].srcStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    deps[0].srcAccessMask = 0;
+    deps[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    deps[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+    /* The copy after the pass reads what the pass wrote. */
+    deps[1].srcSubpass = 0;
+    deps[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+    deps[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    deps[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+    deps[1].dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    deps[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    VkRenderPassCreateInfo rpi = {VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+    rpi.attachmentCount = 1;
+    rpi.pAttachments = &att;
+    rpi.subpassCount = 1;
+    rpi.pSubpasses = &sub;
+    rpi.dependencyCount = 2;
+    rpi.pDependencies = deps;
+    VkRenderPass pass;
+    VK(vkCreateRenderPass(r.device, &rpi, NULL, &pass));
+    VkFramebufferCreateInfo fbi = {VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+    fbi.renderPass = pass;
+    fbi.attachmentCount = 1;
+    fbi.pAttachments = &view;
+    fbi.width = W;
+    fbi.height = H;
+    fbi.layers = 1;
+    VkFramebuffer fb;
+    VK(vkCreateFramebuffer(r.device, &fbi, NULL, &fb));
+
+    VkShaderModule vs = shader(&r, embed_shaders_particles_vs, embed_shaders_particles_vs_size);
+    VkShaderModule fs = shader(&r, embed_shaders_particles_fs, embed_shaders_particles_fs_size);
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
+    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+    stages[0].module = vs;
+    stages[0].pName = "main";
+    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+    stages[1].module = fs;
+    stages[1].pName = "main";
+    VkVertexInputBindingDescription vb = {0, sizeof(particle), VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputAttributeDescription va[2] = {{0, 0, VK_FORMAT_R32G32_SFLOAT, 0},
+                                               {1, 0, VK_FORMAT_R32G32_SFLOAT, 8}};
+    VkPipelineVertexInputStateCreateInfo vin = {
+        VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    vin.vertexBindingDescriptionCount = 1;
+    vin.pVertexBindingDescriptions = &vb;
+    vin.vertexAttributeDescriptionCount = 2;
+    vin.pVertexAttributeDescriptions = va;
+    VkPipelineInputAssemblyStateCreateInfo ia = {
+        VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    ia.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
+    VkViewport viewport = {0, 0, W, H, 0, 1};
+    VkRect2D scissor = {{0, 0}, {W, H}};
+    VkPipelineViewportStateCreateInfo vp = {VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    vp.viewportCount = 1;
+    vp.pViewports = &viewport;
+    vp.scissorCount = 1;
+    vp.pScissors = &scissor;
+    VkPipelineRasterizationStateCreateInfo rs = {
+        VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    rs.polygonMode = VK_POLYGON_MODE_FILL;
+    rs.cullMode = VK_CULL_MODE_NONE;
+    rs.lineWidth = 1.0f;
+    VkPipelineMultisampleStateCreateInfo ms = {
+        VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    VkPipelineColorBlendAttachmentState cba = {0};
+    cba.colorWriteMask = 0xF;
+    VkPipelineColorBlendStateCreateInfo cb = {
+        VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    cb.attachmentCount = 1;
+    cb.pAttachments = &cba;
+    VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    VkPipelineLayout layout;
+    VK(vkCreatePipelineLayout(r.device, &pli, NULL, &layout));
+    VkGraphicsPipelineCreateInfo gpi = {VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+    gpi.stageCount = 2;
+    gpi.pStages = stages;
+    gpi.pVertexInputState = &vin;
+    gpi.pInputAssemblyState = &ia;
+    gpi.pViewportState = &vp;
+    gpi.pRasterizationState = &rs;
+    gpi.pMultisampleState = &ms;
+    gpi.pColorBlendState = &cb;
+    gpi.layout = layout;
+    gpi.renderPass = pass;
+    VkPipeline pipe;
+    VK(vkCreateGraphicsPipelines(r.device, VK_NULL_HANDLE, 1, &gpi, NULL, &pipe));
+
+    VkBufferCreateInfo rbi = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    rbi.size = W * H * 4;
+    rbi.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    VkBuffer readback;
+    VK(vkCreateBuffer(r.device, &rbi, NULL, &readback));
+    vkGetBufferMemoryRequirements(r.device, readback, &req);
+    VkDeviceMemory rmem = bind_memory(
+        &r, req, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    VK(vkBindBufferMemory(r.device, readback, rmem, 0));
+    void *pixels;
+    VK(vkMapMemory(r.device, rmem, 0, VK_WHOLE_SIZE, 0, &pixels));
+
+    /* The frame's commands never change: record them once. */
+    VkCommandPoolCreateInfo cpi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    cpi.queueFamilyIndex = r.gfx_family;
+    VkCommandPool cpool;
+    VK(vkCreateCommandPool(r.device, &cpi, NULL, &cpool));
+    VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    cai.commandPool = cpool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    VkCommandBuffer cmd;
+    VK(vkAllocateCommandBuffers(r.device, &cai, &cmd));
+    VkCommandBufferBeginInfo cbi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK(vkBeginCommandBuffer(cmd, &cbi));
+    VkClearValue clear = {.color = {{0.02f, 0.02f, 0.05f, 1.0f}}};
+    VkRenderPassBeginInfo rbegin = {VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rbegin.renderPass = pass;
+    rbegin.framebuffer = fb;
+    rbegin.renderArea = scissor;
+    rbegin.clearValueCount = 1;
+    rbegin.pClearValues = &clear;
+    vkCmdBeginRenderPass(cmd, &rbegin, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
+    VkDeviceSize zero = 0;
+    vkCmdBindVertexBuffers(cmd, 0, 1, &pbuf, &zero);
+    vkCmdDraw(cmd, n, 1, 0, 0);
+    vkCmdEndRenderPass(cmd);
+    VkBufferImageCopy region = {0};
+    region.imageSubresource = (VkImageSubresourceLayers){VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = (VkExtent3D){W, H, 1};
+    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1, &region);
+    VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb,
+                         0, NULL, 0, NULL);
+    VK(vkEndCommandBuffer(cmd));
+
+    /* The renderer's timeline: value f = frame f's draw is done with the
+     * particle buffer. */
+    VkSemaphoreTypeCreateInfo sti = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    sti.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    sci.pNext = &sti;
+    VkSemaphore drawn;
+    VK(vkCreateSemaphore(r.device, &sci, NULL, &drawn));
+    VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fence;
+    VK(vkCreateFence(r.device, &fci, NULL, &fence));
+
+    /* ---- the frames ---- */
+    uint8_t *prev = calloc(W * H, 4);
+    int ok = 1;
+    uint32_t far_off = 0;
+    for (uint32_t f = 1; f <= frames; ++f) {
+        /* 1. vkc: wait until the last draw has read the particles, step. */
+        if (f > 1)
+            CHECK(vkc_wait_host_semaphore(ctx, drawn, f - 1));
+        vkc_ticket t;
+        CHECK(vkc_seq_submit(seq, &t));
+        VkSemaphore computed;
+        uint64_t computed_value;
+        CHECK(vkc_ticket_export(ctx, t, &computed, &computed_value));
+
+        /* 2. The renderer: wait for vkc's value on the GPU, draw, copy out. */
+        VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_VERTEX_INPUT_BIT;
+        uint64_t drawn_value = f;
+        VkTimelineSemaphoreSubmitInfo tsi = {VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+        tsi.waitSemaphoreValueCount = 1;
+        tsi.pWaitSemaphoreValues = &computed_value;
+        tsi.signalSemaphoreValueCount = 1;
+        tsi.pSignalSemaphoreValues = &drawn_value;
+        VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        si.pNext = &tsi;
+        si.waitSemaphoreCount = 1;
+        si.pWaitSemaphores = &computed;
+        si.pWaitDstStageMask = &wait_stage;
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &cmd;
+        si.signalSemaphoreCount = 1;
+        si.pSignalSemaphores = &drawn;
+        lock_queue(&r);
+        VkResult vr = vkQueueSubmit(r.gfx_queue, 1, &si, fence);
+        unlock_queue(&r);
+        VK(vr);
+        VK(vkWaitForFences(r.device, 1, &fence, VK_TRUE, UINT64_MAX));
+        VK(vkResetFences(r.device, 1, &fence));
+
+        /* 3. Write the frame. */
+        char name[64];
+        snprintf(name, sizeof(name), "particles_%u.png", f - 1);
+        ok &= write_png(name, pixels);
+
+        /* Check: the positions match the CPU's steps ... */
+        for (int i = 0; i < STEPS_PER_FRAME; ++i)
+            step_cpu(p, n);
+        CHECK(vkc_buffer_download(particles, 0, gpu, bci.size));
+        uint32_t off = 0;
+        for (uint32_t i = 0; i < n; ++i)
+            if (fabsf(gpu[i].x - p[i].x) > 1e-3f || fabsf(gpu[i].y - p[i].y) > 1e-3f)
+                off++;
+        far_off = off > far_off ? off : far_off;
+        /* ... and the picture changed since the last frame. */
+        uint32_t lit = 0, changed = 0;
+        const uint8_t *px = pixels;
+        for (uint32_t i = 0; i < W * H; ++i) {
+            lit += px[4 * i + 0] > 40 || px[4 * i + 2] > 80;
+            changed += memcmp(px + 4 * i, prev + 4 * i, 4) != 0;
+        }
+        memcpy(prev, pixels, W * H * 4);
+        printf("frame %u: %s, %u pixels lit, %u changed, %u of %u particles off the CPU's\n", f - 1,
+               name, lit, changed, off, n);
+        if (lit == 0 || changed == 0)
+            ok = 0;
+    }
+    /* A bounce decided on the other side of a wall by float rounding sends a
+     * particle elsewhere: allow a handful in 100k, no more. */
+    if (far_off > n / 10000 + 2)
+        ok = 0;
+    VK(vkQueueWaitIdle(r.gfx_queue));
+
+    /* ---- teardown: vkc first; it destroys only what it created ---- */
+    vkc_seq_destroy(seq);
+    vkc_kernel_destroy(k);
+    vkc_buffer_destroy(particles);
+    vkc_context_destroy(ctx);
+    vkDestroyFence(r.device, fence, NULL);
+    vkDestroySemaphore(r.device, drawn, NULL);
+    vkDestroyCommandPool(r.device, cpool, NULL);
+    vkDestroyBuffer(r.device, readback, NULL);
+    vkFreeMemory(r.device, rmem, NULL);
+    vkDestroyPipeline(r.device, pipe, NULL);
+    vkDestroyPipelineLayout(r.device, layout, NULL);
+    vkDestroyShaderModule(r.device, vs, NULL);
+    vkDestroyShaderModule(r.device, fs, NULL);
+    vkDestroyFramebuffer(r.device, fb, NULL);
+    vkDestroyRenderPass(r.device, pass, NULL);
+    vkDestroyImageView(r.device, view, NULL);
+    vkDestroyImage(r.device, image, NULL);
+    vkFreeMemory(r.device, imem, NULL);
+    vkDestroyBuffer(r.device, pbuf, NULL);
+    vkFreeMemory(r.device, pmem, NULL);
+    vkDestroyDevice(r.device, NULL);
+    if (r.messenger)
+        vkDestroyDebugUtilsMessengerEXT(r.instance, r.messenger, NULL);
+    vkDestroyInstance(r.instance, NULL);
+    pthread_mutex_destroy(&r.queue_lock);
+    free(p);
+    free(gpu);
+    free(prev);
+    printf("particles: %s\n", ok ? "ok (they move, and match the CPU)" : "WRONG");
+    return !ok || sample_validation_status() || renderer_validation_messages;
+}
