@@ -545,6 +545,85 @@ static vkc_result c_immediate_desc_null(void)
     return vkc_dispatch(F.ctx, NULL);
 }
 
+/* Fusion graphs */
+static vkc_result with_graph(vkc_result (*body)(vkc_fuse *g))
+{
+    vkc_fuse *g = NULL;
+    VKC_FORWARD(vkc_fuse_create(F.ctx, NULL, &g));
+    vkc_result r = body(g);
+    vkc_fuse_destroy(g);
+    return r;
+}
+static vkc_result g_forward_ref(vkc_fuse *g)
+{
+    /* A cycle needs an operation naming a value made after it: an id that
+     * does not exist yet. */
+    vkc_value x, y;
+    VKC_FORWARD(vkc_fuse_input(g, VKC_DTYPE_F32, &x));
+    return vkc_fuse_op(g, VKC_OP_ADD, (vkc_value[]){x, x + 5}, 2, &y);
+}
+static vkc_result c_fuse_cycle(void)
+{
+    return with_graph(g_forward_ref);
+}
+static vkc_result g_self_ref(vkc_fuse *g)
+{
+    vkc_value x, y;
+    VKC_FORWARD(vkc_fuse_input(g, VKC_DTYPE_F32, &x));
+    VKC_FORWARD(vkc_fuse_op(g, VKC_OP_NEG, (vkc_value[]){x}, 1, &y));
+    /* y would be its own operand: the id the op is about to get. */
+    return vkc_fuse_op(g, VKC_OP_ADD, (vkc_value[]){y, y + 1}, 2, &y);
+}
+static vkc_result c_fuse_self_cycle(void)
+{
+    return with_graph(g_self_ref);
+}
+static vkc_result g_type_mismatch(vkc_fuse *g)
+{
+    vkc_value x, i, y;
+    VKC_FORWARD(vkc_fuse_input(g, VKC_DTYPE_F32, &x));
+    VKC_FORWARD(vkc_fuse_input(g, VKC_DTYPE_U32, &i));
+    return vkc_fuse_op(g, VKC_OP_ADD, (vkc_value[]){x, i}, 2, &y);
+}
+static vkc_result c_fuse_type_mismatch(void)
+{
+    return with_graph(g_type_mismatch);
+}
+static vkc_result g_arity(vkc_fuse *g)
+{
+    vkc_value x, y;
+    VKC_FORWARD(vkc_fuse_input(g, VKC_DTYPE_F32, &x));
+    return vkc_fuse_op(g, VKC_OP_FMA, (vkc_value[]){x, x}, 2, &y);
+}
+static vkc_result c_fuse_arity(void)
+{
+    return with_graph(g_arity);
+}
+static vkc_result g_no_output(vkc_fuse *g)
+{
+    vkc_value x;
+    VKC_FORWARD(vkc_fuse_input(g, VKC_DTYPE_F32, &x));
+    return vkc_fuse_build(g);
+}
+static vkc_result c_fuse_no_output(void)
+{
+    return with_graph(g_no_output);
+}
+static vkc_result g_record_args(vkc_fuse *g)
+{
+    vkc_value x, y;
+    VKC_FORWARD(vkc_fuse_input(g, VKC_DTYPE_U32, &x));
+    VKC_FORWARD(vkc_fuse_op(g, VKC_OP_ADD, (vkc_value[]){x, x}, 2, &y));
+    VKC_FORWARD(vkc_fuse_output(g, y, NULL));
+    vkc_arg in = arg(F.a);
+    /* one output declared, none given */
+    return vkc_fuse_record(g_rec, g, &(vkc_fuse_args){.inputs = &in, .input_count = 1, .count = N});
+}
+static vkc_result c_fuse_record_args(void)
+{
+    return with_graph(g_record_args);
+}
+
 typedef struct bad_case {
     const char *name;
     vkc_result (*fn)(void);
@@ -625,6 +704,12 @@ static const bad_case CASES[] = {
     CASE(c_poll_foreign_ticket, VKC_ERROR_INVALID_HANDLE, "another context"),
     CASE(c_immediate_mismatch, VKC_ERROR_MISMATCH, "3 bindings"),
     CASE(c_immediate_desc_null, VKC_ERROR_INVALID_ARGUMENT, "desc is NULL"),
+    CASE(c_fuse_cycle, VKC_ERROR_INVALID_GRAPH, "cannot have a cycle"),
+    CASE(c_fuse_self_cycle, VKC_ERROR_INVALID_GRAPH, "not created yet"),
+    CASE(c_fuse_type_mismatch, VKC_ERROR_INVALID_GRAPH, "cast explicitly"),
+    CASE(c_fuse_arity, VKC_ERROR_INVALID_GRAPH, "takes 3 operands"),
+    CASE(c_fuse_no_output, VKC_ERROR_INVALID_GRAPH, "no output"),
+    CASE(c_fuse_record_args, VKC_ERROR_MISMATCH, "0 outputs given"),
 };
 
 /* ---- driver ---------------------------------------------------------------------------------- */
@@ -685,7 +770,9 @@ static void test_bad_inputs(void **state)
             /* Logged on the context, or kept for vkc_last_create_error()
              * when the call had no usable context. */
             const char *where = g_msgs ? g_last_msg : vkc_last_create_error();
-            if (!strstr(where, c->msg))
+            if (getenv("VKC_BAD_INPUT_PRINT"))
+                printf("[bad-input]   %s -> %s: %s\n", c->name, vkc_result_string(r), where);
+            else if (!strstr(where, c->msg))
                 fail_msg("%s: message \"%s\" does not mention \"%s\"", c->name, where, c->msg);
         }
         /* A rejected recording call leaves its sequence's first error
