@@ -11,13 +11,13 @@ secs=${1:-${VKC_FUZZ_SECONDS:-60}}
 dir=build-fuzz
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DVKC_FUZZ=ON -DVKC_BUILD_TESTS=OFF -DVKC_BUILD_SAMPLES=OFF -DVKC_BUILD_TOOLS=OFF >/dev/null
-cmake --build "$dir" --parallel "$(nproc)" --target fuzz_spirv fuzz_glsl
+cmake --build "$dir" --parallel "$(nproc)" --target fuzz_spirv fuzz_glsl fuzz_fuse
 mkdir -p "$dir/artifacts"
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 status=0
-for t in spirv glsl; do
+for t in spirv glsl fuse; do
   work="$dir/corpus-$t"
   mkdir -p "$work"
   echo "== fuzz_$t for ${secs}s"
