@@ -476,6 +476,22 @@ static void test_wrap_create_destroy(void **state)
     host_destroy(&h);
 }
 
+/* Device-loss recovery is the host's on a wrapped device: vkc says so. */
+static void test_wrap_recover_unsupported(void **state)
+{
+    (void)state;
+    vkc_test_validation_reset();
+    host h;
+    host_create(&h, 0);
+    vkc_context *ctx = host_wrap(&h, true);
+    vkc_test_quiet_errors(1);
+    assert_int_equal(vkc_context_recover(ctx), VKC_ERROR_UNSUPPORTED);
+    vkc_test_quiet_errors(0);
+    assert_non_null(strstr(vkc_context_last_error(ctx), "wrapped"));
+    vkc_context_destroy(ctx);
+    host_destroy(&h);
+}
+
 static void test_wrap_only_enabled(void **state)
 {
     (void)state;
@@ -915,6 +931,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrap_create_destroy),
         cmocka_unit_test(test_wrap_only_enabled),
+        cmocka_unit_test(test_wrap_recover_unsupported),
         cmocka_unit_test(test_wrap_bad_input),
         cmocka_unit_test(test_two_contexts_one_device),
         cmocka_unit_test(test_two_devices),
