@@ -55,6 +55,7 @@ typedef struct scenario {
     vkc_result (*run)(fx *f);   /* armed; cleans up what it created */
     void (*teardown)(fx *f);    /* may be NULL */
     uint32_t cached;            /* pipelines a run may leave in the context's cache */
+    bool fallbacks;             /* on a context without push descriptors and timelines */
 } scenario;
 
 /* Totals for RELIABILITY.md. */
@@ -84,6 +85,14 @@ static void fault_tweak(vkc_context_desc *d)
      * on timing or on earlier test runs. */
     d->wait_mode = VKC_WAIT_BLOCK;
     d->disk_cache = VKC_OFF;
+}
+
+static void fallback_tweak(vkc_context_desc *d)
+{
+    fault_tweak(d);
+    /* The paths for devices without them: descriptor-set pools, fences. */
+    d->push_descriptors = VKC_OFF;
+    d->timeline_semaphores = VKC_OFF;
 }
 
 static vkc_context *fault_context(void)
@@ -413,6 +422,11 @@ static const scenario SCENARIOS[] = {
     {"immediate mode dispatch + flush + wait", true, objects_setup, immediate_run,
      objects_teardown},
     {"fusion build + record + submit + wait", true, objects_setup, fusion_run, objects_teardown, 2},
+    {"seq (descriptor pools, fences)", true, objects_setup, seq_run, objects_teardown, 0, true},
+    {"replay (descriptor pools, fences)", true, replay_setup, replay_run, objects_teardown, 0,
+     true},
+    {"immediate (descriptor pools, fences)", true, objects_setup, immediate_run, objects_teardown,
+     0, true},
 };
 
 /* ---- the driver of the injections ------------------------------------------------------- */
@@ -490,7 +504,7 @@ static void prepare(const scenario *sc, fx *f, bool cold)
     if (cold || !f->ctx) {
         if (f->ctx)
             vkc_test_context_destroy(f->ctx);
-        f->ctx = fault_context();
+        f->ctx = vkc_test_context_create(sc->fallbacks ? fallback_tweak : fault_tweak);
     }
     if (sc->setup)
         assert_int_equal(sc->setup(f), VKC_SUCCESS);
