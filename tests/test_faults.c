@@ -639,9 +639,15 @@ static void test_context_create(void **state)
     (void)state;
     /* Validation stays on for these runs too: creation is the short part. */
     unsigned injected = 0, reached = 0;
-    for (uint32_t only = VKC__FAULT_VK; only <= VKC__FAULT_HOST; ++only) {
+    /* Twice: the usual paths, then the fallbacks (a fence ring instead of
+     * the timeline semaphore). */
+    for (uint32_t pass = 0; pass < 4; ++pass) {
+        uint32_t only = pass & 1 ? VKC__FAULT_HOST : VKC__FAULT_VK;
         vkc_context_desc d = vkc_test_desc();
-        fault_tweak(&d);
+        if (pass < 2)
+            fault_tweak(&d);
+        else
+            fallback_tweak(&d);
         vkc_context *ctx = NULL;
         arm(only, 0, VK_SUCCESS);
         vkc_result r = vkc_context_create(&d, &ctx);
