@@ -80,6 +80,8 @@ bool vkc__fault_tick(const char *call)
     bool host = call[0] == 'm'; /* "malloc"; every Vulkan call starts with "vk" */
     if ((vkc__fault.only == VKC__FAULT_VK && host) || (vkc__fault.only == VKC__FAULT_HOST && !host))
         return false;
+    if (vkc__fault.only_call && strcmp(call, vkc__fault.only_call) != 0)
+        return false;
     vkc__fault.calls++;
     if (vkc__fault.fail_at && vkc__fault.calls == vkc__fault.fail_at) {
         vkc__fault.failed_call = call;

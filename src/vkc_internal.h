@@ -120,6 +120,7 @@ typedef struct vkc__fault_state {
     uint32_t only;           /* VKC__FAULT_*: which calls are counted */
     const char *failed_site; /* "file.c:line" of a failed Vulkan call */
     void *failed_caller;     /* return address of a failed host allocation */
+    const char *only_call;   /* non-NULL: count only Vulkan calls of this name */
 } vkc__fault_state;
 
 extern _Thread_local vkc__fault_state vkc__fault;
