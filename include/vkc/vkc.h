@@ -327,7 +327,7 @@ typedef struct vkc_context_features {
     uint32_t batch_size;
     uint32_t batches_in_flight;
     uint32_t default_workgroup_size;
-    uint32_t groups_per_sm; /* grid-stride sizing */
+    uint32_t groups_per_sm; /* grid cap per SM (VKC_GROUPS_PER_SM); 0: no cap */
     uint32_t max_grid_groups;
 } vkc_context_features;
 
@@ -760,7 +760,7 @@ typedef enum vkc_fuse_opcode {
     /* unary (a) */
     VKC_OP_ABS,
     VKC_OP_NEG,
-    VKC_OP_SQRT,    /* F32 only, as are RSQRT..GELU */
+    VKC_OP_SQRT, /* F32 only, as are RSQRT..GELU */
     VKC_OP_RSQRT,
     VKC_OP_EXP,
     VKC_OP_LOG,
@@ -825,8 +825,7 @@ VKC_API vkc_result vkc_fuse_input_ex(vkc_fuse *fuse, const vkc_fuse_input_desc *
 VKC_API vkc_result vkc_fuse_scalar(vkc_fuse *fuse, vkc_dtype type, vkc_value *out);
 /* A constant compiled into the shader (part of the structure). value is
  * converted to the type (F32, I32, U32, BOOL). */
-VKC_API vkc_result vkc_fuse_constant(vkc_fuse *fuse, vkc_dtype type, double value,
-                                     vkc_value *out);
+VKC_API vkc_result vkc_fuse_constant(vkc_fuse *fuse, vkc_dtype type, double value, vkc_value *out);
 /* An operation on arg_count values (1, 2 or 3 by opcode). */
 VKC_API vkc_result vkc_fuse_op(vkc_fuse *fuse, vkc_fuse_opcode op, const vkc_value *args,
                                uint32_t arg_count, vkc_value *out);
@@ -884,13 +883,12 @@ VKC_API vkc_result vkc_fuse_record(vkc_seq *seq, vkc_fuse *fuse, const vkc_fuse_
 /* The same graph as one dispatch per operation (plus one per output that is
  * not an operation, and copies for in-place outputs), through temporaries
  * owned by the graph (allocated by each call, freed by vkc_fuse_destroy). */
-VKC_API vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *fuse,
-                                           const vkc_fuse_args *args);
+VKC_API vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *fuse, const vkc_fuse_args *args);
 
 typedef struct vkc_fuse_info {
     uint32_t inputs, scalars, constants, ops, outputs;
     bool reduce;
-    bool vectorizable; /* the graph allows the vec4 variant */
+    bool vectorizable;        /* the graph allows the vec4 variant */
     uint64_t builds;          /* kernels this graph asked for, total */
     uint64_t compiles;        /* of those, compiled (not found in the cache) */
     uint64_t unfused_kernels; /* per-operation kernels asked for */
