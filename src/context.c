@@ -860,6 +860,7 @@ vkc_result vkc__context_init_modules(vkc_context *ctx)
     VKC_FORWARD(vkc__memory_init(ctx));
     VKC_FORWARD(vkc__kernel_init(ctx));
     VKC_FORWARD(vkc__dispatch_init(ctx));
+    VKC_FORWARD(vkc__marker_init(ctx));
     return VKC_SUCCESS;
 }
 

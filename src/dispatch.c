@@ -12,6 +12,7 @@
 #include "vkc_internal.h"
 
 #include <stdio.h>
+#include <time.h>
 
 #define VKC_ACC_R 1u
 #define VKC_ACC_W 2u
@@ -749,12 +750,14 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                 ctx->vki.vkCmdEndDebugUtilsLabelEXT(cb);
         }
     }
-    if (r >= 0 && s->writes_mapped) {
+    if (r >= 0 && s->writes_mapped && !ctx->marker_kernel) {
         /* The host reads mapped memory after waiting on the ticket. */
         vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), VK_PIPELINE_STAGE_2_HOST_BIT,
                          VK_ACCESS_2_HOST_READ_BIT);
         barriers++;
     }
+    if (r >= 0)
+        vkc__cmd_marker(ctx, unit, before); /* its barrier covers host reads too */
     if (r >= 0) {
         VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cb));
         if (vr < 0)
@@ -916,6 +919,27 @@ vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value == 0)
         return VKC_SUCCESS;
+    if (ctx->marker_kernel) {
+        /* Spin on the completion count in memory, then on the timeline. */
+        if (vkc__marker_done(ctx, t.value))
+            return VKC_SUCCESS;
+        uint64_t spins = 0;
+        struct timespec t0, now;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            if (vkc__marker_done(ctx, t.value))
+                return VKC_SUCCESS;
+            if ((++spins & 1023) == 0) {
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                uint64_t ns = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull +
+                              (uint64_t)(now.tv_nsec - t0.tv_nsec);
+                if (ns >= timeout_ns)
+                    return VKC_TIMEOUT;
+                if (ns >= ctx->features.spin_ns * 50) /* long work: let the driver block */
+                    return vkc__wait_value(ctx, t.value, timeout_ns - ns, VKC_WAIT_BLOCK);
+            }
+        }
+    }
     return vkc__wait_value(ctx, t.value, timeout_ns, VKC_WAIT_DEFAULT);
 }
 
@@ -924,6 +948,8 @@ vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)
     VKC_CHECK_CONTEXT(ctx);
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value <= atomic_load_explicit(&ctx->completed_value, memory_order_acquire))
+        return VKC_SUCCESS;
+    if (ctx->marker_kernel && vkc__marker_done(ctx, t.value))
         return VKC_SUCCESS;
     vkc_result r = vkc__wait_value(ctx, t.value, 0, VKC_WAIT_SPIN);
     return r == VKC_TIMEOUT ? VKC_NOT_READY : r;

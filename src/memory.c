@@ -654,6 +654,7 @@ static vkc_result vkc__copy_submit(vkc_context *ctx, VkBuffer dst, VkDeviceSize 
     ctx->vk.vkCmdCopyBuffer(cmd->cb, src, dst, 1, &region);
     vkc__cmd_barrier(ctx, cmd->cb, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    vkc__cmd_marker(ctx, cmd, VK_PIPELINE_STAGE_2_TRANSFER_BIT);
     VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cmd->cb));
     if (vr < 0) {
         vkc__cmd_release(ctx, cmd);

@@ -177,6 +177,7 @@ typedef struct vkc__cmd {
     VkDescriptorPool *dpools; /* fallback path only */
     uint32_t dpool_count, dpool_cap, dpool_current;
     uint64_t last_value; /* timeline value of its last submit; 0 = never */
+    bool has_marker;     /* VKC_WAIT_SPIN_MARKER: the completion marker is recorded */
 } vkc__cmd;
 
 typedef struct vkc__pool {
@@ -206,6 +207,13 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
 uint64_t vkc__completed_value(vkc_context *ctx);
 /* Highest value submitted so far. */
 uint64_t vkc__submitted_value(vkc_context *ctx);
+
+/* In VKC_WAIT_SPIN_MARKER mode, record the completion marker (after all work
+ * recorded so far, `stages`); no-op otherwise. */
+void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages);
+/* The marker says value is complete (results visible to the host). */
+bool vkc__marker_done(vkc_context *ctx, uint64_t value);
+vkc_result vkc__marker_init(vkc_context *ctx);
 
 /* Begin a one-shot unit (a leading full barrier is recorded), then submit it
  * and wait for it. Used by the blocking buffer calls. */
@@ -361,6 +369,12 @@ struct vkc_context {
     uint32_t fence_cap, fence_head, fence_count;
 
     vkc__pool pool;
+
+    /* VKC_WAIT_SPIN_MARKER: the count of completed submissions, written by a
+     * one-invocation dispatch at the end of every submission. */
+    vkc_buffer *marker_buf;
+    vkc_kernel *marker_kernel;
+    volatile uint32_t *marker;
 
     /* Objects alive, destroyed with the context if the caller did not. */
     pthread_mutex_t objects_lock;

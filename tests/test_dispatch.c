@@ -837,6 +837,18 @@ static void fallbacks(vkc_context_desc *d)
     d->batches_in_flight = 2;
 }
 
+static void marker_mode(vkc_context_desc *d) { d->wait_mode = VKC_WAIT_SPIN_MARKER; }
+
+static int setup_marker(void **state)
+{
+    vkc_test_validation_reset();
+    *state = vkc_test_context_create(marker_mode);
+    vkc_context_features f;
+    vkc_context_features_get(*state, &f);
+    assert_int_equal(f.wait_mode, VKC_WAIT_SPIN_MARKER);
+    return 0;
+}
+
 static int setup_fallback(void **state)
 {
     vkc_test_validation_reset();
@@ -855,6 +867,7 @@ static int teardown(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 #define TF(f) cmocka_unit_test_setup_teardown(f, setup_fallback, teardown)
+#define TM(f) cmocka_unit_test_setup_teardown(f, setup_marker, teardown)
 
 int main(void)
 {
@@ -876,6 +889,12 @@ int main(void)
         TF(test_immediate),
         TF(test_wait_timeout),
         TF(test_threads),
+        TM(test_counts),
+        TM(test_hazard_chain),
+        TM(test_replay_steady_state),
+        TM(test_wait_timeout),
+        TM(test_immediate),
+        TM(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -174,6 +174,17 @@ typedef enum vkc_wait_mode {
     VKC_WAIT_SPIN_THEN_BLOCK, /* poll for spin_ns, then block */
     VKC_WAIT_BLOCK,           /* block in the driver at once */
     VKC_WAIT_SPIN,            /* poll until done or the timeout */
+    /* Every submission ends with a tiny dispatch that counts completed
+     * submissions in host-visible memory (after a barrier that makes all
+     * earlier writes available to the host); vkc_wait and vkc_poll spin on
+     * that word instead of asking the driver, which on some drivers signals
+     * fences and semaphores tens of microseconds after the work is done.
+     * Vulkan does not promise that a shader's write is seen before the
+     * semaphore signals; this mode relies on the device making it visible
+     * (it does on NVIDIA and lavapipe). Command buffers and resources are
+     * still recycled only on the real timeline. Costs one extra dispatch and
+     * barrier per submission. Opt-in; not used with the fence fallback. */
+    VKC_WAIT_SPIN_MARKER,
 } vkc_wait_mode;
 
 typedef struct vkc_context_desc {
