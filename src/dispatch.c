@@ -20,6 +20,9 @@
  * that was just submitted can stall in some drivers (measured on the H200),
  * a second copy avoids it. */
 #define VKC_SEQ_RING 2
+/* In VKC_WAIT_SPIN_MARKER mode a round trip can finish well before the
+ * driver retires the command buffer, so more copies are kept in turn. */
+#define VKC_SEQ_RING_MAX 8
 
 #define VKC_STAGES_ALL (VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT)
 
@@ -94,8 +97,8 @@ struct vkc_seq {
     vkc_result error; /* first recording error, latched */
 
     /* Recorded copies; generation says whether a copy matches the commands. */
-    vkc__cmd *units[VKC_SEQ_RING];
-    uint64_t unit_gen[VKC_SEQ_RING];
+    vkc__cmd *units[VKC_SEQ_RING_MAX];
+    uint64_t unit_gen[VKC_SEQ_RING_MAX];
     uint64_t gen;
     uint32_t next_unit;
     uint32_t ring;     /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
@@ -148,7 +151,10 @@ vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **
     s->ctx = ctx;
     snprintf(s->name, sizeof(s->name), "%s", desc && desc->name ? desc->name : "vkc_seq");
     s->recording = true;
-    s->ring = VKC_SEQ_RING;
+    s->ring = ctx->features.wait_mode == VKC_WAIT_SPIN_MARKER ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
+    const char *ring = getenv("VKC_SEQ_RING"); /* for experiments */
+    if (ring && atoi(ring) >= 1 && atoi(ring) <= VKC_SEQ_RING_MAX)
+        s->ring = (uint32_t)atoi(ring);
     pthread_mutex_lock(&ctx->objects_lock);
     vkc__list_push(&ctx->seqs, &s->node);
     pthread_mutex_unlock(&ctx->objects_lock);
@@ -158,7 +164,7 @@ vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **
 
 static void vkc__seq_release_units(vkc_seq *s)
 {
-    for (int i = 0; i < VKC_SEQ_RING; ++i) {
+    for (int i = 0; i < VKC_SEQ_RING_MAX; ++i) {
         vkc__cmd_release(s->ctx, s->units[i]);
         s->units[i] = NULL;
     }
