@@ -48,7 +48,6 @@ typedef struct vkc__memory_state {
     pthread_mutex_t lock; /* the allocator: blocks and their free lists */
     vkc__block *blocks[VK_MAX_MEMORY_TYPES];
     VkDeviceSize block_size[VK_MAX_MEMORY_TYPES];
-    uint32_t big_heap; /* the largest device-local heap; UINT32_MAX if none */
     VkDeviceSize atom; /* nonCoherentAtomSize */
     atomic_uint_fast64_t next_uid;
     atomic_bool force_staging;
@@ -77,23 +76,35 @@ static VkMemoryPropertyFlags vkc__type_flags(vkc_context *ctx, uint32_t type)
 
 /* ---- memory type choice ---------------------------------------------------------- */
 
-/* How well memory type `t` suits `kind`; negative: not at all. */
-static int vkc__type_score(vkc_context *ctx, vkc_memory kind, uint32_t t)
+/* The largest device-local heap; UINT32_MAX if none. */
+static uint32_t vkc__big_heap(const VkPhysicalDeviceMemoryProperties *mp)
 {
-    vkc__memory_state *ms = vkc__ms(ctx);
-    VkMemoryPropertyFlags f = vkc__type_flags(ctx, t);
+    uint32_t big = UINT32_MAX;
+    for (uint32_t h = 0; h < mp->memoryHeapCount; ++h) {
+        if ((mp->memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+            (big == UINT32_MAX || mp->memoryHeaps[h].size > mp->memoryHeaps[big].size))
+            big = h;
+    }
+    return big;
+}
+
+/* How well memory type `t` suits `kind`; negative: not at all. */
+static int vkc__type_score(const VkPhysicalDeviceMemoryProperties *mp, uint32_t big_heap,
+                           vkc_memory kind, uint32_t t)
+{
+    VkMemoryPropertyFlags f = mp->memoryTypes[t].propertyFlags;
     bool dl = f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     bool hv = f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
     bool hc = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     bool cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
-    bool big = ctx->mem_props.memoryTypes[t].heapIndex == ms->big_heap;
+    bool big = mp->memoryTypes[t].heapIndex == big_heap;
     if (f & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT))
         return -1;
     switch (kind) {
     case VKC_MEMORY_DEVICE:
         /* Resizable BAR, unified memory, CPU devices: device-local memory the
          * host can map, on the big heap, needs no staging at all. A small
-         * BAR heap is kept for those who ask for it explicitly. */
+         * BAR heap is left to those who need it. */
         if (dl && hv && big)
             return 300 + (hc ? 10 : 0) + (cached ? 5 : 0);
         if (dl && !hv)
@@ -113,16 +124,16 @@ static int vkc__type_score(vkc_context *ctx, vkc_memory kind, uint32_t t)
     return -1;
 }
 
-/* Memory types allowed by `bits` that suit `kind`, best first. */
-static uint32_t vkc__type_candidates(vkc_context *ctx, vkc_memory kind, uint32_t bits,
-                                     uint32_t out[VK_MAX_MEMORY_TYPES])
+uint32_t vkc__memory_pick_types(const VkPhysicalDeviceMemoryProperties *mp, vkc_memory kind,
+                                uint32_t bits, uint32_t out[VK_MAX_MEMORY_TYPES])
 {
+    uint32_t big_heap = vkc__big_heap(mp);
     int score[VK_MAX_MEMORY_TYPES];
     uint32_t n = 0;
-    for (uint32_t t = 0; t < ctx->mem_props.memoryTypeCount; ++t) {
+    for (uint32_t t = 0; t < mp->memoryTypeCount && t < VK_MAX_MEMORY_TYPES; ++t) {
         if (!(bits & (1u << t)))
             continue;
-        int s = vkc__type_score(ctx, kind, t);
+        int s = vkc__type_score(mp, big_heap, kind, t);
         if (s < 0)
             continue;
         /* Insertion sort; equal scores keep the driver's order. */
@@ -417,7 +428,7 @@ static vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory ki
     ctx->vk.vkGetBufferMemoryRequirements(ctx->device, buf->buffer, &req);
 
     uint32_t cand[VK_MAX_MEMORY_TYPES];
-    uint32_t n = vkc__type_candidates(ctx, kind, req.memoryTypeBits, cand);
+    uint32_t n = vkc__memory_pick_types(&ctx->mem_props, kind, req.memoryTypeBits, cand);
     vkc_result r = VKC_ERROR_OUT_OF_DEVICE_MEMORY;
     VkResult last_vr = VK_SUCCESS;
     uint32_t type = 0;
@@ -841,13 +852,6 @@ vkc_result vkc__memory_init(vkc_context *ctx)
     ms->atom = props.limits.nonCoherentAtomSize ? props.limits.nonCoherentAtomSize : 1;
 
     const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
-    ms->big_heap = UINT32_MAX;
-    for (uint32_t h = 0; h < mp->memoryHeapCount; ++h) {
-        if ((mp->memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
-            (ms->big_heap == UINT32_MAX ||
-             mp->memoryHeaps[h].size > mp->memoryHeaps[ms->big_heap].size))
-            ms->big_heap = h;
-    }
     for (uint32_t t = 0; t < mp->memoryTypeCount; ++t) {
         /* 64 MiB, or an eighth of a small heap; never more than one
          * allocation may be. */

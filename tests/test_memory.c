@@ -571,6 +571,107 @@ static void test_faults(void **state)
     free(out);
 }
 
+/* ---- memory type choice on tables of real devices (pure) ------------------- */
+
+#define DL VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
+#define HV VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT
+#define HC VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+#define CA VK_MEMORY_PROPERTY_HOST_CACHED_BIT
+#define GiB (1ull << 30)
+
+static VkPhysicalDeviceMemoryProperties mem_table(const VkDeviceSize *heaps, uint32_t nheaps,
+                                                  const VkMemoryPropertyFlags *flags,
+                                                  const uint32_t *heap_of, uint32_t ntypes)
+{
+    VkPhysicalDeviceMemoryProperties mp;
+    memset(&mp, 0, sizeof(mp));
+    mp.memoryHeapCount = nheaps;
+    for (uint32_t h = 0; h < nheaps; ++h) {
+        mp.memoryHeaps[h].size = heaps[h] & ~1ull;
+        /* odd size marks a device-local heap */
+        mp.memoryHeaps[h].flags = (heaps[h] & 1) ? VK_MEMORY_HEAP_DEVICE_LOCAL_BIT : 0;
+    }
+    mp.memoryTypeCount = ntypes;
+    for (uint32_t t = 0; t < ntypes; ++t) {
+        mp.memoryTypes[t].propertyFlags = flags[t];
+        mp.memoryTypes[t].heapIndex = heap_of[t];
+    }
+    return mp;
+}
+
+static uint32_t best(const VkPhysicalDeviceMemoryProperties *mp, vkc_memory kind, uint32_t bits)
+{
+    uint32_t out[VK_MAX_MEMORY_TYPES];
+    uint32_t n = vkc__memory_pick_types(mp, kind, bits, out);
+    return n ? out[0] : UINT32_MAX;
+}
+
+static void test_type_choice(void **state)
+{
+    (void)state;
+    /* NVIDIA H200 (driver 580, resizable BAR over all of VRAM). */
+    {
+        const VkDeviceSize heaps[] = {140 * GiB + 1, 94 * GiB};
+        const VkMemoryPropertyFlags f[] = {0, DL, HV | HC, HV | HC | CA, DL | HV | HC};
+        const uint32_t h[] = {1, 0, 1, 1, 0};
+        VkPhysicalDeviceMemoryProperties mp = mem_table(heaps, 2, f, h, 5);
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0x1f), 4);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0x1f), 4);
+        assert_int_equal(best(&mp, VKC_MEMORY_READBACK, 0x1f), 3);
+        /* Falling back: the next candidate of DEVICE is plain VRAM. */
+        uint32_t out[VK_MAX_MEMORY_TYPES];
+        uint32_t n = vkc__memory_pick_types(&mp, VKC_MEMORY_DEVICE, 0x1f, out);
+        assert_true(n >= 2);
+        assert_int_equal(out[1], 1);
+        /* memoryTypeBits restrict the choice. */
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0x0f), 1);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0x0f), 2);
+        assert_int_equal(best(&mp, VKC_MEMORY_READBACK, 0x04), 2);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0x02), UINT32_MAX);
+    }
+    /* Discrete GPU with the classic 256 MiB BAR as a heap of its own. */
+    {
+        const VkDeviceSize heaps[] = {24 * GiB + 1, 64 * GiB, (256ull << 20) + 1};
+        const VkMemoryPropertyFlags f[] = {DL, HV | HC, HV | HC | CA, DL | HV | HC};
+        const uint32_t h[] = {0, 1, 1, 2};
+        VkPhysicalDeviceMemoryProperties mp = mem_table(heaps, 3, f, h, 4);
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0xf), 0);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0xf), 1);
+        assert_int_equal(best(&mp, VKC_MEMORY_READBACK, 0xf), 2);
+    }
+    /* Integrated GPU: one heap, everything device-local. */
+    {
+        const VkDeviceSize heaps[] = {16 * GiB + 1};
+        const VkMemoryPropertyFlags f[] = {DL, DL | HV | HC, DL | HV | HC | CA};
+        const uint32_t h[] = {0, 0, 0};
+        VkPhysicalDeviceMemoryProperties mp = mem_table(heaps, 1, f, h, 3);
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0x7), 2);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0x7), 1);
+        assert_int_equal(best(&mp, VKC_MEMORY_READBACK, 0x7), 2);
+    }
+    /* lavapipe: a single all-purpose type. */
+    {
+        const VkDeviceSize heaps[] = {2 * GiB + 1};
+        const VkMemoryPropertyFlags f[] = {DL | HV | HC | CA};
+        const uint32_t h[] = {0};
+        VkPhysicalDeviceMemoryProperties mp = mem_table(heaps, 1, f, h, 1);
+        for (size_t k = 0; k < VKC_ARRAY_COUNT(kinds); ++k)
+            assert_int_equal(best(&mp, kinds[k], 0x1), 0);
+    }
+    /* Non-coherent host memory is still usable (flushed by vkc); protected
+     * memory never. */
+    {
+        const VkDeviceSize heaps[] = {8 * GiB + 1, 8 * GiB};
+        const VkMemoryPropertyFlags f[] = {DL | VK_MEMORY_PROPERTY_PROTECTED_BIT, HV | CA, DL};
+        const uint32_t h[] = {0, 1, 0};
+        VkPhysicalDeviceMemoryProperties mp = mem_table(heaps, 2, f, h, 3);
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0x7), 2);
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0x1), UINT32_MAX);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0x7), 1);
+        assert_int_equal(best(&mp, VKC_MEMORY_READBACK, 0x7), 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -579,7 +680,7 @@ int main(void)
         cmocka_unit_test(test_many_small),   cmocka_unit_test(test_dedicated),
         cmocka_unit_test(test_steady_state), cmocka_unit_test(test_beyond_storage_range),
         cmocka_unit_test(test_bad_input),    cmocka_unit_test(test_destroyed_with_context),
-        cmocka_unit_test(test_faults),
+        cmocka_unit_test(test_faults),       cmocka_unit_test(test_type_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
