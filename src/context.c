@@ -496,8 +496,6 @@ static VkBool32 VKAPI_PTR vkc__messenger_cb(VkDebugUtilsMessageSeverityFlagBitsE
                                             void *user)
 {
     vkc_context *ctx = user;
-    if (!ctx->logger.func)
-        return VK_FALSE;
     vkc_log_level level = VKC_LOG_DEBUG;
     if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
         level = VKC_LOG_ERROR;
@@ -510,8 +508,14 @@ static VkBool32 VKAPI_PTR vkc__messenger_cb(VkDebugUtilsMessageSeverityFlagBitsE
         id = VKC_LOG_ID_VALIDATION;
     else if (types & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT)
         id = VKC_LOG_ID_PERFORMANCE;
-    ctx->logger.func(ctx->logger.user_data, level, id,
-                     data && data->pMessage ? data->pMessage : "(no message)");
+    const char *msg = data && data->pMessage ? data->pMessage : "(no message)";
+    if (ctx->logger.func)
+        ctx->logger.func(ctx->logger.user_data, level, id, msg);
+    else if (level >= VKC_LOG_WARN)
+        /* Validation was asked for but no logger given: the messages must not
+         * vanish, so they go to stderr (ctest fails a sample that prints one). */
+        fprintf(stderr, "vkc validation %s: %s\n", level == VKC_LOG_ERROR ? "error" : "warning",
+                msg);
     return VK_FALSE;
 }
 
@@ -751,6 +755,9 @@ static vkc_result vkc__create_device(vkc_context *ctx, const vkc_context_desc *d
         f13.synchronization2 = info->synchronization2;
         f13.subgroupSizeControl = info->subgroup_size_control;
         f13.computeFullSubgroups = info->subgroup_size_control;
+        /* Required by Vulkan 1.3; glslang uses LocalSizeId (which needs it) for
+         * local_size_x_id when it targets SPIR-V 1.6. */
+        f13.maintenance4 = VK_TRUE;
     }
     const char *exts[4];
     uint32_t n_ext = 0;
@@ -790,6 +797,8 @@ static void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc
     vkc_context_features *f = &ctx->features;
     const vkc_device_info *info = &ctx->info;
     f->wait_mode = desc->wait_mode ? desc->wait_mode : VKC_WAIT_SPIN_THEN_BLOCK;
+    bool labels = false;
+    ctx->debug_labels = vkc__env_flag("VKC_DEBUG_LABELS", &labels) && labels;
     f->spin_ns = desc->spin_ns ? desc->spin_ns : 200000;
     f->batch_size = desc->batch_size ? desc->batch_size : 64;
     f->batches_in_flight = desc->batches_in_flight ? desc->batches_in_flight : 4;
@@ -856,6 +865,9 @@ vkc_result vkc_context_create(const vkc_context_desc *desc, vkc_context **out)
     vkc_context *ctx = vkc__context_alloc(&desc->logger, desc->allocator);
     if (!ctx)
         return VKC_FAIL(NULL, VKC_ERROR_OUT_OF_HOST_MEMORY, "context allocation");
+    ctx->disk_cache = desc->disk_cache != VKC_OFF;
+    if (desc->cache_dir)
+        snprintf(ctx->cache_dir, sizeof(ctx->cache_dir), "%s", desc->cache_dir);
     vkc_result r = vkc__loader_open(&ctx->loader, &ctx->vki, NULL, 0);
     if (r < 0) {
         r = VKC_FAIL(NULL, VKC_ERROR_NO_LOADER,
@@ -898,6 +910,7 @@ void vkc_context_destroy(vkc_context *ctx)
         ctx->vk.vkDeviceWaitIdle(ctx->device);
         while (ctx->seqs.next && ctx->seqs.next != &ctx->seqs)
             vkc_seq_destroy((vkc_seq *)((char *)ctx->seqs.next - vkc__seq_node_offset()));
+        vkc__fuse_finish(ctx);
         while (ctx->kernels.next && ctx->kernels.next != &ctx->kernels)
             vkc_kernel_destroy(
                 (vkc_kernel *)((char *)ctx->kernels.next - offsetof(vkc_kernel, node)));

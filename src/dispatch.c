@@ -1,25 +1,984 @@
-/* Dispatch module: sequences, hazards, grid sizing, submit, immediate mode. (Being written.) */
+/* Dispatch module: sequences (recording, hazard levels, barriers, grid-stride
+ * sizing, replay), tickets, and immediate mode.
+ *
+ * A sequence keeps its commands on the CPU and records them into Vulkan
+ * command buffers at vkc_seq_end (and again only when something changed).
+ * Each command gets a dependency level: one more than the highest level of
+ * any earlier command it has a hazard with (read-after-write,
+ * write-after-read, write-after-write on overlapping ranges of the same
+ * VkBuffer). Commands are emitted level by level with one barrier between
+ * levels, so independent commands share a level and overlap, and W
+ * interleaved chains of depth D cost D barriers, not W*D. */
 #include "vkc_internal.h"
+
+#include <stdio.h>
+
+#define VKC_ACC_R 1u
+#define VKC_ACC_W 2u
+/* Recorded copies of a sequence used in turn: re-submitting the command buffer
+ * that was just submitted can stall in some drivers (measured on the H200),
+ * a second copy avoids it. */
+#define VKC_SEQ_RING 2
+
+#define VKC_STAGES_ALL (VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT)
+
+typedef enum vkc__cmd_kind {
+    VKC_CMD_DISPATCH,
+    VKC_CMD_COPY,
+    VKC_CMD_FILL,
+} vkc__cmd_kind;
+
+/* One buffer range a command touches (args of a dispatch; src/dst of copies). */
+typedef struct vkc__use {
+    vkc_buffer *buffer;
+    VkBuffer vk;
+    uint64_t offset; /* inside vk */
+    uint64_t size;
+    uint32_t access;
+} vkc__use;
+
+typedef struct vkc__command {
+    uint8_t kind;
+    uint32_t level;
+    vkc_kernel *kernel;
+    uint32_t groups[3];
+    uint32_t use_first, use_count;
+    uint32_t push_offset, push_size;
+    uint32_t value; /* fill */
+    uint32_t epoch; /* explicit barriers recorded before it */
+    const char *label;
+} vkc__command;
+
+/* Hazard tracking: for each distinct (VkBuffer, range), the highest levels of
+ * writes and reads so far. */
+typedef struct vkc__track {
+    VkBuffer vk;
+    uint64_t offset, size;
+    int32_t write_level, read_level;
+} vkc__track;
 
 struct vkc_seq {
     uint32_t magic;
     vkc_context *ctx;
     vkc__node node;
+    char name[64];
+
+    vkc__command *cmds;
+    uint32_t cmd_count, cmd_cap;
+    vkc__use *uses;
+    uint32_t use_count, use_cap;
+    uint8_t *push;
+    uint32_t push_len, push_cap;
+    vkc__track *track;
+    uint32_t track_count, track_cap;
+    uint32_t *order; /* emission order (by level) */
+    uint32_t order_cap;
+
+    uint32_t level_floor; /* explicit barriers raise it */
+    uint32_t max_level;
+    uint32_t dispatches;
+    uint32_t explicit_barriers;
+    bool writes_mapped; /* a write to host-visible memory: end with a host barrier */
+    bool recording;
+    bool ended;
+    vkc_result error; /* first recording error, latched */
+
+    /* Recorded copies; generation says whether a copy matches the commands. */
+    vkc__cmd *units[VKC_SEQ_RING];
+    uint64_t unit_gen[VKC_SEQ_RING];
+    uint64_t gen;
+    uint32_t next_unit;
+    uint32_t ring;     /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
+    uint32_t barriers; /* in the last recording */
+    uint64_t submits;
 };
+
 size_t vkc__seq_node_offset(void)
 {
     return offsetof(struct vkc_seq, node);
 }
-vkc_result vkc__dispatch_init(vkc_context *ctx)
+
+/* ---- growth helpers (only while a sequence grows; steady state reuses) ----- */
+
+static bool vkc__grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
+    if (need <= *cap)
+        return true;
+    uint32_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    void *q = vkc__realloc(*p, (size_t)n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+static vkc_result vkc__latch(vkc_seq *s, vkc_result r)
+{
+    if (r < 0 && s->error >= 0)
+        s->error = r;
+    return r;
+}
+
+#define VKC_SEQ_FAIL(s, code, ...) vkc__latch((s), VKC_FAIL((s)->ctx, (code), __VA_ARGS__))
+
+/* ---- lifetime ------------------------------------------------------------------ */
+
+vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **out)
+{
+    if (out)
+        *out = NULL;
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_seq_create: out is NULL");
+    vkc_seq *s = vkc__calloc(1, sizeof(*s));
+    VKC_RETURN_IF(!s, ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "sequence");
+    s->magic = VKC_MAGIC_SEQ;
+    s->ctx = ctx;
+    snprintf(s->name, sizeof(s->name), "%s", desc && desc->name ? desc->name : "vkc_seq");
+    s->recording = true;
+    s->ring = VKC_SEQ_RING;
+    pthread_mutex_lock(&ctx->objects_lock);
+    vkc__list_push(&ctx->seqs, &s->node);
+    pthread_mutex_unlock(&ctx->objects_lock);
+    *out = s;
     return VKC_SUCCESS;
 }
-void vkc__dispatch_finish(vkc_context *ctx) {}
-void vkc_seq_destroy(vkc_seq *seq) {}
+
+static void vkc__seq_release_units(vkc_seq *s)
+{
+    for (int i = 0; i < VKC_SEQ_RING; ++i) {
+        vkc__cmd_release(s->ctx, s->units[i]);
+        s->units[i] = NULL;
+    }
+}
+
+void vkc_seq_destroy(vkc_seq *s)
+{
+    if (!s || s->magic != VKC_MAGIC_SEQ)
+        return;
+    vkc_context *ctx = s->ctx;
+    /* Units in flight go to the pending list and are reused once done. */
+    vkc__seq_release_units(s);
+    pthread_mutex_lock(&ctx->objects_lock);
+    vkc__list_remove(&s->node);
+    pthread_mutex_unlock(&ctx->objects_lock);
+    vkc__free(s->cmds);
+    vkc__free(s->uses);
+    vkc__free(s->push);
+    vkc__free(s->track);
+    vkc__free(s->order);
+    s->magic = 0;
+    vkc__free(s);
+}
+
+#define VKC_CHECK_SEQ(s)                                                                           \
+    do {                                                                                           \
+        if (VKC_UNLIKELY(!(s) || (s)->magic != VKC_MAGIC_SEQ))                                     \
+            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_seq handle");             \
+        VKC_CHECK_CONTEXT((s)->ctx);                                                               \
+    } while (0)
+
+vkc_result vkc_seq_begin(vkc_seq *s)
+{
+    VKC_CHECK_SEQ(s);
+    s->cmd_count = s->use_count = s->push_len = s->track_count = 0;
+    s->level_floor = s->max_level = 0;
+    s->dispatches = s->explicit_barriers = 0;
+    s->writes_mapped = false;
+    s->recording = true;
+    s->ended = false;
+    s->error = VKC_SUCCESS;
+    s->gen++;
+    return VKC_SUCCESS;
+}
+
+/* ---- hazards ---------------------------------------------------------------------- */
+
+static bool vkc__overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
+{
+    return a < b + bs && b < a + as;
+}
+
+/* Level of a command touching uses[0..n): after every conflicting access. */
+static uint32_t vkc__level_of(const vkc_seq *s, const vkc__use *uses, uint32_t n)
+{
+    int32_t level = (int32_t)s->level_floor;
+    for (uint32_t i = 0; i < n; ++i) {
+        const vkc__use *u = &uses[i];
+        for (uint32_t t = 0; t < s->track_count; ++t) {
+            const vkc__track *tr = &s->track[t];
+            if (tr->vk != u->vk || !vkc__overlap(tr->offset, tr->size, u->offset, u->size))
+                continue;
+            int32_t after = tr->write_level; /* RAW, WAW */
+            if ((u->access & VKC_ACC_W) && tr->read_level > after)
+                after = tr->read_level; /* WAR */
+            if (after + 1 > level)
+                level = after + 1;
+        }
+    }
+    return (uint32_t)level;
+}
+
+static vkc_result vkc__track_uses(vkc_seq *s, const vkc__use *uses, uint32_t n, uint32_t level)
+{
+    for (uint32_t i = 0; i < n; ++i) {
+        const vkc__use *u = &uses[i];
+        vkc__track *tr = NULL;
+        for (uint32_t t = 0; t < s->track_count; ++t) {
+            vkc__track *c = &s->track[t];
+            if (c->vk == u->vk && c->offset == u->offset && c->size == u->size) {
+                tr = c;
+                break;
+            }
+        }
+        if (!tr) {
+            if (!vkc__grow((void **)&s->track, &s->track_cap, s->track_count + 1, sizeof(*tr)))
+                return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "hazard table");
+            tr = &s->track[s->track_count++];
+            tr->vk = u->vk;
+            tr->offset = u->offset;
+            tr->size = u->size;
+            tr->write_level = tr->read_level = -1;
+        }
+        if ((u->access & VKC_ACC_W) && (int32_t)level > tr->write_level)
+            tr->write_level = (int32_t)level;
+        if ((u->access & VKC_ACC_R) && (int32_t)level > tr->read_level)
+            tr->read_level = (int32_t)level;
+        if ((u->access & VKC_ACC_W) && u->buffer->mapped)
+            s->writes_mapped = true;
+    }
+    return VKC_SUCCESS;
+}
+
+/* Compute every command's level again from scratch (after an argument was
+ * replaced), keeping explicit barriers as level boundaries. */
+static vkc_result vkc__relevel(vkc_seq *s)
+{
+    s->track_count = 0;
+    s->max_level = 0;
+    s->level_floor = 0;
+    s->writes_mapped = false;
+    uint32_t epoch = 0;
+    for (uint32_t i = 0; i < s->cmd_count; ++i) {
+        vkc__command *c = &s->cmds[i];
+        if (c->epoch != epoch) {
+            s->level_floor = s->max_level + 1;
+            epoch = c->epoch;
+        }
+        c->level = vkc__level_of(s, &s->uses[c->use_first], c->use_count);
+        VKC_FORWARD(vkc__track_uses(s, &s->uses[c->use_first], c->use_count, c->level));
+        if (c->level > s->max_level)
+            s->max_level = c->level;
+    }
+    if (s->cmd_count && s->explicit_barriers != epoch)
+        s->level_floor = s->max_level + 1;
+    return VKC_SUCCESS;
+}
+
+/* Append a command whose uses are already at s->uses[use_first..]. */
+static vkc_result vkc__append(vkc_seq *s, vkc__command *c)
+{
+    const vkc__use *uses = &s->uses[c->use_first];
+    c->epoch = s->explicit_barriers;
+    c->level = vkc__level_of(s, uses, c->use_count);
+    VKC_FORWARD(vkc__track_uses(s, uses, c->use_count, c->level));
+    if (!vkc__grow((void **)&s->cmds, &s->cmd_cap, s->cmd_count + 1, sizeof(*c)))
+        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "command list");
+    s->cmds[s->cmd_count++] = *c;
+    if (c->level > s->max_level)
+        s->max_level = c->level;
+    s->gen++;
+    return VKC_SUCCESS;
+}
+
+static vkc_result vkc__check_recording(vkc_seq *s)
+{
+    if (!s->recording) /* not latched: the recorded sequence stays usable */
+        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE,
+                        "sequence \"%s\" has ended; call vkc_seq_begin to record again", s->name);
+    return VKC_SUCCESS;
+}
+
+static vkc_result vkc__check_buffer(vkc_seq *s, const vkc_buffer *b, const char *what)
+{
+    if (!b || b->magic != VKC_MAGIC_BUFFER)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_buffer handle", what);
+    if (b->ctx != s->ctx)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: buffer belongs to another context",
+                            what);
+    return VKC_SUCCESS;
+}
+
+static vkc_result vkc__check_range(vkc_seq *s, const vkc_buffer *b, uint64_t offset, uint64_t size,
+                                   const char *what)
+{
+    if (offset > b->size || size > b->size - offset)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
+                            "%s: range [%llu, +%llu) is outside buffer \"%s\" of %llu bytes", what,
+                            (unsigned long long)offset, (unsigned long long)size, b->name,
+                            (unsigned long long)b->size);
+    return VKC_SUCCESS;
+}
+
+/* ---- recording commands ---------------------------------------------------------------- */
+
+static uint32_t vkc__grid_groups(const vkc_context *ctx, uint64_t count, uint32_t wg)
+{
+    uint64_t need = (count + wg - 1) / wg;
+    uint64_t cap = ctx->features.max_grid_groups;
+    return (uint32_t)(need < cap ? need : cap);
+}
+
+/* Validate a dispatch against its kernel and append its uses; on success the
+ * uses are at s->uses[*first .. *first + arg_count). */
+static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, vkc__command *c)
+{
+    vkc_context *ctx = s->ctx;
+    if (!d)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "dispatch desc is NULL");
+    const vkc_kernel *k = d->kernel;
+    if (!k || k->magic != VKC_MAGIC_KERNEL)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "dispatch: invalid vkc_kernel handle");
+    if (k->ctx != ctx)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "dispatch: kernel of another context");
+    const vkc_kernel_info *ki = &k->info;
+    if (d->arg_count != ki->binding_count)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_MISMATCH,
+                            "kernel \"%s\" has %u bindings but the dispatch passes %u args",
+                            k->name, ki->binding_count, d->arg_count);
+    if (d->arg_count && !d->args)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "dispatch: args is NULL");
+    if (d->push_size != ki->push_constant_size)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_MISMATCH,
+                            "kernel \"%s\" takes %u bytes of push constants but the dispatch "
+                            "passes %u",
+                            k->name, ki->push_constant_size, d->push_size);
+    if (d->push_size && !d->push)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "dispatch: push is NULL");
+
+    bool explicit_groups = d->groups[0] || d->groups[1] || d->groups[2];
+    if (explicit_groups) {
+        for (int i = 0; i < 3; ++i) {
+            if (d->groups[i] == 0)
+                return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
+                                    "dispatch: groups[%d] is 0 while others are not", i);
+            if (d->groups[i] > ctx->info.max_workgroup_count[i])
+                return VKC_SEQ_FAIL(s, VKC_ERROR_LIMIT,
+                                    "dispatch: groups[%d] = %u exceeds maxComputeWorkGroupCount "
+                                    "%u",
+                                    i, d->groups[i], ctx->info.max_workgroup_count[i]);
+            c->groups[i] = d->groups[i];
+        }
+    } else {
+        if (d->count > UINT32_MAX)
+            return VKC_SEQ_FAIL(s, VKC_ERROR_LIMIT,
+                                "dispatch: count %llu exceeds 2^32-1 (shaders index with 32-bit "
+                                "invocation ids); split the work",
+                                (unsigned long long)d->count);
+        c->groups[0] = vkc__grid_groups(ctx, d->count, ki->workgroup_size[0]);
+        c->groups[1] = c->groups[2] = 1;
+    }
+
+    if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + d->arg_count, sizeof(vkc__use)))
+        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
+    const uint64_t align = ctx->info.min_storage_buffer_offset_alignment;
+    for (uint32_t i = 0; i < d->arg_count; ++i) {
+        const vkc_arg *a = &d->args[i];
+        const vkc_binding_info *bi = &ki->bindings[i];
+        char what[96];
+        snprintf(what, sizeof(what), "kernel \"%s\" arg %u", k->name, i);
+        VKC_FORWARD(vkc__check_buffer(s, a->buffer, what));
+        const vkc_buffer *b = a->buffer;
+        if (a->offset > b->size)
+            return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "%s: offset %llu beyond size %llu",
+                                what, (unsigned long long)a->offset, (unsigned long long)b->size);
+        uint64_t size = a->size ? a->size : b->size - a->offset;
+        VKC_FORWARD(vkc__check_range(s, b, a->offset, size, what));
+        if (align > 1 && (a->offset + b->offset) % align)
+            return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
+                                "%s: offset %llu is not a multiple of "
+                                "minStorageBufferOffsetAlignment %llu",
+                                what, (unsigned long long)a->offset, (unsigned long long)align);
+        if (size > ctx->info.max_storage_buffer_range)
+            return VKC_SEQ_FAIL(s, VKC_ERROR_LIMIT,
+                                "%s: binding range %llu exceeds maxStorageBufferRange %llu; bind "
+                                "smaller ranges (offset/size) and dispatch per range",
+                                what, (unsigned long long)size,
+                                (unsigned long long)ctx->info.max_storage_buffer_range);
+        if (size < bi->min_size)
+            return VKC_SEQ_FAIL(s, VKC_ERROR_MISMATCH,
+                                "%s: range of %llu bytes is smaller than the shader's block "
+                                "(%llu bytes)",
+                                what, (unsigned long long)size, (unsigned long long)bi->min_size);
+        if (!explicit_groups && bi->array_stride &&
+            (size - bi->min_size) / bi->array_stride < d->count)
+            return VKC_SEQ_FAIL(s, VKC_ERROR_MISMATCH,
+                                "%s: buffer holds %llu elements of %llu bytes but the dispatch "
+                                "covers %llu elements",
+                                what,
+                                (unsigned long long)((size - bi->min_size) / bi->array_stride),
+                                (unsigned long long)bi->array_stride, (unsigned long long)d->count);
+        uint32_t acc = a->access ? (uint32_t)a->access : (uint32_t)bi->access;
+        if (!acc)
+            acc = VKC_ACC_R | VKC_ACC_W;
+        vkc__use *u = &s->uses[s->use_count + i];
+        u->buffer = a->buffer;
+        u->vk = b->buffer;
+        u->offset = b->offset + a->offset;
+        u->size = size;
+        u->access = acc;
+    }
+    c->kind = VKC_CMD_DISPATCH;
+    c->kernel = d->kernel;
+    c->use_first = s->use_count;
+    c->use_count = d->arg_count;
+    c->label = d->label ? d->label : k->name;
+    if (d->push_size) {
+        if (!vkc__grow((void **)&s->push, &s->push_cap, s->push_len + d->push_size, 1))
+            return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "push constants");
+        memcpy(s->push + s->push_len, d->push, d->push_size);
+        c->push_offset = s->push_len;
+        c->push_size = d->push_size;
+    }
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc_seq_dispatch(vkc_seq *s, const vkc_dispatch_desc *d)
+{
+    VKC_CHECK_SEQ(s);
+    VKC_FORWARD(vkc__check_recording(s));
+    vkc__command c = {0};
+    uint32_t push_len = s->push_len;
+    vkc_result r = vkc__prepare_dispatch(s, d, &c);
+    if (r < 0) {
+        s->push_len = push_len;
+        return r;
+    }
+    if (!d->groups[0] && !d->groups[1] && !d->groups[2] && d->count == 0)
+        return VKC_SUCCESS; /* nothing to do: an empty input is not an error */
+    s->use_count += c.use_count;
+    s->push_len += c.push_size;
+    VKC_FORWARD(vkc__append(s, &c));
+    s->dispatches++;
+    VKC_STAT_ADD(s->ctx, dispatches, 1);
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc_seq_copy(vkc_seq *s, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
+                        uint64_t src_offset, uint64_t size)
+{
+    VKC_CHECK_SEQ(s);
+    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(vkc__check_buffer(s, dst, "copy dst"));
+    VKC_FORWARD(vkc__check_buffer(s, src, "copy src"));
+    VKC_FORWARD(vkc__check_range(s, dst, dst_offset, size, "copy dst"));
+    VKC_FORWARD(vkc__check_range(s, src, src_offset, size, "copy src"));
+    if (size == 0)
+        return VKC_SUCCESS;
+    if (dst->buffer == src->buffer &&
+        vkc__overlap(dst->offset + dst_offset, size, src->offset + src_offset, size))
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "copy: source and destination overlap");
+    if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + 2, sizeof(vkc__use)))
+        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
+    vkc__use *u = &s->uses[s->use_count];
+    u[0] = (vkc__use){src, src->buffer, src->offset + src_offset, size, VKC_ACC_R};
+    u[1] = (vkc__use){dst, dst->buffer, dst->offset + dst_offset, size, VKC_ACC_W};
+    vkc__command c = {
+        .kind = VKC_CMD_COPY, .use_first = s->use_count, .use_count = 2, .label = "vkc copy"};
+    s->use_count += 2;
+    return vkc__append(s, &c);
+}
+
+vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t size, uint32_t value)
+{
+    VKC_CHECK_SEQ(s);
+    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(vkc__check_buffer(s, buf, "fill"));
+    VKC_FORWARD(vkc__check_range(s, buf, offset, size, "fill"));
+    if ((offset | size) & 3)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
+                            "fill: offset and size must be multiples of 4");
+    if (size == 0)
+        return VKC_SUCCESS;
+    if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + 1, sizeof(vkc__use)))
+        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
+    s->uses[s->use_count] = (vkc__use){buf, buf->buffer, buf->offset + offset, size, VKC_ACC_W};
+    vkc__command c = {.kind = VKC_CMD_FILL,
+                      .use_first = s->use_count,
+                      .use_count = 1,
+                      .value = value,
+                      .label = "vkc fill"};
+    s->use_count += 1;
+    return vkc__append(s, &c);
+}
+
+vkc_result vkc_seq_barrier(vkc_seq *s)
+{
+    VKC_CHECK_SEQ(s);
+    VKC_FORWARD(vkc__check_recording(s));
+    if (s->cmd_count) {
+        s->level_floor = s->max_level + 1;
+        s->explicit_barriers++;
+        s->gen++;
+    }
+    return VKC_SUCCESS;
+}
+
+/* ---- recording into Vulkan ---------------------------------------------------------------- */
+
+static VkPipelineStageFlags2 vkc__stage_of(const vkc__command *c)
+{
+    return c->kind == VKC_CMD_DISPATCH ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
+                                       : VK_PIPELINE_STAGE_2_TRANSFER_BIT;
+}
+
+static VkAccessFlags2 vkc__reads_of(VkPipelineStageFlags2 stages)
+{
+    VkAccessFlags2 a = 0;
+    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
+        a |= VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT;
+    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
+        a |= VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    return a;
+}
+
+static VkAccessFlags2 vkc__writes_of(VkPipelineStageFlags2 stages)
+{
+    VkAccessFlags2 a = 0;
+    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
+        a |= VK_ACCESS_2_SHADER_WRITE_BIT;
+    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
+        a |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    return a;
+}
+
+static bool vkc__labels_on(const vkc_context *ctx)
+{
+    return ctx->debug_utils && ctx->vki.vkCmdBeginDebugUtilsLabelEXT &&
+           (ctx->features.validation || ctx->debug_labels);
+}
+
+/* Record the commands, level by level, into a fresh unit. */
+static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
+{
+    vkc_context *ctx = s->ctx;
+    *out = NULL;
+    /* Counting sort of the commands by level (stable). */
+    uint32_t nlev = s->cmd_count ? s->max_level + 1 : 0;
+    if (!vkc__grow((void **)&s->order, &s->order_cap, s->cmd_count + nlev + 1, sizeof(uint32_t)))
+        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "emission order");
+    uint32_t *start = s->order + s->cmd_count; /* nlev + 1 counters after the order */
+    memset(start, 0, (nlev + 1) * sizeof(uint32_t));
+    for (uint32_t i = 0; i < s->cmd_count; ++i)
+        start[s->cmds[i].level + 1]++;
+    for (uint32_t l = 0; l < nlev; ++l)
+        start[l + 1] += start[l];
+    for (uint32_t i = 0; i < s->cmd_count; ++i)
+        s->order[start[s->cmds[i].level]++] = i;
+
+    vkc__cmd *unit;
+    VKC_FORWARD(vkc__latch(s, vkc__cmd_acquire(ctx, &unit)));
+    VkCommandBuffer cb = unit->cb;
+    const bool labels = vkc__labels_on(ctx);
+    uint32_t barriers = 0;
+    VkPipelineStageFlags2 before = VKC_STAGES_ALL; /* earlier submissions */
+    VkPipeline bound = VK_NULL_HANDLE;
+    uint32_t i = 0;
+    vkc_result r = VKC_SUCCESS;
+    while (i < s->cmd_count && r >= 0) {
+        uint32_t level = s->cmds[s->order[i]].level;
+        uint32_t end = i;
+        VkPipelineStageFlags2 stages = 0;
+        while (end < s->cmd_count && s->cmds[s->order[end]].level == level)
+            stages |= vkc__stage_of(&s->cmds[s->order[end++]]);
+        /* One barrier before each level: after everything earlier (the first
+         * one orders this submission after the previous ones). */
+        if (!(ctx->test_drop_barriers && i > 0)) {
+            vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), stages,
+                             vkc__reads_of(stages));
+            barriers++;
+        }
+        before |= stages;
+        for (; i < end; ++i) {
+            const vkc__command *c = &s->cmds[s->order[i]];
+            const vkc__use *u = &s->uses[c->use_first];
+            if (labels) {
+                VkDebugUtilsLabelEXT lb = {VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+                lb.pLabelName = c->label;
+                ctx->vki.vkCmdBeginDebugUtilsLabelEXT(cb, &lb);
+            }
+            if (c->kind == VKC_CMD_COPY) {
+                VkBufferCopy region = {u[0].offset, u[1].offset, u[0].size};
+                ctx->vk.vkCmdCopyBuffer(cb, u[0].vk, u[1].vk, 1, &region);
+            } else if (c->kind == VKC_CMD_FILL) {
+                ctx->vk.vkCmdFillBuffer(cb, u[0].vk, u[0].offset, u[0].size, c->value);
+            } else {
+                const vkc_kernel *k = c->kernel;
+                if (k->pipeline != bound) {
+                    ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+                    bound = k->pipeline;
+                }
+                if (c->use_count) {
+                    VkDescriptorBufferInfo infos[VKC_MAX_BINDINGS];
+                    VkWriteDescriptorSet writes[VKC_MAX_BINDINGS];
+                    for (uint32_t b = 0; b < c->use_count; ++b) {
+                        infos[b] = (VkDescriptorBufferInfo){u[b].vk, u[b].offset, u[b].size};
+                        writes[b] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+                        writes[b].dstBinding = b;
+                        writes[b].descriptorCount = 1;
+                        writes[b].descriptorType = k->info.bindings[b].uniform
+                                                       ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                       : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+                        writes[b].pBufferInfo = &infos[b];
+                    }
+                    if (ctx->features.push_descriptors) {
+                        ctx->vk.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                                          k->layout, 0, c->use_count, writes);
+                    } else {
+                        VkDescriptorSet set;
+                        r = vkc__latch(s, vkc__cmd_alloc_set(ctx, unit, k->set_layout, &set));
+                        if (r < 0)
+                            break;
+                        for (uint32_t b = 0; b < c->use_count; ++b)
+                            writes[b].dstSet = set;
+                        ctx->vk.vkUpdateDescriptorSets(ctx->device, c->use_count, writes, 0, NULL);
+                        ctx->vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                                        k->layout, 0, 1, &set, 0, NULL);
+                    }
+                }
+                if (c->push_size)
+                    ctx->vk.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                               c->push_size, s->push + c->push_offset);
+                ctx->vk.vkCmdDispatch(cb, c->groups[0], c->groups[1], c->groups[2]);
+            }
+            if (labels)
+                ctx->vki.vkCmdEndDebugUtilsLabelEXT(cb);
+        }
+    }
+    if (r >= 0 && s->writes_mapped) {
+        /* The host reads mapped memory after waiting on the ticket. */
+        vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), VK_PIPELINE_STAGE_2_HOST_BIT,
+                         VK_ACCESS_2_HOST_READ_BIT);
+        barriers++;
+    }
+    if (r >= 0) {
+        VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cb));
+        if (vr < 0)
+            r = vkc__latch(s, vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__));
+    }
+    if (r < 0) {
+        vkc__cmd_release(ctx, unit);
+        return r;
+    }
+    s->barriers = barriers;
+    *out = unit;
+    return VKC_SUCCESS;
+}
+
+/* Make unit slot `i` match the current commands. */
+static vkc_result vkc__ensure_unit(vkc_seq *s, uint32_t i)
+{
+    if (s->units[i] && s->unit_gen[i] == s->gen)
+        return VKC_SUCCESS;
+    /* The old copy goes back first (reused at once if its last submit is
+     * done, else once it is), then the commands are recorded again. */
+    vkc__cmd_release(s->ctx, s->units[i]);
+    s->units[i] = NULL;
+    vkc__cmd *unit;
+    VKC_FORWARD(vkc__record(s, &unit));
+    s->units[i] = unit;
+    s->unit_gen[i] = s->gen;
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc_seq_end(vkc_seq *s)
+{
+    VKC_CHECK_SEQ(s);
+    if (s->error < 0)
+        return s->error;
+    if (!s->recording)
+        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
+                        s->name);
+    s->recording = false;
+    s->ended = true;
+    return vkc__ensure_unit(s, s->next_unit);
+}
+
+vkc_result vkc_seq_set_push(vkc_seq *s, uint32_t index, const void *data, uint32_t size)
+{
+    VKC_CHECK_SEQ(s);
+    if (index >= s->cmd_count || s->cmds[index].kind != VKC_CMD_DISPATCH)
+        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT,
+                        "set_push: command %u is not a dispatch of sequence \"%s\" (%u commands)",
+                        index, s->name, s->cmd_count);
+    vkc__command *c = &s->cmds[index];
+    if (size != c->push_size || (size && !data))
+        return VKC_FAIL(s->ctx, VKC_ERROR_MISMATCH,
+                        "set_push: kernel \"%s\" takes %u bytes of push constants, got %u",
+                        c->kernel->name, c->push_size, size);
+    if (memcmp(s->push + c->push_offset, data, size)) {
+        memcpy(s->push + c->push_offset, data, size);
+        s->gen++;
+    }
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_arg *value)
+{
+    VKC_CHECK_SEQ(s);
+    if (index >= s->cmd_count || s->cmds[index].kind != VKC_CMD_DISPATCH)
+        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT,
+                        "set_arg: command %u is not a dispatch of sequence \"%s\"", index, s->name);
+    vkc__command *c = &s->cmds[index];
+    if (arg >= c->use_count || !value)
+        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT, "set_arg: arg %u out of range (%u)",
+                        arg, c->use_count);
+    vkc__use *u = &s->uses[c->use_first + arg];
+    VKC_FORWARD(vkc__check_buffer(s, value->buffer, "set_arg"));
+    uint64_t size =
+        value->size
+            ? value->size
+            : (value->offset <= value->buffer->size ? value->buffer->size - value->offset : 0);
+    VKC_FORWARD(vkc__check_range(s, value->buffer, value->offset, size, "set_arg"));
+    const vkc_binding_info *bi = &c->kernel->info.bindings[arg];
+    if (size < bi->min_size || size > s->ctx->info.max_storage_buffer_range)
+        return VKC_FAIL(s->ctx, VKC_ERROR_MISMATCH, "set_arg: range of %llu bytes does not fit",
+                        (unsigned long long)size);
+    uint64_t align = s->ctx->info.min_storage_buffer_offset_alignment;
+    if (align > 1 && (value->offset + value->buffer->offset) % align)
+        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT, "set_arg: offset not aligned to %llu",
+                        (unsigned long long)align);
+    u->buffer = value->buffer;
+    u->vk = value->buffer->buffer;
+    u->offset = value->buffer->offset + value->offset;
+    u->size = size;
+    if (value->access)
+        u->access = value->access;
+    /* The new buffer may create or remove hazards: level everything again. */
+    VKC_FORWARD(vkc__relevel(s));
+    s->gen++;
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc_seq_info_get(const vkc_seq *s, vkc_seq_info *out)
+{
+    if (!s || s->magic != VKC_MAGIC_SEQ)
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_seq handle");
+    if (!out)
+        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT, "out is NULL");
+    out->commands = s->cmd_count;
+    out->dispatches = s->dispatches;
+    out->levels = s->cmd_count ? s->max_level + 1 : 0;
+    /* Barriers between levels (the leading one orders after earlier
+     * submissions and is not counted as a hazard barrier). */
+    out->barriers = out->levels ? out->levels - 1 : 0;
+    out->submits = s->submits;
+    return VKC_SUCCESS;
+}
+
+/* ---- submit ------------------------------------------------------------------------------------
+ */
+
+vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
+{
+    if (out)
+        memset(out, 0, sizeof(*out));
+    VKC_CHECK_SEQ(s);
+    if (s->error < 0)
+        return s->error;
+    if (s->recording)
+        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE,
+                        "sequence \"%s\" is still being recorded: call vkc_seq_end first", s->name);
+    uint32_t i = s->next_unit;
+    VKC_FORWARD(vkc__ensure_unit(s, i));
+    uint64_t value;
+    VKC_FORWARD(vkc__submit(s->ctx, s->units[i], &value));
+    s->next_unit = (i + 1) % s->ring;
+    s->submits++;
+    if (out) {
+        out->value = value;
+        out->context_id = s->ctx->id;
+    }
+    return VKC_SUCCESS;
+}
+
+static vkc_result vkc__check_ticket(vkc_context *ctx, vkc_ticket t)
+{
+    if (t.value == 0)
+        return VKC_SUCCESS;
+    if (t.context_id != ctx->id)
+        return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE,
+                        "ticket belongs to another context (id %llu, this is %llu)",
+                        (unsigned long long)t.context_id, (unsigned long long)ctx->id);
+    if (t.value > vkc__submitted_value(ctx))
+        return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE, "ticket %llu was never issued",
+                        (unsigned long long)t.value);
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_FORWARD(vkc__check_ticket(ctx, t));
+    if (t.value == 0)
+        return VKC_SUCCESS;
+    return vkc__wait_value(ctx, t.value, timeout_ns, VKC_WAIT_DEFAULT);
+}
+
+vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_FORWARD(vkc__check_ticket(ctx, t));
+    if (t.value <= atomic_load_explicit(&ctx->completed_value, memory_order_acquire))
+        return VKC_SUCCESS;
+    vkc_result r = vkc__wait_value(ctx, t.value, 0, VKC_WAIT_SPIN);
+    return r == VKC_TIMEOUT ? VKC_NOT_READY : r;
+}
+
+/* ---- immediate mode
+ * ------------------------------------------------------------------------------ */
+
+struct vkc__imm {
+    pthread_mutex_t lock;
+    uint32_t count; /* batches in the ring */
+    uint32_t cur;
+    vkc_seq **batches;
+    uint64_t *values; /* ticket of each batch's last submit */
+    uint32_t pending; /* commands in the open batch */
+};
+
+vkc_result vkc__dispatch_init(vkc_context *ctx)
+{
+    vkc__imm *m = vkc__calloc(1, sizeof(*m));
+    if (!m)
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "immediate mode");
+    pthread_mutex_init(&m->lock, NULL);
+    ctx->imm = m;
+    m->count = ctx->features.batches_in_flight;
+    m->batches = vkc__calloc(m->count, sizeof(*m->batches));
+    m->values = vkc__calloc(m->count, sizeof(*m->values));
+    if (!m->batches || !m->values)
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "immediate mode ring");
+    for (uint32_t i = 0; i < m->count; ++i) {
+        vkc_seq_desc d = {"vkc immediate batch"};
+        VKC_FORWARD(vkc_seq_create(ctx, &d, &m->batches[i]));
+        m->batches[i]->ring = 1; /* recorded once per submit: one copy is enough */
+        /* Owned by the ring, not by the caller's list of live objects. */
+        pthread_mutex_lock(&ctx->objects_lock);
+        vkc__list_remove(&m->batches[i]->node);
+        pthread_mutex_unlock(&ctx->objects_lock);
+    }
+    return VKC_SUCCESS;
+}
+
+void vkc__dispatch_finish(vkc_context *ctx)
+{
+    vkc__imm *m = ctx->imm;
+    if (!m)
+        return;
+    for (uint32_t i = 0; m->batches && i < m->count; ++i)
+        vkc_seq_destroy(m->batches[i]);
+    vkc__free(m->batches);
+    vkc__free(m->values);
+    pthread_mutex_destroy(&m->lock);
+    vkc__free(m);
+    ctx->imm = NULL;
+}
+
+/* Caller holds m->lock. Submit the open batch and move to the next slot. */
+static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
+{
+    vkc_seq *s = m->batches[m->cur];
+    m->pending = 0;
+    vkc_result r = vkc_seq_end(s);
+    vkc_ticket t = {0};
+    if (r >= 0)
+        r = vkc_seq_submit(s, &t);
+    m->values[m->cur] = t.value;
+    m->cur = (m->cur + 1) % m->count;
+    return r;
+}
+
+/* Caller holds m->lock. Make the current slot ready to take commands. */
+static vkc_result vkc__imm_open_locked(vkc_context *ctx, vkc__imm *m)
+{
+    vkc_seq *s = m->batches[m->cur];
+    if (m->pending)
+        return VKC_SUCCESS;
+    /* The slot's previous batch must be done before its commands are replaced
+     * (its units are released to the pool only then anyway). */
+    if (m->values[m->cur])
+        VKC_FORWARD(vkc__wait_value(ctx, m->values[m->cur], UINT64_MAX, VKC_WAIT_DEFAULT));
+    return vkc_seq_begin(s);
+}
+
 vkc_result vkc__imm_flush(vkc_context *ctx, vkc_ticket *out)
 {
-    (void)ctx;
     if (out)
-        memset(out, 0, sizeof *out);
-    return VKC_SUCCESS;
+        memset(out, 0, sizeof(*out));
+    vkc__imm *m = ctx->imm;
+    if (!m)
+        return VKC_SUCCESS;
+    pthread_mutex_lock(&m->lock);
+    vkc_result r = m->pending ? vkc__imm_submit_locked(ctx, m) : VKC_SUCCESS;
+    pthread_mutex_unlock(&m->lock);
+    if (out && r >= 0) {
+        out->value = vkc__submitted_value(ctx);
+        out->context_id = out->value ? ctx->id : 0;
+    }
+    return r;
+}
+
+static vkc_result vkc__imm_enqueue(vkc_context *ctx, const vkc_dispatch_desc *d, vkc_buffer *dst,
+                                   uint64_t dst_offset, vkc_buffer *src, uint64_t src_offset,
+                                   uint64_t size)
+{
+    vkc__imm *m = ctx->imm;
+    pthread_mutex_lock(&m->lock);
+    vkc_result r = vkc__imm_open_locked(ctx, m);
+    if (r >= 0) {
+        vkc_seq *s = m->batches[m->cur];
+        r = d ? vkc_seq_dispatch(s, d) : vkc_seq_copy(s, dst, dst_offset, src, src_offset, size);
+        if (r < 0) {
+            /* A rejected command must not poison the batch for the next one. */
+            s->error = VKC_SUCCESS;
+        } else {
+            m->pending = s->cmd_count;
+            if (m->pending >= ctx->features.batch_size)
+                r = vkc__imm_submit_locked(ctx, m);
+        }
+    }
+    pthread_mutex_unlock(&m->lock);
+    return r;
+}
+
+vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *d)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_RETURN_IF(!d, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_dispatch: desc is NULL");
+    return vkc__imm_enqueue(ctx, d, NULL, 0, NULL, 0, 0);
+}
+
+vkc_result vkc_copy(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
+                    uint64_t src_offset, uint64_t size)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    return vkc__imm_enqueue(ctx, NULL, dst, dst_offset, src, src_offset, size);
+}
+
+vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    return vkc__imm_flush(ctx, out);
+}
+
+vkc_result vkc_finish(vkc_context *ctx)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    vkc_ticket t;
+    VKC_FORWARD(vkc__imm_flush(ctx, &t));
+    uint64_t v = vkc__submitted_value(ctx);
+    return v ? vkc__wait_value(ctx, v, UINT64_MAX, VKC_WAIT_DEFAULT) : VKC_SUCCESS;
 }

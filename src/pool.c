@@ -128,17 +128,25 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
                 return VKC_TIMEOUT;
             return vkc__vk_fail(ctx, vr, "vkWaitSemaphores", __FILE__, __LINE__);
         }
-        /* Fences: find the one for `value` (or the next later one). Fences are
-         * reset by whoever retires them, so wait in short slices and re-check. */
-        VkFence f = VK_NULL_HANDLE;
+        /* Fences: whoever retires a fence resets it, so a fence is only ever
+         * touched under the queue lock. Block in short slices there (other
+         * threads get the lock between slices), then re-check. */
         pthread_mutex_lock(&ctx->queue_lock);
         r = vkc__fences_retire_locked(ctx);
+        VkFence f = VK_NULL_HANDLE;
         for (uint32_t k = 0; r >= 0 && k < ctx->fence_count; ++k) {
             uint32_t i = (ctx->fence_head + k) % ctx->fence_cap;
             if (ctx->fence_values[i] >= value) {
                 f = ctx->fences[i];
                 break;
             }
+        }
+        if (r >= 0 && f && left) {
+            VkResult vr =
+                VKC_VK(vkWaitForFences, ctx->vk.vkWaitForFences(ctx->device, 1, &f, VK_TRUE,
+                                                                VKC_MIN(left, (uint64_t)100000)));
+            if (vr < 0)
+                r = vkc__vk_fail(ctx, vr, "vkWaitForFences", __FILE__, __LINE__);
         }
         pthread_mutex_unlock(&ctx->queue_lock);
         if (r < 0)
@@ -147,15 +155,8 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
             return VKC_SUCCESS;
         if (!left)
             return VKC_TIMEOUT;
-        if (f) {
-            VkResult vr =
-                VKC_VK(vkWaitForFences, ctx->vk.vkWaitForFences(ctx->device, 1, &f, VK_TRUE,
-                                                                VKC_MIN(left, (uint64_t)1000000)));
-            if (vr < 0)
-                return vkc__vk_fail(ctx, vr, "vkWaitForFences", __FILE__, __LINE__);
-        } else {
+        if (!f)
             sched_yield();
-        }
     }
 }
 

@@ -279,6 +279,9 @@ struct vkc_kernel {
     VkPipelineLayout layout;
     VkPipeline pipeline;
     vkc_kernel_info info;
+    /* The spec id of the x workgroup size (local_size_x_id); UINT32_MAX when
+     * the shader fixes its size. */
+    uint32_t local_size_x_id;
     char name[64];
 };
 
@@ -299,6 +302,18 @@ size_t vkc__seq_node_offset(void);
 vkc_result vkc__imm_flush(vkc_context *ctx, vkc_ticket *out);
 
 /* ------------------------------------------------------------------------ */
+/* Fusion                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Destroy the graphs still alive and the fusion kernel cache (its kernels are
+ * in ctx->kernels). Called by vkc_context_destroy after the sequences and
+ * before the kernels and buffers are destroyed. */
+void vkc__fuse_finish(vkc_context *ctx);
+/* Test hook: text appended to every source the graph generates from now on
+ * (NULL removes it); lets a test reach the VKC_ERROR_COMPILE path. */
+vkc_result vkc__fuse_debug_append(vkc_fuse *fuse, const char *glsl);
+
+/* ------------------------------------------------------------------------ */
 /* Context                                                                  */
 /* ------------------------------------------------------------------------ */
 
@@ -317,7 +332,11 @@ struct vkc_context {
     VkQueue queue;
     bool own_instance;
     bool own_device;
-    bool debug_utils; /* VK_EXT_debug_utils available: names and labels */
+    bool debug_utils;  /* VK_EXT_debug_utils available: names and labels */
+    bool debug_labels; /* label every command (VKC_DEBUG_LABELS=1 or validation on) */
+    /* Test-only: drop the barriers between levels, to prove on a GPU that
+     * overlaps dispatches that the hazard tests catch a missing barrier. */
+    bool test_drop_barriers;
     const VkAllocationCallbacks *alloc;
     vkc_logger logger;
 
@@ -352,9 +371,18 @@ struct vkc_context {
     pthread_mutex_t objects_lock;
     vkc__node buffers, kernels, seqs;
 
+    /* On-disk caches (kernel module). cache_dir starts as the desc's (or "")
+     * and is resolved by vkc__kernel_init (env VKC_CACHE_DIR, XDG, HOME). */
+    char cache_dir[512];
+    bool disk_cache;
+    /* A pipeline cache that belongs to the host: used, never saved or
+     * destroyed by vkc. VK_NULL_HANDLE = vkc's own, persisted on disk. */
+    VkPipelineCache host_pipeline_cache;
+
     /* Module state. */
     void *memory_state;
     void *kernel_state;
+    void *fuse_state; /* fuse.c: kernel cache by structure, live graphs */
     vkc__imm *imm;
 
     vkc__stats stats;

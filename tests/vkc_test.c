@@ -1,6 +1,5 @@
 #include "vkc_test.h"
 
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,17 +36,6 @@ void vkc_test_validation_reset(void)
 void vkc_test_quiet_errors(int quiet)
 {
     atomic_store(&vkc_test_quiet, quiet);
-}
-
-/* Keep the loader, the driver and the layer mapped after they are closed, so
- * LeakSanitizer can name the module of a driver-owned leak and the
- * suppressions in lsan.supp can match it. Test-only. */
-__attribute__((constructor)) static void vkc_test_pin_modules(void)
-{
-    static const char *const libs[] = {"libvulkan.so.1", "libvulkan_lvp.so",
-                                       "libVkLayer_khronos_validation.so"};
-    for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); ++i)
-        (void)dlopen(libs[i], RTLD_NOW | RTLD_NODELETE | RTLD_GLOBAL);
 }
 
 vkc_context_desc vkc_test_desc(void)

@@ -664,6 +664,241 @@ VKC_API vkc_result vkc_copy(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offs
  * so far. Thread-safe. */
 VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
 
+/* ------------------------------------------------------------------------ */
+/* Fusion                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* A fusion graph describes elementwise work over N-element buffers: inputs,
+ * scalar parameters and constants, a DAG of operations on them, one or more
+ * outputs and optionally a reduction of one value over all elements.
+ * vkc_fuse_build() turns it into ONE grid-strided GLSL compute shader that
+ * keeps every intermediate in registers, compiles it at run time and caches
+ * the kernel in the context by the graph's structure (operations, types,
+ * topology, constants): scalar values are push constants, so new scalar
+ * values never recompile. vkc_fuse_record_unfused() runs the same graph as
+ * one dispatch per operation through temporaries (the correctness oracle).
+ *
+ *   vkc_fuse *f;
+ *   vkc_fuse_create(ctx, NULL, &f);
+ *   vkc_value y, a, b;
+ *   vkc_fuse_input(f, VKC_DTYPE_F32, &y);
+ *   vkc_fuse_scalar(f, VKC_DTYPE_F32, &a);
+ *   vkc_fuse_scalar(f, VKC_DTYPE_F32, &b);
+ *   vkc_fuse_op(f, VKC_OP_FMA, (vkc_value[]){a, y, b}, 3, &y);   // y = a*y + b
+ *   vkc_fuse_output(f, y, NULL);
+ *   vkc_fuse_record(seq, f, &(vkc_fuse_args){.inputs = &in, .input_count = 1,
+ *                   .outputs = &out, .output_count = 1, .scalars = s,
+ *                   .scalar_count = 2, .count = n});
+ *
+ * Value ids are handed out in creation order and an operation can only name
+ * values that exist already, so the API cannot express a cycle; an id that
+ * does not belong to this graph (dangling, foreign, or not created yet) is
+ * VKC_ERROR_INVALID_GRAPH. Type rules: operands of an operation must have the
+ * same type (cast explicitly), math functions need F32, compare gives BOOL,
+ * select takes a BOOL condition. Graph-building errors are also latched and
+ * returned again by vkc_fuse_build / record.
+ *
+ * Semantics (stated so results can be checked):
+ * - Integer add/sub/mul/neg/fma wrap (two's complement). Division by zero
+ *   (integer or float: Vulkan defines float division only for divisors of
+ *   magnitude 2^-126 .. 2^126) and INT32_MIN / -1 are undefined, as in GLSL.
+ * - NaNs: Vulkan does not require a shader to keep them, and a compiler may
+ *   fold e.g. exp(log(x)) to x; do not rely on NaN propagation.
+ * - gelu is the tanh approximation:
+ *   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+ * - tanh is computed as sign(x) (1 - e) / (1 + e), e = exp(-2|x|) (exact
+ *   limits at +-inf); sigmoid = 1 / (1 + exp(-x)).
+ * - min/max/clamp/relu of a NaN are undefined (as in GLSL). Denormals may be
+ *   flushed to zero by the device.
+ * - dropout(x, p, seed): element i keeps x / p (computed x * (1/p)) when
+ *   u < p, else 0, where u = (h >> 8) * 2^-24 and
+ *   h = vkc_pcg(i + vkc_pcg(seed)), vkc_pcg(v): s = v * 747796405 +
+ *   2891336453; w = ((s >> ((s >> 28) + 4)) ^ s) * 277803737; (w >> 22) ^ w
+ *   (all uint32). i is the element index, so fused, unfused and vec4 runs
+ *   draw the same mask. p is the keep probability.
+ * - Casts: F32 -> I32/U32 truncate toward zero (out of range or NaN is
+ *   undefined); I32 <-> U32 keep the bits; BOOL -> number gives 0 or 1;
+ *   number -> BOOL is x != 0.
+ * - Reductions (F32 only) combine per-workgroup partials (subgroup ops +
+ *   shared memory) with an atomic compare-and-swap loop into the result, so
+ *   the order of the final additions varies from run to run: a sum is within
+ *   about 1e-6 * sum(|x|) of the exact one. mean = sum of (partial / count).
+ *
+ * Thread safety: a vkc_fuse is used by one thread at a time; distinct
+ * vkc_fuse objects of one context may be used from distinct threads (the
+ * context's kernel cache is locked). */
+
+typedef struct vkc_fuse vkc_fuse;
+
+/* A value in a fusion graph; 0 is never a valid id. */
+typedef uint32_t vkc_value;
+
+typedef enum vkc_dtype {
+    VKC_DTYPE_DEFAULT = 0, /* = F32 */
+    VKC_DTYPE_F32,
+    VKC_DTYPE_I32,
+    VKC_DTYPE_U32,
+    /* Storage only: an F16 input loads as F32 and an F16 output converts
+     * from F32. Needs storage_buffer_16bit (VKC_ERROR_UNSUPPORTED without). */
+    VKC_DTYPE_F16,
+    /* The result of compare; a BOOL output or temporary is stored as a
+     * uint32 0 or 1. Not an input type. */
+    VKC_DTYPE_BOOL,
+} vkc_dtype;
+
+typedef enum vkc_fuse_opcode {
+    VKC_OP_NONE = 0,
+    /* binary (a, b) */
+    VKC_OP_ADD,
+    VKC_OP_SUB,
+    VKC_OP_MUL,
+    VKC_OP_DIV,
+    VKC_OP_MIN,
+    VKC_OP_MAX,
+    /* ternary: a * b + c */
+    VKC_OP_FMA,
+    /* unary (a) */
+    VKC_OP_ABS,
+    VKC_OP_NEG,
+    VKC_OP_SQRT,    /* F32 only, as are RSQRT..GELU */
+    VKC_OP_RSQRT,
+    VKC_OP_EXP,
+    VKC_OP_LOG,
+    VKC_OP_TANH,
+    VKC_OP_SIGMOID,
+    VKC_OP_RELU, /* max(a, 0); any number type */
+    VKC_OP_GELU,
+    /* clamp(a, lo = b, hi = c) */
+    VKC_OP_CLAMP,
+    /* compare (a, b) -> BOOL */
+    VKC_OP_LT,
+    VKC_OP_LE,
+    VKC_OP_GT,
+    VKC_OP_GE,
+    VKC_OP_EQ,
+    VKC_OP_NE,
+    /* select(cond = a (BOOL), b, c): cond ? b : c */
+    VKC_OP_SELECT,
+    /* dropout(x = a (F32), keep probability = b (F32), seed = c (U32)) */
+    VKC_OP_DROPOUT,
+    VKC_OP_COUNT_
+} vkc_fuse_opcode;
+
+typedef enum vkc_reduce_op {
+    VKC_REDUCE_NONE = 0,
+    VKC_REDUCE_SUM,
+    VKC_REDUCE_MIN,
+    VKC_REDUCE_MAX,
+    VKC_REDUCE_MEAN,
+} vkc_reduce_op;
+
+typedef struct vkc_fuse_desc {
+    const char *name; /* debug name of the kernels; copied */
+    /* Vectorise to vec4 when every buffer is 32-bit and not broadcast,
+     * count % 4 == 0 and every offset is 16-byte aligned. DEFAULT = ON. */
+    vkc_toggle vectorize;
+    uint32_t workgroup_size; /* 0 = the device default */
+} vkc_fuse_desc;
+
+/* Create an empty graph. desc may be NULL. Thread-safe. */
+VKC_API vkc_result vkc_fuse_create(vkc_context *ctx, const vkc_fuse_desc *desc, vkc_fuse **out);
+/* Destroy the graph and its unfused temporaries (the kernels stay in the
+ * context's cache). Sequences recorded with it must be done with. NULL does
+ * nothing. */
+VKC_API void vkc_fuse_destroy(vkc_fuse *fuse);
+
+typedef struct vkc_fuse_input_desc {
+    vkc_dtype type; /* F32, I32, U32 or F16 */
+    /* 0: element i reads x[i]. n > 0: element i reads x[i % n] (e.g. a bias
+     * row broadcast over the rows of a row-major matrix). Part of the
+     * structure: a new period compiles a new kernel. */
+    uint32_t period;
+} vkc_fuse_input_desc;
+
+/* Add an input buffer (binding order = call order). */
+VKC_API vkc_result vkc_fuse_input(vkc_fuse *fuse, vkc_dtype type, vkc_value *out);
+VKC_API vkc_result vkc_fuse_input_ex(vkc_fuse *fuse, const vkc_fuse_input_desc *desc,
+                                     vkc_value *out);
+/* Add a scalar parameter (F32, I32 or U32), passed as a push constant; its
+ * value is given at record time. At most VKC_FUSE_MAX_SCALARS. */
+#define VKC_FUSE_MAX_SCALARS 24
+VKC_API vkc_result vkc_fuse_scalar(vkc_fuse *fuse, vkc_dtype type, vkc_value *out);
+/* A constant compiled into the shader (part of the structure). value is
+ * converted to the type (F32, I32, U32, BOOL). */
+VKC_API vkc_result vkc_fuse_constant(vkc_fuse *fuse, vkc_dtype type, double value,
+                                     vkc_value *out);
+/* An operation on arg_count values (1, 2 or 3 by opcode). */
+VKC_API vkc_result vkc_fuse_op(vkc_fuse *fuse, vkc_fuse_opcode op, const vkc_value *args,
+                               uint32_t arg_count, vkc_value *out);
+VKC_API vkc_result vkc_fuse_cast(vkc_fuse *fuse, vkc_value value, vkc_dtype to, vkc_value *out);
+/* Write a value to an output buffer (binding order = call order, after the
+ * inputs). type DEFAULT stores the value's own type (BOOL as uint32 0/1);
+ * F16 stores an F32 value as half. out_index may be NULL. */
+VKC_API vkc_result vkc_fuse_output(vkc_fuse *fuse, vkc_value value, uint32_t *out_index);
+VKC_API vkc_result vkc_fuse_output_as(vkc_fuse *fuse, vkc_value value, vkc_dtype type,
+                                      uint32_t *out_index);
+/* Reduce an F32 value over all elements into one float (at most one per
+ * graph). Its buffer is vkc_fuse_args.reduce. */
+VKC_API vkc_result vkc_fuse_reduce(vkc_fuse *fuse, vkc_value value, vkc_reduce_op op);
+
+/* Validate the graph, generate the shader(s) and compile them (or find them
+ * in the context's cache). Optional: recording builds on demand. Both the
+ * scalar and the vec4 variant are built when vectorising is on and possible
+ * for the graph. VKC_ERROR_INVALID_GRAPH for a graph error (including one
+ * latched while building it), VKC_ERROR_COMPILE when the generated GLSL does
+ * not compile (a vkc bug: please report it with vkc_fuse_source). */
+VKC_API vkc_result vkc_fuse_build(vkc_fuse *fuse);
+
+/* The generated GLSL: vec4 false = the scalar variant, true = the vec4 one.
+ * Valid until the graph changes or is destroyed. NULL (and an error in the
+ * context) when the graph is invalid or has no such variant. */
+VKC_API const char *vkc_fuse_source(vkc_fuse *fuse, bool vec4);
+
+typedef union vkc_scalar {
+    float f32;
+    int32_t i32;
+    uint32_t u32;
+} vkc_scalar;
+
+typedef struct vkc_fuse_args {
+    const vkc_arg *inputs; /* in vkc_fuse_input order */
+    uint32_t input_count;
+    const vkc_arg *outputs; /* in vkc_fuse_output order */
+    uint32_t output_count;
+    const vkc_scalar *scalars; /* in vkc_fuse_scalar order */
+    uint32_t scalar_count;
+    vkc_arg reduce; /* the graph's reduction result: one float */
+    uint64_t count; /* elements, 1 .. UINT32_MAX */
+    const char *label;
+} vkc_fuse_args;
+
+/* Record the fused graph into a sequence: one dispatch (preceded by a fill
+ * of the reduction result when there is a reduction), hazards tracked by the
+ * sequence like any kernel's. An output may alias an input only exactly
+ * (same buffer, offset, size and 32-bit type, not broadcast): in place;
+ * any other overlap of an output with an input or another output is
+ * VKC_ERROR_INVALID_ARGUMENT. Push constants: uint32 n (count, or count / 4
+ * for the vec4 variant) then the scalars, 4 bytes each, so
+ * vkc_seq_set_push can change scalars of a recorded sequence. */
+VKC_API vkc_result vkc_fuse_record(vkc_seq *seq, vkc_fuse *fuse, const vkc_fuse_args *args);
+/* The same graph as one dispatch per operation (plus one per output that is
+ * not an operation, and copies for in-place outputs), through temporaries
+ * owned by the graph (allocated by each call, freed by vkc_fuse_destroy). */
+VKC_API vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *fuse,
+                                           const vkc_fuse_args *args);
+
+typedef struct vkc_fuse_info {
+    uint32_t inputs, scalars, constants, ops, outputs;
+    bool reduce;
+    bool vectorizable; /* the graph allows the vec4 variant */
+    uint64_t builds;          /* kernels this graph asked for, total */
+    uint64_t compiles;        /* of those, compiled (not found in the cache) */
+    uint64_t unfused_kernels; /* per-operation kernels asked for */
+    uint64_t structure_hash;  /* of the scalar variant's structure */
+} vkc_fuse_info;
+
+VKC_API vkc_result vkc_fuse_info_get(const vkc_fuse *fuse, vkc_fuse_info *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Combine vkc-bench and CUDA/PyTorch reference JSON into one markdown table.
+
+    python3 bench/combine.py vkc.json cuda.json [torch.json ...] > combined.md
+
+Every input is an array of records in vkc-bench's schema (scenario, variant,
+baseline, device, driver, iterations, p50_us, p95_us, p99_us,
+per_dispatch_ns, gpu_per_dispatch_ns, gbps, ok, note, source). Rows are
+grouped by scenario; the ratio column divides by the record named in
+"baseline" (a raw Vulkan row of vkc-bench): for times < 1 is faster, for
+GB/s > 1 is faster. A closing section checks the targets of issue 5.
+"""
+import json
+import sys
+
+
+def load(paths):
+    recs = []
+    for p in paths:
+        try:
+            with open(p) as f:
+                data = json.load(f)
+        except (OSError, ValueError) as e:
+            print("combine: skipping %s: %s" % (p, e), file=sys.stderr)
+            continue
+        for r in data:
+            r.setdefault("source", "vkc-bench")
+            recs.append(r)
+    return recs
+
+
+def key(r):
+    return "%s/%s" % (r["scenario"], r["variant"])
+
+
+def metric(r):
+    """(value, kind): GB/s, ns per dispatch, or p50 us."""
+    if r.get("gbps"):
+        return r["gbps"], "gbps"
+    if r.get("per_dispatch_ns"):
+        return r["per_dispatch_ns"], "ns"
+    if r.get("p50_us"):
+        return r["p50_us"], "us"
+    return None, None
+
+
+def ratio(r, base):
+    if not base or not r.get("ok") or not base.get("ok"):
+        return None
+    for field in ("gbps", "per_dispatch_ns", "p50_us"):
+        a, b = r.get(field), base.get(field)
+        if a and b:
+            return a / b
+    return None
+
+
+def fmt(v, f="%.2f"):
+    return "-" if v is None else f % v
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    recs = load(argv[1:])
+    if not recs:
+        print("combine: no records", file=sys.stderr)
+        return 1
+    vk = {key(r): r for r in recs if r["source"] == "vkc-bench"}
+    devices = sorted({"%s (%s: %s)" % (r["device"], r["source"], r["driver"]) for r in recs})
+    print("# vkc-bench combined with the CUDA/PyTorch reference\n")
+    for d in devices:
+        print("- %s" % d)
+    print()
+    print("| scenario | source | variant | iters | p50 us | p95 us | p99 us | ns/dispatch "
+          "| GPU ns/disp | GB/s | ratio | ok | note |")
+    print("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|")
+    order = []
+    for r in recs:
+        if r["scenario"] not in order:
+            order.append(r["scenario"])
+    for sc in order:
+        for r in recs:
+            if r["scenario"] != sc:
+                continue
+            base = vk.get(r.get("baseline") or "")
+            q = ratio(r, base)
+            qs = "1 (base)" if base is r else ("-" if q is None else "%.2fx" % q)
+            ok = "skip" if r.get("skipped") else ("yes" if r.get("ok") else "NO")
+            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                sc, r["source"], r["variant"], r.get("iterations") or 0, fmt(r.get("p50_us")),
+                fmt(r.get("p95_us")), fmt(r.get("p99_us")), fmt(r.get("per_dispatch_ns"), "%.0f"),
+                fmt(r.get("gpu_per_dispatch_ns"), "%.0f"), fmt(r.get("gbps"), "%.1f"), qs, ok,
+                (r.get("note") or "").replace("|", "/")))
+    print()
+    targets(recs)
+    return 0
+
+
+def find(recs, scenario, variant_prefix, source=None):
+    """The record of a scenario whose variant starts with the prefix; for
+    sweeps (K=...) the one with the largest x."""
+    best = None
+    for r in recs:
+        if r["scenario"] != scenario or not r["variant"].startswith(variant_prefix):
+            continue
+        if source and r["source"] != source:
+            continue
+        if not r.get("ok"):
+            continue
+        if best is None or (r.get("x") or 0) > (best.get("x") or 0):
+            best = r
+    return best
+
+
+def targets(recs):
+    print("## Targets (issue 5)\n")
+    rows = []
+
+    def row(name, ours, theirs, field, goal, cmp):
+        if not ours or not theirs:
+            rows.append((name, "-", "-", "-", goal, "not measured"))
+            return
+        a, b = ours.get(field), theirs.get(field)
+        if a is None or b is None:
+            rows.append((name, "-", "-", "-", goal, "not measured"))
+            return
+        met = cmp(a, b)
+        rows.append((name, "%s %s = %.3g" % (ours["source"], ours["variant"], a),
+                     "%s %s = %.3g" % (theirs["source"], theirs["variant"], b), "%.3f" % (a / b),
+                     goal, "met" if met else "MISSED"))
+
+    vkc_rt = find(recs, "reuse", "vkc-spin-then-block")
+    row("round trip p50 (vkc default wait) vs CUDA launch+sync", vkc_rt,
+        find(recs, "reuse", "cuda-launch-sync-spin"), "p50_us", "ratio <= 1",
+        lambda a, b: a <= b)
+    row("round trip p50 (vkc default wait) vs one-node CUDA graph", vkc_rt,
+        find(recs, "reuse", "cuda-graph-1node"), "p50_us", "report the gap", lambda a, b: True)
+    row("round trip p50 (vkc spin) vs CUDA launch+sync", find(recs, "reuse", "vkc-spin"),
+        find(recs, "reuse", "cuda-launch-sync-spin"), "p50_us", "ratio <= 1",
+        lambda a, b: a <= b)
+    row("chain ns/dispatch: vkc vs CUDA graph", find(recs, "chain", "vkc-seq"),
+        find(recs, "chain", "cuda-graph K"), "per_dispatch_ns", "report", lambda a, b: True)
+    row("chain ns/dispatch: vkc vs best raw barrier", find(recs, "chain", "vkc-seq"),
+        find(recs, "chain", "raw-barrier-memory"), "per_dispatch_ns", "ratio <= 1",
+        lambda a, b: a <= b)
+    row("independent ns/dispatch: vkc vs raw Vulkan", find(recs, "independent", "vkc-seq"),
+        find(recs, "independent", "raw-no-barriers"), "per_dispatch_ns", "ratio <= 1.25",
+        lambda a, b: a <= 1.25 * b)
+    row("copy GB/s: vkc default grid vs one thread per element",
+        find(recs, "bandwidth", "vkc-copy-default"), find(recs, "bandwidth", "raw-copy-1per"),
+        "gbps", "ratio >= 0.99", lambda a, b: a >= 0.99 * b)
+    row("copy GB/s: vkc default grid vs PyTorch copy", find(recs, "bandwidth", "vkc-copy-default"),
+        find(recs, "bandwidth", "torch-copy"), "gbps", "ratio >= 1", lambda a, b: a >= b)
+    row("triad GB/s: vkc default grid vs one thread per element",
+        find(recs, "bandwidth", "vkc-triad-default"), find(recs, "bandwidth", "raw-triad-1per"),
+        "gbps", "ratio >= 0.99", lambda a, b: a >= 0.99 * b)
+    row("record ns/dispatch: vkc sequence vs raw Vulkan", find(recs, "record", "vkc-seq-dispatch"),
+        find(recs, "record", "raw-record"), "per_dispatch_ns", "ratio <= 1.10",
+        lambda a, b: a <= 1.10 * b)
+    enq = find(recs, "record", "vkc-immediate-enqueue")
+    rows.append(("immediate-mode enqueue ns", enq and "%.0f" % enq["per_dispatch_ns"] or "-",
+                 "100", "-", "< 100 ns",
+                 "-" if not enq else ("met" if enq["per_dispatch_ns"] < 100 else "MISSED")))
+    fused8 = [r for r in recs if r["scenario"] == "fusion" and r["variant"] == "vkc-fused L=8"]
+    tc8 = [r for r in recs if r["scenario"] == "fusion" and r["variant"] == "torch-compile L=8"]
+    row("fused 8-step chain p50: vkc vs torch.compile", fused8[0] if fused8 else None,
+        tc8[0] if tc8 else None, "p50_us", "report", lambda a, b: True)
+    print("| target | ours | reference | ratio | goal | result |")
+    print("|---|---|---|--:|---|---|")
+    for r in rows:
+        print("| %s | %s | %s | %s | %s | %s |" % r)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,879 @@
+/* Dispatch module: sequences, hazards and barriers, grid-stride sizing,
+ * tickets and waits, replay, immediate mode, threads, bad input. Every result
+ * is checked against a CPU computation. */
+/* The private header first: it brings Vulkan in without prototypes (volk). */
+#include "vkc_internal.h"
+
+#include "test_shaders.h"
+#include "vkc_test.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* y[i] = a * x[i] + b (uint arithmetic: exact) */
+static const char *AXPB_GLSL =
+    "#version 450\n"
+    "layout(local_size_x_id = 0) in;\n"
+    "layout(set = 0, binding = 0) readonly buffer X { uint x[]; };\n"
+    "layout(set = 0, binding = 1) writeonly buffer Y { uint y[]; };\n"
+    "layout(push_constant) uniform P { uint n; uint a; uint b; } pc;\n"
+    "void main() {\n"
+    "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
+    "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride) y[i] = pc.a * x[i] + pc.b;\n"
+    "}\n";
+
+/* x[i] = x[i] * a + b in place */
+static const char *INPLACE_GLSL =
+    "#version 450\n"
+    "layout(local_size_x_id = 0) in;\n"
+    "layout(set = 0, binding = 0) buffer X { uint x[]; };\n"
+    "layout(push_constant) uniform P { uint n; uint a; uint b; } pc;\n"
+    "void main() {\n"
+    "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
+    "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride) x[i] = x[i] * pc.a + pc.b;\n"
+    "}\n";
+
+/* Burns time: every invocation iterates an LCG `iters` times on its own
+ * seed. (Many invocations rather than one long loop: lavapipe caps a single
+ * loop at 65535 iterations.) */
+static const char *SPIN_GLSL =
+    "#version 450\n"
+    "layout(local_size_x = 64) in;\n"
+    "layout(set = 0, binding = 0) writeonly buffer X { uint x[]; };\n"
+    "layout(push_constant) uniform P { uint iters; } pc;\n"
+    "void main() {\n"
+    "  uint v = gl_GlobalInvocationID.x;\n"
+    "  for (uint i = 0; i < pc.iters; ++i) v = v * 1664525u + 1013904223u;\n"
+    "  x[gl_GlobalInvocationID.x] = v;\n"
+    "}\n";
+
+typedef struct push3 {
+    uint32_t n, a, b;
+} push3;
+
+static vkc_kernel *glsl_kernel(vkc_context *ctx, const char *src, const char *name)
+{
+    vkc_kernel *k = NULL;
+    vkc_result r = vkc_kernel_create_glsl(ctx, &(vkc_glsl_desc){.source = src, .name = name}, &k);
+    if (r != VKC_SUCCESS)
+        fail_msg("kernel %s: %s: %s", name, vkc_result_string(r), vkc_context_last_error(ctx));
+    return k;
+}
+
+static vkc_buffer *buffer(vkc_context *ctx, uint64_t bytes)
+{
+    vkc_buffer *b = NULL;
+    vkc_result r = vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = bytes}, &b);
+    if (r != VKC_SUCCESS)
+        fail_msg("buffer %llu: %s: %s", (unsigned long long)bytes, vkc_result_string(r),
+                 vkc_context_last_error(ctx));
+    return b;
+}
+
+static uint32_t *random_u32(uint64_t n, uint64_t seed)
+{
+    uint32_t *v = malloc((n ? n : 1) * sizeof(uint32_t));
+    assert_non_null(v);
+    for (uint64_t i = 0; i < n; ++i)
+        v[i] = (uint32_t)vkc_test_rand(&seed);
+    return v;
+}
+
+static vkc_arg arg(vkc_buffer *b)
+{
+    return (vkc_arg){.buffer = b};
+}
+
+/* ---- element counts and grid-stride sizing ----------------------------------------- */
+
+static void run_add(vkc_context *ctx, uint64_t n)
+{
+    vkc_kernel *k = NULL;
+    assert_int_equal(vkc_kernel_create(ctx,
+                                       &(vkc_kernel_desc){.spirv = test_shaders_add,
+                                                          .spirv_size = test_shaders_add_size,
+                                                          .name = "add"},
+                                       &k),
+                     VKC_SUCCESS);
+    uint64_t bytes = (n ? n : 1) * 4;
+    vkc_buffer *a = buffer(ctx, bytes), *b = buffer(ctx, bytes), *c = buffer(ctx, bytes);
+    uint32_t *ha = random_u32(n, 1 + n), *hb = random_u32(n, 2 + n), *hc = calloc(n ? n : 1, 4);
+    assert_int_equal(vkc_buffer_upload(a, 0, ha, n * 4), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_upload(b, 0, hb, n * 4), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(c, 0, bytes, 0xdeadbeef), VKC_SUCCESS);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    uint32_t pn = (uint32_t)n;
+    vkc_arg args[3] = {arg(a), arg(b), arg(c)};
+    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = k,
+                                                              .args = args,
+                                                              .arg_count = 3,
+                                                              .push = &pn,
+                                                              .push_size = 4,
+                                                              .count = n}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_download(c, 0, hc, n * 4), VKC_SUCCESS);
+    for (uint64_t i = 0; i < n; ++i)
+        if (hc[i] != ha[i] + hb[i])
+            fail_msg("n=%llu: c[%llu] = %u, want %u", (unsigned long long)n, (unsigned long long)i,
+                     hc[i], ha[i] + hb[i]);
+    if (n == 0) { /* nothing dispatched: c keeps its fill */
+        uint32_t v;
+        assert_int_equal(vkc_buffer_download(c, 0, &v, 4), VKC_SUCCESS);
+        assert_int_equal(v, 0xdeadbeef);
+    }
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(a);
+    vkc_buffer_destroy(b);
+    vkc_buffer_destroy(c);
+    vkc_kernel_destroy(k);
+    free(ha);
+    free(hb);
+    free(hc);
+}
+
+static void test_counts(void **state)
+{
+    vkc_context *ctx = *state;
+    vkc_context_features f;
+    vkc_context_features_get(ctx, &f);
+    uint64_t wg = f.default_workgroup_size;
+    const uint64_t sizes[] = {0, 1, 7, 1000,
+                              /* several grid-stride iterations per invocation */
+                              (uint64_t)f.max_grid_groups * wg * 3 + 5,
+                              /* beyond lavapipe's one-dispatch grid (65535 groups) */
+                              65535 * wg + 1};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i)
+        run_add(ctx, sizes[i]);
+}
+
+/* ---- hazards ------------------------------------------------------------------------- */
+
+/* A chain that is wrong if any barrier is missing: ping-pong between two
+ * buffers (RAW each step, WAR on the buffer read two steps earlier, WAW),
+ * followed by in-place updates (RAW+WAW on one buffer). */
+static void test_hazard_chain(void **state)
+{
+    vkc_context *ctx = *state;
+    const uint32_t n = 1 << 16, steps = 24;
+    vkc_kernel *axpb = glsl_kernel(ctx, AXPB_GLSL, "axpb");
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *buf[2] = {buffer(ctx, n * 4), buffer(ctx, n * 4)};
+    ctx->test_drop_barriers = getenv("VKC_TEST_DROP_BARRIERS") != NULL;
+    uint32_t *x = random_u32(n, 7), *ref = malloc(n * 4), *out = malloc(n * 4);
+    memcpy(ref, x, n * 4);
+    assert_int_equal(vkc_buffer_upload(buf[0], 0, x, n * 4), VKC_SUCCESS);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, &(vkc_seq_desc){"hazards"}, &s), VKC_SUCCESS);
+    for (uint32_t i = 0; i < steps; ++i) {
+        push3 p = {n, 3 + i, i * 7 + 1};
+        vkc_arg args[2] = {arg(buf[i & 1]), arg(buf[(i + 1) & 1])};
+        assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = axpb,
+                                                                  .args = args,
+                                                                  .arg_count = 2,
+                                                                  .push = &p,
+                                                                  .push_size = sizeof(p),
+                                                                  .count = n}),
+                         VKC_SUCCESS);
+        for (uint32_t j = 0; j < n; ++j)
+            ref[j] = p.a * ref[j] + p.b;
+    }
+    for (uint32_t i = 0; i < 8; ++i) {
+        push3 p = {n, 5, i};
+        vkc_arg a0 = arg(buf[steps & 1]);
+        assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = inpl,
+                                                                  .args = &a0,
+                                                                  .arg_count = 1,
+                                                                  .push = &p,
+                                                                  .push_size = sizeof(p),
+                                                                  .count = n}),
+                         VKC_SUCCESS);
+        for (uint32_t j = 0; j < n; ++j)
+            ref[j] = ref[j] * 5 + i;
+    }
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    vkc_seq_info info;
+    assert_int_equal(vkc_seq_info_get(s, &info), VKC_SUCCESS);
+    assert_int_equal(info.levels, steps + 8);
+    assert_int_equal(info.barriers, steps + 8 - 1);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_download(buf[steps & 1], 0, out, n * 4), VKC_SUCCESS);
+    uint32_t wrong = 0;
+    for (uint32_t j = 0; j < n; ++j)
+        wrong += out[j] != ref[j];
+    if (ctx->test_drop_barriers) {
+        /* The proof mode: without barriers a GPU that overlaps dispatches must
+         * give wrong results, so this test would catch a dropped barrier. */
+        printf("barriers dropped: %u of %u elements wrong\n", wrong, n);
+        if (vkc_context_device(ctx)->type != VKC_DEVICE_TYPE_CPU)
+            assert_true(wrong > 0);
+    } else if (wrong) {
+        for (uint32_t j = 0; j < n; ++j)
+            if (out[j] != ref[j])
+                fail_msg("%u wrong; element %u: %u, want %u", wrong, j, out[j], ref[j]);
+    }
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(buf[0]);
+    vkc_buffer_destroy(buf[1]);
+    vkc_kernel_destroy(axpb);
+    vkc_kernel_destroy(inpl);
+    free(x);
+    free(ref);
+    free(out);
+}
+
+/* Barrier counts: independent work gets none; W chains of depth D get D-1
+ * between levels whether they are recorded interleaved or one after the
+ * other; sub-ranges of one buffer that do not overlap are independent. */
+static void test_barrier_counts(void **state)
+{
+    vkc_context *ctx = *state;
+    const uint32_t n = 1024, W = 4, D = 5;
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *bufs[4];
+    uint32_t *ref[4];
+    for (uint32_t w = 0; w < W; ++w) {
+        bufs[w] = buffer(ctx, n * 4);
+        ref[w] = random_u32(n, 100 + w);
+        assert_int_equal(vkc_buffer_upload(bufs[w], 0, ref[w], n * 4), VKC_SUCCESS);
+    }
+    vkc_seq *s;
+    vkc_seq_info info;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    /* independent: one dispatch on each buffer */
+    for (uint32_t w = 0; w < W; ++w) {
+        push3 p = {n, 3, w};
+        vkc_arg a = arg(bufs[w]);
+        assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = inpl,
+                                                                  .args = &a,
+                                                                  .arg_count = 1,
+                                                                  .push = &p,
+                                                                  .push_size = 12,
+                                                                  .count = n}),
+                         VKC_SUCCESS);
+        for (uint32_t j = 0; j < n; ++j)
+            ref[w][j] = ref[w][j] * 3 + w;
+    }
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_info_get(s, &info), VKC_SUCCESS);
+    assert_int_equal(info.levels, 1);
+    assert_int_equal(info.barriers, 0);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+
+    /* W chains of depth D, recorded chain after chain (not interleaved) */
+    for (int interleaved = 0; interleaved < 2; ++interleaved) {
+        assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+        for (uint32_t i = 0; i < W * D; ++i) {
+            uint32_t w = interleaved ? i % W : i / D;
+            uint32_t d = interleaved ? i / W : i % D;
+            push3 p = {n, 2 + d, w * 10 + d};
+            vkc_arg a = arg(bufs[w]);
+            assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = inpl,
+                                                                      .args = &a,
+                                                                      .arg_count = 1,
+                                                                      .push = &p,
+                                                                      .push_size = 12,
+                                                                      .count = n}),
+                             VKC_SUCCESS);
+            for (uint32_t j = 0; j < n; ++j)
+                ref[w][j] = ref[w][j] * p.a + p.b;
+        }
+        assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+        assert_int_equal(vkc_seq_info_get(s, &info), VKC_SUCCESS);
+        assert_int_equal(info.levels, D);
+        assert_int_equal(info.barriers, D - 1);
+        assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    }
+    /* disjoint halves of one buffer are independent; overlapping ones are not */
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    for (uint32_t h = 0; h < 2; ++h) {
+        push3 p = {n / 2, 7, h};
+        vkc_arg a = {.buffer = bufs[0], .offset = h * (n / 2) * 4, .size = (n / 2) * 4};
+        assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = inpl,
+                                                                  .args = &a,
+                                                                  .arg_count = 1,
+                                                                  .push = &p,
+                                                                  .push_size = 12,
+                                                                  .count = n / 2}),
+                         VKC_SUCCESS);
+        for (uint32_t j = h * (n / 2); j < (h + 1) * (n / 2); ++j)
+            ref[0][j] = ref[0][j] * 7 + h;
+    }
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_info_get(s, &info), VKC_SUCCESS);
+    assert_int_equal(info.barriers, 0);
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    /* an explicit barrier splits otherwise independent work */
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    for (uint32_t w = 0; w < 2; ++w) {
+        push3 p = {n, 1, 1};
+        vkc_arg a = arg(bufs[w]);
+        assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = inpl,
+                                                                  .args = &a,
+                                                                  .arg_count = 1,
+                                                                  .push = &p,
+                                                                  .push_size = 12,
+                                                                  .count = n}),
+                         VKC_SUCCESS);
+        for (uint32_t j = 0; j < n; ++j)
+            ref[w][j] += 1;
+        if (w == 0)
+            assert_int_equal(vkc_seq_barrier(s), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_info_get(s, &info), VKC_SUCCESS);
+    assert_int_equal(info.barriers, 1);
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+
+    uint32_t *out = malloc(n * 4);
+    for (uint32_t w = 0; w < W; ++w) {
+        assert_int_equal(vkc_buffer_download(bufs[w], 0, out, n * 4), VKC_SUCCESS);
+        for (uint32_t j = 0; j < n; ++j)
+            if (out[j] != ref[w][j])
+                fail_msg("buffer %u element %u: %u, want %u", w, j, out[j], ref[w][j]);
+        vkc_buffer_destroy(bufs[w]);
+        free(ref[w]);
+    }
+    free(out);
+    vkc_seq_destroy(s);
+    vkc_kernel_destroy(inpl);
+}
+
+/* ---- copies and fills in sequences ------------------------------------------------------- */
+
+static void test_copy_fill(void **state)
+{
+    vkc_context *ctx = *state;
+    const uint32_t n = 4096;
+    vkc_kernel *axpb = glsl_kernel(ctx, AXPB_GLSL, "axpb");
+    vkc_buffer *a = buffer(ctx, n * 4), *b = buffer(ctx, n * 4), *c = buffer(ctx, n * 4);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    /* fill a, copy half of a into b, b = 2*b + 1, copy b into c at an offset */
+    assert_int_equal(vkc_seq_fill(s, a, 0, n * 4, 21), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_fill(s, b, 0, n * 4, 5), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_copy(s, b, 0, a, 0, n * 2), VKC_SUCCESS);
+    push3 p = {n, 2, 1};
+    vkc_arg args[2] = {arg(b), arg(c)};
+    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = axpb,
+                                                              .args = args,
+                                                              .arg_count = 2,
+                                                              .push = &p,
+                                                              .push_size = 12,
+                                                              .count = n}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_seq_copy(s, a, 16, c, 0, n * 4 - 16), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    uint32_t *out = malloc(n * 4);
+    assert_int_equal(vkc_buffer_download(a, 0, out, n * 4), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t want = i < 4 ? 21 : ((i - 4) < n / 2 ? 21 * 2 + 1 : 5 * 2 + 1);
+        if (out[i] != want)
+            fail_msg("a[%u] = %u, want %u", i, out[i], want);
+    }
+    free(out);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(a);
+    vkc_buffer_destroy(b);
+    vkc_buffer_destroy(c);
+    vkc_kernel_destroy(axpb);
+}
+
+/* ---- replay -----------------------------------------------------------------------------------
+ */
+
+static void test_replay_steady_state(void **state)
+{
+    vkc_context *ctx = *state;
+    const uint32_t n = 256, reps = 10000, rerecords = 500;
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, n * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 1), VKC_SUCCESS);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    push3 p = {n, 1, 1};
+    vkc_arg a = arg(x);
+    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = inpl,
+                                                              .args = &a,
+                                                              .arg_count = 1,
+                                                              .push = &p,
+                                                              .push_size = 12,
+                                                              .count = n}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    vkc_stats warm, now;
+    vkc_ticket t = {0};
+    uint32_t ref = 1;
+    /* Pure replay: nothing new is allocated after warm-up. */
+    for (uint32_t i = 0; i < reps; ++i) {
+        if (i == 100)
+            assert_int_equal(vkc_context_stats(ctx, &warm), VKC_SUCCESS);
+        assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+        ref += 1;
+        if (i % 64 == 0)
+            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_context_stats(ctx, &now), VKC_SUCCESS);
+    assert_int_equal(now.command_buffers, warm.command_buffers);
+    assert_int_equal(now.command_buffers_reset, warm.command_buffers_reset);
+    assert_int_equal(now.descriptor_pools, warm.descriptor_pools);
+    assert_int_equal(now.descriptor_sets, warm.descriptor_sets);
+    assert_int_equal(now.memory_blocks, warm.memory_blocks);
+    assert_true(now.submits - warm.submits == reps - 100);
+    /* New push constants before every submit: each submit re-records, into
+     * recycled command buffers (a bounded few are in flight at once). */
+    for (uint32_t i = 0; i < rerecords; ++i) {
+        push3 q = {n, 1, 1 + (i & 3)};
+        assert_int_equal(vkc_seq_set_push(s, 0, &q, sizeof(q)), VKC_SUCCESS);
+        assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+        ref += q.b;
+        if (i % 8 == 0)
+            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_context_stats(ctx, &now), VKC_SUCCESS);
+    assert_true(now.command_buffers <= warm.command_buffers + 12);
+    assert_true(now.command_buffers_reset >= warm.command_buffers_reset + rerecords - 12);
+    uint32_t *out = malloc(n * 4);
+    assert_int_equal(vkc_buffer_download(x, 0, out, n * 4), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i)
+        assert_int_equal(out[i], ref);
+    free(out);
+    vkc_seq_info info;
+    assert_int_equal(vkc_seq_info_get(s, &info), VKC_SUCCESS);
+    assert_int_equal(info.submits, reps + rerecords);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
+    vkc_kernel_destroy(inpl);
+}
+
+/* set_arg swaps the buffer of a recorded dispatch; the next submit uses it. */
+static void test_set_arg(void **state)
+{
+    vkc_context *ctx = *state;
+    const uint32_t n = 512;
+    vkc_kernel *axpb = glsl_kernel(ctx, AXPB_GLSL, "axpb");
+    vkc_buffer *x = buffer(ctx, n * 4), *y1 = buffer(ctx, n * 4), *y2 = buffer(ctx, n * 4);
+    uint32_t *hx = random_u32(n, 9), *out = malloc(n * 4);
+    assert_int_equal(vkc_buffer_upload(x, 0, hx, n * 4), VKC_SUCCESS);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    push3 p = {n, 3, 4};
+    vkc_arg args[2] = {arg(x), arg(y1)};
+    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = axpb,
+                                                              .args = args,
+                                                              .arg_count = 2,
+                                                              .push = &p,
+                                                              .push_size = 12,
+                                                              .count = n}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    vkc_arg a2 = arg(y2);
+    assert_int_equal(vkc_seq_set_arg(s, 0, 1, &a2), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    for (int which = 0; which < 2; ++which) {
+        assert_int_equal(vkc_buffer_download(which ? y2 : y1, 0, out, n * 4), VKC_SUCCESS);
+        for (uint32_t i = 0; i < n; ++i)
+            assert_int_equal(out[i], 3 * hx[i] + 4);
+    }
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
+    vkc_buffer_destroy(y1);
+    vkc_buffer_destroy(y2);
+    vkc_kernel_destroy(axpb);
+    free(hx);
+    free(out);
+}
+
+/* ---- tickets and waits ------------------------------------------------------------------------
+ */
+
+static void test_wait_timeout(void **state)
+{
+    vkc_context *ctx = *state;
+    vkc_kernel *spin = glsl_kernel(ctx, SPIN_GLSL, "spin");
+    const uint32_t groups = 16384, n = groups * 64;
+    vkc_buffer *x = buffer(ctx, n * 4ull);
+    const vkc_device_info *d = vkc_context_device(ctx);
+    /* ~1e9 LCG steps on a CPU (about a second), ~2.5e11 on a GPU. */
+    uint32_t iters = d->type == VKC_DEVICE_TYPE_CPU ? 250 : 60000;
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    vkc_arg a = arg(x);
+    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = spin,
+                                                              .args = &a,
+                                                              .arg_count = 1,
+                                                              .push = &iters,
+                                                              .push_size = 4,
+                                                              .groups = {groups, 1, 1}}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, 1000000), VKC_TIMEOUT);
+    vkc_result pr = vkc_poll(ctx, t);
+    assert_true(pr == VKC_NOT_READY || pr == VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_poll(ctx, t), VKC_SUCCESS);
+    uint32_t *out = malloc(n * 4ull);
+    assert_int_equal(vkc_buffer_download(x, 0, out, n * 4ull), VKC_SUCCESS);
+    for (uint32_t k = 0; k < 512; ++k) {
+        uint32_t idx = (k * 2654435761u) % n, v = idx;
+        for (uint32_t i = 0; i < iters; ++i)
+            v = v * 1664525u + 1013904223u;
+        if (out[idx] != v)
+            fail_msg("x[%u] = 0x%x, want 0x%x", idx, out[idx], v);
+    }
+    free(out);
+    /* The zero ticket is always complete. */
+    assert_int_equal(vkc_wait(ctx, (vkc_ticket){0}, 0), VKC_SUCCESS);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
+    vkc_kernel_destroy(spin);
+}
+
+/* ---- immediate mode -----------------------------------------------------------------------------
+ */
+
+static void test_immediate(void **state)
+{
+    vkc_context *ctx = *state;
+    const uint32_t n = 64, count = 1000;
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, n * 4), *y = buffer(ctx, n * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 0), VKC_SUCCESS);
+    vkc_stats warm, now;
+    uint32_t ref = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (i == 600)
+            assert_int_equal(vkc_context_stats(ctx, &warm), VKC_SUCCESS);
+        push3 p = {n, 1, i};
+        vkc_arg a = arg(x);
+        assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = inpl,
+                                                                .args = &a,
+                                                                .arg_count = 1,
+                                                                .push = &p,
+                                                                .push_size = 12,
+                                                                .count = n}),
+                         VKC_SUCCESS);
+        ref += i;
+    }
+    assert_int_equal(vkc_copy(ctx, y, 0, x, 0, n * 4), VKC_SUCCESS);
+    vkc_ticket t;
+    assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_context_stats(ctx, &now), VKC_SUCCESS);
+    assert_int_equal(now.command_buffers, warm.command_buffers);
+    assert_int_equal(now.memory_blocks, warm.memory_blocks);
+    assert_int_equal(now.descriptor_pools, warm.descriptor_pools);
+    uint32_t out[64];
+    assert_int_equal(vkc_buffer_download(y, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i)
+        assert_int_equal(out[i], ref);
+    /* a rejected enqueue leaves the batch usable */
+    vkc_test_quiet_errors(1);
+    push3 p = {n, 1, 1};
+    vkc_arg a = arg(x);
+    assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = inpl,
+                                                            .args = &a,
+                                                            .arg_count = 1,
+                                                            .push = &p,
+                                                            .push_size = 8,
+                                                            .count = n}),
+                     VKC_ERROR_MISMATCH);
+    vkc_test_quiet_errors(0);
+    assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = inpl,
+                                                            .args = &a,
+                                                            .arg_count = 1,
+                                                            .push = &p,
+                                                            .push_size = 12,
+                                                            .count = n}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_download(x, 0, out, sizeof(out)), VKC_SUCCESS);
+    assert_int_equal(out[0], ref + 1);
+    vkc_buffer_destroy(x);
+    vkc_buffer_destroy(y);
+    vkc_kernel_destroy(inpl);
+}
+
+/* ---- threads
+ * -------------------------------------------------------------------------------------- */
+
+typedef struct thread_arg {
+    vkc_context *ctx;
+    vkc_kernel *k;
+    uint32_t id;
+    int ok;
+} thread_arg;
+
+static void *record_thread(void *p)
+{
+    thread_arg *ta = p;
+    const uint32_t n = 1024;
+    vkc_buffer *x = NULL;
+    vkc_seq *s = NULL;
+    ta->ok = 0;
+    if (vkc_buffer_create(ta->ctx, &(vkc_buffer_desc){.size = n * 4}, &x) != VKC_SUCCESS ||
+        vkc_buffer_fill(x, 0, n * 4, ta->id) != VKC_SUCCESS ||
+        vkc_seq_create(ta->ctx, NULL, &s) != VKC_SUCCESS)
+        goto out;
+    uint32_t ref = ta->id;
+    for (int round = 0; round < 20; ++round) {
+        if (vkc_seq_begin(s) != VKC_SUCCESS)
+            goto out;
+        for (uint32_t i = 0; i < 4; ++i) {
+            push3 pc = {n, 3, ta->id + i};
+            vkc_arg a = {.buffer = x};
+            if (vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = ta->k,
+                                                         .args = &a,
+                                                         .arg_count = 1,
+                                                         .push = &pc,
+                                                         .push_size = 12,
+                                                         .count = n}) != VKC_SUCCESS)
+                goto out;
+            ref = ref * 3 + ta->id + i;
+        }
+        vkc_ticket t;
+        if (vkc_seq_end(s) != VKC_SUCCESS || vkc_seq_submit(s, &t) != VKC_SUCCESS)
+            goto out;
+        if (round % 2 ? vkc_wait(ta->ctx, t, UINT64_MAX) != VKC_SUCCESS : vkc_poll(ta->ctx, t) < 0)
+            goto out;
+    }
+    uint32_t out[1024];
+    if (vkc_buffer_download(x, 0, out, sizeof(out)) != VKC_SUCCESS)
+        goto out;
+    ta->ok = 1;
+    for (uint32_t i = 0; i < n; ++i)
+        if (out[i] != ref)
+            ta->ok = 0;
+out:
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    vkc_context *ctx = *state;
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    pthread_t th[8];
+    thread_arg ta[8];
+    for (uint32_t i = 0; i < 8; ++i) {
+        ta[i] = (thread_arg){ctx, inpl, i + 1, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, record_thread, &ta[i]), 0);
+    }
+    for (uint32_t i = 0; i < 8; ++i) {
+        pthread_join(th[i], NULL);
+        if (!ta[i].ok)
+            fail_msg("thread %u: wrong result or error: %s", i, vkc_context_last_error(ctx));
+    }
+    vkc_kernel_destroy(inpl);
+}
+
+/* ---- bad input ----------------------------------------------------------------------------------
+ */
+
+static void test_bad_input(void **state)
+{
+    vkc_context *ctx = *state;
+    vkc_test_quiet_errors(1);
+    vkc_kernel *axpb = glsl_kernel(ctx, AXPB_GLSL, "axpb");
+    vkc_buffer *x = buffer(ctx, 1024), *y = buffer(ctx, 1024);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    push3 p = {256, 1, 1};
+    vkc_arg args[2] = {arg(x), arg(y)};
+    vkc_dispatch_desc good = {
+        .kernel = axpb, .args = args, .arg_count = 2, .push = &p, .push_size = 12, .count = 256};
+    vkc_dispatch_desc d;
+#define EXPECT(code, ...)                                                                          \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        __VA_ARGS__;                                                                               \
+        assert_int_equal(vkc_seq_dispatch(s, &d), code);                                           \
+        assert_true(strlen(vkc_context_last_error(ctx)) > 0);                                      \
+        assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);                                           \
+    } while (0)
+    EXPECT(VKC_ERROR_MISMATCH, d.arg_count = 1);
+    EXPECT(VKC_ERROR_MISMATCH, d.push_size = 8);
+    EXPECT(VKC_ERROR_INVALID_ARGUMENT, d.push = NULL);
+    EXPECT(VKC_ERROR_INVALID_HANDLE, d.kernel = NULL);
+    EXPECT(VKC_ERROR_MISMATCH, d.count = 257); /* buffers hold 256 */
+    EXPECT(VKC_ERROR_LIMIT, d.count = 1ull << 40);
+    EXPECT(VKC_ERROR_LIMIT, d.groups[0] = UINT32_MAX; d.groups[1] = d.groups[2] = 1);
+    EXPECT(VKC_ERROR_INVALID_ARGUMENT, d.groups[0] = 1);
+    vkc_arg bad[2] = {{.buffer = x, .offset = 4}, arg(y)};
+    if (vkc_context_device(ctx)->min_storage_buffer_offset_alignment > 4)
+        EXPECT(VKC_ERROR_INVALID_ARGUMENT, d.args = bad);
+    vkc_arg past[2] = {{.buffer = x, .offset = 512, .size = 1024}, arg(y)};
+    EXPECT(VKC_ERROR_INVALID_ARGUMENT, d.args = past);
+    vkc_arg nobuf[2] = {{.buffer = NULL}, arg(y)};
+    EXPECT(VKC_ERROR_INVALID_HANDLE, d.args = nobuf);
+    assert_int_equal(vkc_seq_dispatch(s, NULL), VKC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    /* a latched error is returned again by end, and submit refuses */
+    d = good;
+    d.arg_count = 1;
+    assert_int_equal(vkc_seq_dispatch(s, &d), VKC_ERROR_MISMATCH);
+    assert_int_equal(vkc_seq_end(s), VKC_ERROR_MISMATCH);
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    /* submitting a sequence still being recorded */
+    assert_int_equal(vkc_seq_dispatch(s, &good), VKC_SUCCESS);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_ERROR_INVALID_STATE);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_ERROR_INVALID_STATE);
+    assert_int_equal(vkc_seq_dispatch(s, &good), VKC_ERROR_INVALID_STATE);
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    /* set_push / set_arg out of range */
+    assert_int_equal(vkc_seq_set_push(s, 5, &p, 12), VKC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(vkc_seq_set_push(s, 0, &p, 8), VKC_ERROR_MISMATCH);
+    assert_int_equal(vkc_seq_set_arg(s, 0, 7, &args[0]), VKC_ERROR_INVALID_ARGUMENT);
+    /* tickets: never issued, another context's */
+    vkc_ticket never = {t.value + 1000, t.context_id};
+    assert_int_equal(vkc_wait(ctx, never, 0), VKC_ERROR_INVALID_HANDLE);
+    vkc_ticket foreign = {t.value, t.context_id + 12345};
+    assert_int_equal(vkc_wait(ctx, foreign, 0), VKC_ERROR_INVALID_HANDLE);
+    assert_int_equal(vkc_poll(ctx, foreign), VKC_ERROR_INVALID_HANDLE);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    /* copies and fills */
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_fill(s, x, 2, 8, 0), VKC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_copy(s, x, 0, x, 8, 64), VKC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_copy(s, x, 1000, y, 0, 64), VKC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_copy(s, x, UINT64_MAX, y, 0, 64), VKC_ERROR_INVALID_ARGUMENT);
+    /* NULL handles */
+    assert_int_equal(vkc_seq_begin(NULL), VKC_ERROR_INVALID_HANDLE);
+    assert_int_equal(vkc_seq_submit(NULL, &t), VKC_ERROR_INVALID_HANDLE);
+    assert_int_equal(vkc_seq_create(ctx, NULL, NULL), VKC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(vkc_dispatch(ctx, NULL), VKC_ERROR_INVALID_ARGUMENT);
+    vkc_seq_destroy(NULL);
+    /* the context still works */
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_dispatch(s, &good), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
+    vkc_buffer_destroy(y);
+    vkc_kernel_destroy(axpb);
+    vkc_test_quiet_errors(0);
+#undef EXPECT
+}
+
+/* A binding range beyond maxStorageBufferRange is refused, not truncated. */
+static void test_range_limit(void **state)
+{
+    vkc_context *ctx = *state;
+    const vkc_device_info *d = vkc_context_device(ctx);
+    if (d->max_storage_buffer_range >= d->max_memory_allocation_size ||
+        d->max_storage_buffer_range > (1ull << 30)) {
+        printf("skipped: maxStorageBufferRange %llu is not below what one test buffer may be\n",
+               (unsigned long long)d->max_storage_buffer_range);
+        return;
+    }
+    vkc_test_quiet_errors(1);
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *big = buffer(ctx, d->max_storage_buffer_range + 64);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    push3 p = {16, 1, 1};
+    vkc_arg a = arg(big);
+    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = inpl,
+                                                              .args = &a,
+                                                              .arg_count = 1,
+                                                              .push = &p,
+                                                              .push_size = 12,
+                                                              .count = 16}),
+                     VKC_ERROR_LIMIT);
+    assert_non_null(strstr(vkc_context_last_error(ctx), "maxStorageBufferRange"));
+    /* the same buffer bound by a range that fits works */
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    a.size = 64;
+    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = inpl,
+                                                              .args = &a,
+                                                              .arg_count = 1,
+                                                              .push = &p,
+                                                              .push_size = 12,
+                                                              .count = 16}),
+                     VKC_SUCCESS);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(big);
+    vkc_kernel_destroy(inpl);
+    vkc_test_quiet_errors(0);
+}
+
+/* ---- fallbacks: descriptor-set pools and fences instead of push descriptors and timelines ---- */
+
+static void fallbacks(vkc_context_desc *d)
+{
+    d->push_descriptors = VKC_OFF;
+    d->timeline_semaphores = VKC_OFF;
+    d->batch_size = 7;
+    d->batches_in_flight = 2;
+}
+
+static int setup_fallback(void **state)
+{
+    vkc_test_validation_reset();
+    *state = vkc_test_context_create(fallbacks);
+    return 0;
+}
+
+static int setup(void **state)
+{
+    return vkc_test_setup(state);
+}
+static int teardown(void **state)
+{
+    return vkc_test_teardown(state);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define TF(f) cmocka_unit_test_setup_teardown(f, setup_fallback, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_counts),
+        T(test_hazard_chain),
+        T(test_barrier_counts),
+        T(test_copy_fill),
+        T(test_replay_steady_state),
+        T(test_set_arg),
+        T(test_wait_timeout),
+        T(test_immediate),
+        T(test_threads),
+        T(test_bad_input),
+        T(test_range_limit),
+        TF(test_hazard_chain),
+        TF(test_barrier_counts),
+        TF(test_replay_steady_state),
+        TF(test_immediate),
+        TF(test_wait_timeout),
+        TF(test_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

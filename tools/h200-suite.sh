@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Run on the H200 machine (the device tool), from the repository root, with
+# .gl (../shared/gpu/fetch-vulkan-runtime.sh) and build-gpu (a Release build
+# made here with -DBUILD_SHARED_LIBS=ON) carried along. Writes to $OUT.
+set -uo pipefail
+for f in .gl/sys/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export VK_ICD_FILENAMES=$VK_DRIVER_FILES
+# ctest and the build's rpaths use the absolute path of the build machine.
+mkdir -p /work && ln -sfn "$PWD" /work/main && cd /work/main
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+mkdir -p /tmp/vt; for f in .gl/tools/*.deb; do dpkg -x "$f" /tmp/vt; done
+LD_LIBRARY_PATH=/tmp/vt/usr/lib/x86_64-linux-gnu /tmp/vt/usr/bin/vulkaninfo --summary > "$OUT/vulkaninfo.txt" 2>&1
+build-gpu/tools/vkc-info > "$OUT/vkc-info.txt" 2>&1; echo "vkc-info rc=$?" >> "$OUT/vkc-info.txt"
+build-gpu/tools/vkc-info --json > "$OUT/vkc-info.json" 2>&1
+(cd build-gpu && ctest --output-on-failure --timeout 300 ${CTEST_ARGS:-}) > "$OUT/ctest.txt" 2>&1
+echo "ctest rc=$?" >> "$OUT/ctest.txt"
+# The proof that the hazard test catches a missing barrier on a GPU that
+# overlaps dispatches: with barriers dropped it must see wrong results.
+(cd build-gpu && VKC_VALIDATION=0 VKC_TEST_DROP_BARRIERS=1 ./tests/test_dispatch) > "$OUT/drop-barriers.txt" 2>&1
+echo "drop-barriers rc=$?" >> "$OUT/drop-barriers.txt"
+tail -3 "$OUT/ctest.txt"; grep -E "barriers dropped|rc=" "$OUT/drop-barriers.txt" | head; head -30 "$OUT/vkc-info.txt"
