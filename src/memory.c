@@ -7,8 +7,9 @@
  * empty one of its type (kept to avoid allocate/free churn).
  *
  * Blocking transfers write host-visible memory through its persistent
- * mapping; device-local memory the host cannot see goes through one staging
- * buffer per direction, created on first use and reused, split in two halves
+ * mapping; device-local memory the host cannot see, and reads of more than
+ * VKC_UNCACHED_READ_MAX from a mapping the CPU does not cache (BAR), go
+ * through one staging buffer per direction, created on first use and reused, split in two halves
  * so that the host copies one chunk while the GPU copies the other. */
 #include "vkc_internal.h"
 
@@ -17,9 +18,6 @@
 /* Block size of sub-allocation (smaller on small heaps). */
 #define VKC_BLOCK_SIZE (64ull << 20)
 #define VKC_BLOCK_MIN (1ull << 20)
-/* Downloads from mapped memory the CPU does not cache (BAR on a discrete
- * GPU) read at PCIe uncached speed: above this size they are staged. */
-#define VKC_UNCACHED_READ_MAX (256ull << 10)
 
 typedef struct vkc__range {
     VkDeviceSize offset, size;
@@ -51,6 +49,8 @@ typedef struct vkc__memory_state {
     VkDeviceSize atom; /* nonCoherentAtomSize */
     atomic_uint_fast64_t next_uid;
     atomic_bool force_staging;
+    atomic_bool force_uncached;
+    bool readback_cached; /* READBACK (staging) memory is host-cached */
     vkc__staging staging[2];
 } vkc__memory_state;
 
@@ -485,6 +485,8 @@ static vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory ki
         buf->host_visible = true;
         buf->host_coherent = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         buf->host_cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        if (listed && kind != VKC_MEMORY_READBACK && atomic_load(&ms->force_uncached))
+            buf->host_cached = false;
         buf->mapped = buf->block->mapped + buf->block_offset;
     }
     vkc__set_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)buf->buffer, buf->name);
@@ -771,10 +773,12 @@ vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uin
     if (!size)
         return VKC_SUCCESS;
     VKC_FORWARD(vkc__drain(ctx));
-    /* Uncached mappings (BAR on a discrete GPU) are slow to read: stage big
-     * reads there. */
-    bool direct = buf->mapped && (buf->host_cached || ctx->info.type != VKC_DEVICE_TYPE_DISCRETE ||
-                                  size <= VKC_UNCACHED_READ_MAX);
+    /* The CPU reads uncached (write-combined) mappings one bus round trip at
+     * a time: a few MB/s through the BAR of a discrete GPU, slow on other
+     * devices too. Beyond a few words a GPU copy into cached staging memory
+     * is faster, wherever there is such memory. */
+    bool direct = buf->mapped && (buf->host_cached || size <= VKC_UNCACHED_READ_MAX ||
+                                  !vkc__ms(ctx)->readback_cached);
     if (direct) {
         VKC_FORWARD(vkc__sync_mapping(ctx, buf, offset, size, false));
         memcpy(data, (const uint8_t *)buf->mapped + offset, size);
@@ -835,6 +839,12 @@ void vkc__memory_force_staging(vkc_context *ctx, bool on)
         atomic_store(&vkc__ms(ctx)->force_staging, on);
 }
 
+void vkc__memory_force_uncached(vkc_context *ctx, bool on)
+{
+    if (ctx && ctx->memory_state)
+        atomic_store(&vkc__ms(ctx)->force_uncached, on);
+}
+
 vkc_result vkc__memory_init(vkc_context *ctx)
 {
     vkc__memory_state *ms = vkc__calloc(1, sizeof(*ms));
@@ -845,6 +855,7 @@ vkc_result vkc__memory_init(vkc_context *ctx)
         pthread_mutex_init(&ms->staging[d].lock, NULL);
     atomic_init(&ms->next_uid, 1);
     atomic_init(&ms->force_staging, false);
+    atomic_init(&ms->force_uncached, false);
     ctx->memory_state = ms;
 
     VkPhysicalDeviceProperties props;
@@ -852,6 +863,10 @@ vkc_result vkc__memory_init(vkc_context *ctx)
     ms->atom = props.limits.nonCoherentAtomSize ? props.limits.nonCoherentAtomSize : 1;
 
     const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
+    uint32_t cand[VK_MAX_MEMORY_TYPES];
+    if (vkc__memory_pick_types(mp, VKC_MEMORY_READBACK, UINT32_MAX, cand))
+        ms->readback_cached =
+            mp->memoryTypes[cand[0]].propertyFlags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
     for (uint32_t t = 0; t < mp->memoryTypeCount; ++t) {
         /* 64 MiB, or an eighth of a small heap; never more than one
          * allocation may be. */

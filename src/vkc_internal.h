@@ -267,6 +267,16 @@ uint32_t vkc__memory_pick_types(const VkPhysicalDeviceMemoryProperties *mp, vkc_
  * their memory is host-visible, so transfers take the staging path. */
 void vkc__memory_force_staging(vkc_context *ctx, bool on);
 
+/* Downloads from a mapping the CPU does not cache (write-combined BAR of a
+ * discrete GPU: a few MB/s) are staged through cached memory when larger. */
+#define VKC_UNCACHED_READ_MAX 1024ull
+
+/* Test hook: DEVICE and UPLOAD buffers created after `on` are mapped as
+ * usual but treated as uncached (as on a GPU whose device-local memory is
+ * host-visible through the BAR), so downloads larger than
+ * VKC_UNCACHED_READ_MAX are staged. */
+void vkc__memory_force_uncached(vkc_context *ctx, bool on);
+
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
 /* ------------------------------------------------------------------------ */
