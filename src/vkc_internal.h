@@ -263,9 +263,27 @@ void vkc__memory_finish(vkc_context *ctx);
  * transfers larger than a half go in chunks. */
 #define VKC_STAGING_RING_SIZE (16ull << 20)
 
+/* Memory types allowed by `bits` that suit `kind`, best first; returns how
+ * many. DEVICE prefers host-visible device-local memory on the largest
+ * device-local heap (resizable BAR, unified memory), then plain device-local;
+ * UPLOAD needs host-visible (coherent, device-local on that heap preferred);
+ * READBACK needs host-visible (cached, then coherent preferred). Pure. */
+uint32_t vkc__memory_pick_types(const VkPhysicalDeviceMemoryProperties *mp, vkc_memory kind,
+                                uint32_t bits, uint32_t out[VK_MAX_MEMORY_TYPES]);
+
 /* Test hook: DEVICE buffers created after `on` are not mapped even where
  * their memory is host-visible, so transfers take the staging path. */
 void vkc__memory_force_staging(vkc_context *ctx, bool on);
+
+/* Downloads from a mapping the CPU does not cache (write-combined BAR of a
+ * discrete GPU: a few MB/s) are staged through cached memory when larger. */
+#define VKC_UNCACHED_READ_MAX 1024ull
+
+/* Test hook: DEVICE and UPLOAD buffers created after `on` are mapped as
+ * usual but treated as uncached (as on a GPU whose device-local memory is
+ * host-visible through the BAR), so downloads larger than
+ * VKC_UNCACHED_READ_MAX are staged. */
+void vkc__memory_force_uncached(vkc_context *ctx, bool on);
 
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */

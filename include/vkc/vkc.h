@@ -459,7 +459,10 @@ VKC_API void vkc_buffer_destroy(vkc_buffer *buf);
 VKC_API uint64_t vkc_buffer_size(const vkc_buffer *buf);
 /* Persistent mapping of a host-visible buffer (UPLOAD, READBACK, or DEVICE
  * memory that happens to be host-visible); NULL otherwise. Writing through it
- * while the GPU uses the buffer is a race: wait for the work first. */
+ * while the GPU uses the buffer is a race: wait for the work first. Reading
+ * through it is very slow where the memory is not host-cached (DEVICE and
+ * UPLOAD memory behind the BAR of a discrete GPU): prefer
+ * vkc_buffer_download, which stages such reads. */
 VKC_API void *vkc_buffer_map(vkc_buffer *buf);
 /* The VkBuffer and offset behind a vkc buffer, for the host's own use. */
 VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
@@ -469,10 +472,11 @@ VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
  * ordered after all work submitted earlier on the context (immediate-mode
  * work is flushed first; upload and download wait for it). Host-visible
  * memory is copied through its mapping; device-local memory that is not
- * host-visible goes through a reused staging ring, in chunks. A range outside
- * the buffer (offset + size past its end, overflow included) gives
- * VKC_ERROR_INVALID_ARGUMENT; size 0 does nothing. Copy refuses overlapping
- * ranges of one buffer. Thread-safe. */
+ * host-visible goes through a reused staging ring, in chunks, and so do
+ * downloads of more than 1 KiB from a mapping the CPU does not cache (that
+ * is read at a few MB/s). A range outside the buffer (offset + size past
+ * its end, overflow included) gives VKC_ERROR_INVALID_ARGUMENT; size 0 does
+ * nothing. Copy refuses overlapping ranges of one buffer. Thread-safe. */
 VKC_API vkc_result vkc_buffer_upload(vkc_buffer *buf, uint64_t offset, const void *data,
                                      uint64_t size);
 VKC_API vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uint64_t size);
