@@ -623,7 +623,12 @@ void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stag
     VkCommandBuffer cb = cmd->cb;
     /* Everything before is done and available to the host before the count
      * moves. */
-    vkc__cmd_barrier(ctx, cb, stages, VKC_ALL_WRITES,
+    VkAccessFlags2 writes = 0;
+    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
+        writes |= VK_ACCESS_2_SHADER_WRITE_BIT;
+    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
+        writes |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    vkc__cmd_barrier(ctx, cb, stages, writes,
                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_HOST_BIT,
                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
                          VK_ACCESS_2_HOST_READ_BIT);
