@@ -856,12 +856,23 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
     if (info->subgroup_size > wg && info->subgroup_size <= info->max_workgroup_size[0])
         wg = info->subgroup_size;
     f->default_workgroup_size = wg ? wg : 1;
-    /* Grid-stride sizing: enough groups for several waves per SM where the SM
-     * count is known; otherwise a fixed grid that fills any current GPU. */
-    f->groups_per_sm = 16;
-    uint64_t max_groups = info->sm_count ? (uint64_t)info->sm_count * f->groups_per_sm : 4096;
-    if (info->type == VKC_DEVICE_TYPE_CPU)
-        max_groups = 256;
+    /* Grid sizing for element counts. Measured on the H200 (vkc-bench
+     * bandwidth, 1 GiB copy and triad): a grid capped at G groups of 256 per
+     * SM lost 4-8% against one invocation per element for every G from 1 to
+     * 32, so by default the grid covers the work (one invocation per element)
+     * up to maxComputeWorkGroupCount, and the shaders' grid-stride loop takes
+     * the rest. VKC_GROUPS_PER_SM=G caps the grid at SMs x G where the SM
+     * count is known (for experiments). */
+    f->groups_per_sm = 0;
+    uint64_t max_groups = info->max_workgroup_count[0];
+    const char *gps = getenv("VKC_GROUPS_PER_SM");
+    if (gps && *gps && info->sm_count) {
+        unsigned long g = strtoul(gps, NULL, 10);
+        if (g > 0) {
+            f->groups_per_sm = (uint32_t)g;
+            max_groups = (uint64_t)info->sm_count * g;
+        }
+    }
     max_groups = VKC_MIN(max_groups, (uint64_t)info->max_workgroup_count[0]);
     f->max_grid_groups = (uint32_t)max_groups;
 }
@@ -895,6 +906,7 @@ vkc_result vkc__context_init_modules(vkc_context *ctx)
     VKC_FORWARD(vkc__memory_init(ctx));
     VKC_FORWARD(vkc__kernel_init(ctx));
     VKC_FORWARD(vkc__dispatch_init(ctx));
+    VKC_FORWARD(vkc__marker_init(ctx));
     return VKC_SUCCESS;
 }
 

@@ -12,6 +12,7 @@
 #include "vkc_internal.h"
 
 #include <stdio.h>
+#include <time.h>
 
 #define VKC_ACC_R 1u
 #define VKC_ACC_W 2u
@@ -19,6 +20,9 @@
  * that was just submitted can stall in some drivers (measured on the H200),
  * a second copy avoids it. */
 #define VKC_SEQ_RING 2
+/* In VKC_WAIT_SPIN_MARKER mode a round trip can finish well before the
+ * driver retires the command buffer, so more copies are kept in turn. */
+#define VKC_SEQ_RING_MAX 8
 
 #define VKC_STAGES_ALL (VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT)
 
@@ -95,8 +99,8 @@ struct vkc_seq {
     vkc_result error; /* first recording error, latched */
 
     /* Recorded copies; generation says whether a copy matches the commands. */
-    vkc__cmd *units[VKC_SEQ_RING];
-    uint64_t unit_gen[VKC_SEQ_RING];
+    vkc__cmd *units[VKC_SEQ_RING_MAX];
+    uint64_t unit_gen[VKC_SEQ_RING_MAX];
     uint64_t gen;
     uint32_t next_unit;
     uint32_t ring;     /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
@@ -149,7 +153,10 @@ vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **
     s->ctx = ctx;
     snprintf(s->name, sizeof(s->name), "%s", desc && desc->name ? desc->name : "vkc_seq");
     s->recording = true;
-    s->ring = VKC_SEQ_RING;
+    s->ring = ctx->features.wait_mode == VKC_WAIT_SPIN_MARKER ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
+    const char *ring = getenv("VKC_SEQ_RING"); /* for experiments */
+    if (ring && atoi(ring) >= 1 && atoi(ring) <= VKC_SEQ_RING_MAX)
+        s->ring = (uint32_t)atoi(ring);
     pthread_mutex_lock(&ctx->objects_lock);
     vkc__list_push(&ctx->seqs, &s->node);
     pthread_mutex_unlock(&ctx->objects_lock);
@@ -159,7 +166,7 @@ vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **
 
 static void vkc__seq_release_units(vkc_seq *s)
 {
-    for (int i = 0; i < VKC_SEQ_RING; ++i) {
+    for (int i = 0; i < VKC_SEQ_RING_MAX; ++i) {
         vkc__cmd_release(s->ctx, s->units[i]);
         s->units[i] = NULL;
     }
@@ -755,12 +762,14 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                 ctx->vki.vkCmdEndDebugUtilsLabelEXT(cb);
         }
     }
-    if (r >= 0 && s->writes_mapped) {
+    if (r >= 0 && s->writes_mapped && !ctx->marker_kernel) {
         /* The host reads mapped memory after waiting on the ticket. */
         vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), VK_PIPELINE_STAGE_2_HOST_BIT,
                          VK_ACCESS_2_HOST_READ_BIT);
         barriers++;
     }
+    if (r >= 0)
+        vkc__cmd_marker(ctx, unit, before); /* its barrier covers host reads too */
     if (r >= 0) {
         VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cb));
         if (vr < 0)
@@ -935,6 +944,27 @@ vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value == 0)
         return VKC_SUCCESS;
+    if (ctx->marker_kernel) {
+        /* Spin on the completion count in memory, then on the timeline. */
+        if (vkc__marker_done(ctx, t.value))
+            return VKC_SUCCESS;
+        uint64_t spins = 0;
+        struct timespec t0, now;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            if (vkc__marker_done(ctx, t.value))
+                return VKC_SUCCESS;
+            if ((++spins & 1023) == 0) {
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                uint64_t ns = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull +
+                              (uint64_t)(now.tv_nsec - t0.tv_nsec);
+                if (ns >= timeout_ns)
+                    return VKC_TIMEOUT;
+                if (ns >= ctx->features.spin_ns * 50) /* long work: let the driver block */
+                    return vkc__wait_value(ctx, t.value, timeout_ns - ns, VKC_WAIT_BLOCK);
+            }
+        }
+    }
     return vkc__wait_value(ctx, t.value, timeout_ns, VKC_WAIT_DEFAULT);
 }
 
@@ -943,6 +973,8 @@ vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)
     VKC_CHECK_CONTEXT(ctx);
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value <= atomic_load_explicit(&ctx->completed_value, memory_order_acquire))
+        return VKC_SUCCESS;
+    if (ctx->marker_kernel && vkc__marker_done(ctx, t.value))
         return VKC_SUCCESS;
     vkc_result r = vkc__wait_value(ctx, t.value, 0, VKC_WAIT_SPIN);
     return r == VKC_TIMEOUT ? VKC_NOT_READY : r;

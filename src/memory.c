@@ -7,8 +7,9 @@
  * empty one of its type (kept to avoid allocate/free churn).
  *
  * Blocking transfers write host-visible memory through its persistent
- * mapping; device-local memory the host cannot see goes through one staging
- * buffer per direction, created on first use and reused, split in two halves
+ * mapping; device-local memory the host cannot see, and reads of more than
+ * VKC_UNCACHED_READ_MAX from a mapping the CPU does not cache (BAR), go
+ * through one staging buffer per direction, created on first use and reused, split in two halves
  * so that the host copies one chunk while the GPU copies the other. */
 #include "vkc_internal.h"
 
@@ -17,9 +18,6 @@
 /* Block size of sub-allocation (smaller on small heaps). */
 #define VKC_BLOCK_SIZE (64ull << 20)
 #define VKC_BLOCK_MIN (1ull << 20)
-/* Downloads from mapped memory the CPU does not cache (BAR on a discrete
- * GPU) read at PCIe uncached speed: above this size they are staged. */
-#define VKC_UNCACHED_READ_MAX (256ull << 10)
 
 typedef struct vkc__range {
     VkDeviceSize offset, size;
@@ -48,10 +46,11 @@ typedef struct vkc__memory_state {
     pthread_mutex_t lock; /* the allocator: blocks and their free lists */
     vkc__block *blocks[VK_MAX_MEMORY_TYPES];
     VkDeviceSize block_size[VK_MAX_MEMORY_TYPES];
-    uint32_t big_heap; /* the largest device-local heap; UINT32_MAX if none */
     VkDeviceSize atom; /* nonCoherentAtomSize */
     atomic_uint_fast64_t next_uid;
     atomic_bool force_staging;
+    atomic_bool force_uncached;
+    bool readback_cached; /* READBACK (staging) memory is host-cached */
     vkc__staging staging[2];
 } vkc__memory_state;
 
@@ -77,23 +76,35 @@ static VkMemoryPropertyFlags vkc__type_flags(vkc_context *ctx, uint32_t type)
 
 /* ---- memory type choice ---------------------------------------------------------- */
 
-/* How well memory type `t` suits `kind`; negative: not at all. */
-static int vkc__type_score(vkc_context *ctx, vkc_memory kind, uint32_t t)
+/* The largest device-local heap; UINT32_MAX if none. */
+static uint32_t vkc__big_heap(const VkPhysicalDeviceMemoryProperties *mp)
 {
-    vkc__memory_state *ms = vkc__ms(ctx);
-    VkMemoryPropertyFlags f = vkc__type_flags(ctx, t);
+    uint32_t big = UINT32_MAX;
+    for (uint32_t h = 0; h < mp->memoryHeapCount; ++h) {
+        if ((mp->memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+            (big == UINT32_MAX || mp->memoryHeaps[h].size > mp->memoryHeaps[big].size))
+            big = h;
+    }
+    return big;
+}
+
+/* How well memory type `t` suits `kind`; negative: not at all. */
+static int vkc__type_score(const VkPhysicalDeviceMemoryProperties *mp, uint32_t big_heap,
+                           vkc_memory kind, uint32_t t)
+{
+    VkMemoryPropertyFlags f = mp->memoryTypes[t].propertyFlags;
     bool dl = f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     bool hv = f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
     bool hc = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     bool cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
-    bool big = ctx->mem_props.memoryTypes[t].heapIndex == ms->big_heap;
+    bool big = mp->memoryTypes[t].heapIndex == big_heap;
     if (f & (VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT))
         return -1;
     switch (kind) {
     case VKC_MEMORY_DEVICE:
         /* Resizable BAR, unified memory, CPU devices: device-local memory the
          * host can map, on the big heap, needs no staging at all. A small
-         * BAR heap is kept for those who ask for it explicitly. */
+         * BAR heap is left to those who need it. */
         if (dl && hv && big)
             return 300 + (hc ? 10 : 0) + (cached ? 5 : 0);
         if (dl && !hv)
@@ -113,16 +124,16 @@ static int vkc__type_score(vkc_context *ctx, vkc_memory kind, uint32_t t)
     return -1;
 }
 
-/* Memory types allowed by `bits` that suit `kind`, best first. */
-static uint32_t vkc__type_candidates(vkc_context *ctx, vkc_memory kind, uint32_t bits,
-                                     uint32_t out[VK_MAX_MEMORY_TYPES])
+uint32_t vkc__memory_pick_types(const VkPhysicalDeviceMemoryProperties *mp, vkc_memory kind,
+                                uint32_t bits, uint32_t out[VK_MAX_MEMORY_TYPES])
 {
+    uint32_t big_heap = vkc__big_heap(mp);
     int score[VK_MAX_MEMORY_TYPES];
     uint32_t n = 0;
-    for (uint32_t t = 0; t < ctx->mem_props.memoryTypeCount; ++t) {
+    for (uint32_t t = 0; t < mp->memoryTypeCount && t < VK_MAX_MEMORY_TYPES; ++t) {
         if (!(bits & (1u << t)))
             continue;
-        int s = vkc__type_score(ctx, kind, t);
+        int s = vkc__type_score(mp, big_heap, kind, t);
         if (s < 0)
             continue;
         /* Insertion sort; equal scores keep the driver's order. */
@@ -417,7 +428,7 @@ static vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory ki
     ctx->vk.vkGetBufferMemoryRequirements(ctx->device, buf->buffer, &req);
 
     uint32_t cand[VK_MAX_MEMORY_TYPES];
-    uint32_t n = vkc__type_candidates(ctx, kind, req.memoryTypeBits, cand);
+    uint32_t n = vkc__memory_pick_types(&ctx->mem_props, kind, req.memoryTypeBits, cand);
     vkc_result r = VKC_ERROR_OUT_OF_DEVICE_MEMORY;
     VkResult last_vr = VK_SUCCESS;
     uint32_t type = 0;
@@ -474,6 +485,8 @@ static vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory ki
         buf->host_visible = true;
         buf->host_coherent = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         buf->host_cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        if (listed && kind != VKC_MEMORY_READBACK && atomic_load(&ms->force_uncached))
+            buf->host_cached = false;
         buf->mapped = buf->block->mapped + buf->block_offset;
     }
     vkc__set_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)buf->buffer, buf->name);
@@ -654,6 +667,7 @@ static vkc_result vkc__copy_submit(vkc_context *ctx, VkBuffer dst, VkDeviceSize 
     ctx->vk.vkCmdCopyBuffer(cmd->cb, src, dst, 1, &region);
     vkc__cmd_barrier(ctx, cmd->cb, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    vkc__cmd_marker(ctx, cmd, VK_PIPELINE_STAGE_2_TRANSFER_BIT);
     VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cmd->cb));
     if (vr < 0) {
         vkc__cmd_release(ctx, cmd);
@@ -760,10 +774,12 @@ vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uin
     if (!size)
         return VKC_SUCCESS;
     VKC_FORWARD(vkc__drain(ctx));
-    /* Uncached mappings (BAR on a discrete GPU) are slow to read: stage big
-     * reads there. */
-    bool direct = buf->mapped && (buf->host_cached || ctx->info.type != VKC_DEVICE_TYPE_DISCRETE ||
-                                  size <= VKC_UNCACHED_READ_MAX);
+    /* The CPU reads uncached (write-combined) mappings one bus round trip at
+     * a time: a few MB/s through the BAR of a discrete GPU, slow on other
+     * devices too. Beyond a few words a GPU copy into cached staging memory
+     * is faster, wherever there is such memory. */
+    bool direct = buf->mapped && (buf->host_cached || size <= VKC_UNCACHED_READ_MAX ||
+                                  !vkc__ms(ctx)->readback_cached);
     if (direct) {
         VKC_FORWARD(vkc__sync_mapping(ctx, buf, offset, size, false));
         memcpy(data, (const uint8_t *)buf->mapped + offset, size);
@@ -877,6 +893,12 @@ void vkc__memory_force_staging(vkc_context *ctx, bool on)
         atomic_store(&vkc__ms(ctx)->force_staging, on);
 }
 
+void vkc__memory_force_uncached(vkc_context *ctx, bool on)
+{
+    if (ctx && ctx->memory_state)
+        atomic_store(&vkc__ms(ctx)->force_uncached, on);
+}
+
 vkc_result vkc__memory_init(vkc_context *ctx)
 {
     vkc__memory_state *ms = vkc__calloc(1, sizeof(*ms));
@@ -887,6 +909,7 @@ vkc_result vkc__memory_init(vkc_context *ctx)
         pthread_mutex_init(&ms->staging[d].lock, NULL);
     atomic_init(&ms->next_uid, 1);
     atomic_init(&ms->force_staging, false);
+    atomic_init(&ms->force_uncached, false);
     ctx->memory_state = ms;
 
     VkPhysicalDeviceProperties props;
@@ -894,13 +917,10 @@ vkc_result vkc__memory_init(vkc_context *ctx)
     ms->atom = props.limits.nonCoherentAtomSize ? props.limits.nonCoherentAtomSize : 1;
 
     const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
-    ms->big_heap = UINT32_MAX;
-    for (uint32_t h = 0; h < mp->memoryHeapCount; ++h) {
-        if ((mp->memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
-            (ms->big_heap == UINT32_MAX ||
-             mp->memoryHeaps[h].size > mp->memoryHeaps[ms->big_heap].size))
-            ms->big_heap = h;
-    }
+    uint32_t cand[VK_MAX_MEMORY_TYPES];
+    if (vkc__memory_pick_types(mp, VKC_MEMORY_READBACK, UINT32_MAX, cand))
+        ms->readback_cached =
+            mp->memoryTypes[cand[0]].propertyFlags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
     for (uint32_t t = 0; t < mp->memoryTypeCount; ++t) {
         /* 64 MiB, or an eighth of a small heap; never more than one
          * allocation may be. */

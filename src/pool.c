@@ -260,6 +260,7 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
     }
     c->next = NULL;
     c->last_value = 0;
+    c->has_marker = false;
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
     VkResult vr = VKC_VK(vkBeginCommandBuffer, ctx->vk.vkBeginCommandBuffer(c->cb, &bi));
@@ -403,6 +404,13 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
         ctx->queue_lock_fn(ctx->queue_lock_user);
     pthread_mutex_lock(&ctx->queue_lock);
     uint64_t value = ctx->next_value + 1;
+    if (VKC_UNLIKELY(ctx->marker_kernel && !cmd->has_marker)) {
+        /* The count of markers would fall behind the timeline for good:
+         * waits go back to the timeline (never wrong, only slower). */
+        ctx->marker_kernel = NULL;
+        vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
+                 "a submission without a completion marker: VKC_WAIT_SPIN_MARKER disabled");
+    }
     VkResult vr;
     vkc_result r = VKC_SUCCESS;
     VkFence fence = VK_NULL_HANDLE;
@@ -510,6 +518,7 @@ vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd)
     /* Make the results visible to the host. */
     vkc__cmd_barrier(ctx, cmd->cb, VKC_ALL_WORK_STAGES, VKC_ALL_WRITES,
                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    vkc__cmd_marker(ctx, cmd, VKC_ALL_WORK_STAGES);
     VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cmd->cb));
     if (vr < 0) {
         vkc__cmd_release(ctx, cmd);
@@ -580,4 +589,82 @@ void vkc__pool_finish(vkc_context *ctx)
     ctx->fence_values = NULL;
     ctx->fence_cap = ctx->fence_count = 0;
     pthread_mutex_destroy(&p->lock);
+}
+
+/* ---- completion marker (VKC_WAIT_SPIN_MARKER) ------------------------------------------ */
+
+#include "vkc_builtin_shaders.h"
+
+vkc_result vkc__marker_init(vkc_context *ctx)
+{
+    if (ctx->features.wait_mode != VKC_WAIT_SPIN_MARKER)
+        return VKC_SUCCESS;
+    if (!ctx->features.timeline_semaphores) {
+        /* The fence fallback keeps its own completion tracking. */
+        ctx->features.wait_mode = VKC_WAIT_SPIN_THEN_BLOCK;
+        vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
+                 "VKC_WAIT_SPIN_MARKER needs timeline semaphores; using spin-then-block");
+        return VKC_SUCCESS;
+    }
+    VKC_FORWARD(vkc_buffer_create(
+        ctx, &(vkc_buffer_desc){.size = 64, .memory = VKC_MEMORY_READBACK, .name = "vkc marker"},
+        &ctx->marker_buf));
+    ctx->marker = vkc_buffer_map(ctx->marker_buf);
+    if (!ctx->marker || !ctx->marker_buf->host_coherent)
+        return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
+                        "VKC_WAIT_SPIN_MARKER needs host-visible coherent memory");
+    *ctx->marker = 0;
+    return vkc_kernel_create(ctx,
+                             &(vkc_kernel_desc){.spirv = vkc_builtin_marker,
+                                                .spirv_size = vkc_builtin_marker_size,
+                                                .name = "vkc completion marker"},
+                             &ctx->marker_kernel);
+}
+
+void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages)
+{
+    const vkc_kernel *k = ctx->marker_kernel;
+    if (!k)
+        return;
+    VkCommandBuffer cb = cmd->cb;
+    /* Everything before is done and available to the host before the count
+     * moves. */
+    VkAccessFlags2 writes = 0;
+    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
+        writes |= VK_ACCESS_2_SHADER_WRITE_BIT;
+    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
+        writes |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    vkc__cmd_barrier(ctx, cb, stages, writes,
+                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_HOST_BIT,
+                     VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                         VK_ACCESS_2_HOST_READ_BIT);
+    ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+    VkDescriptorBufferInfo bi = {ctx->marker_buf->buffer, ctx->marker_buf->offset, 64};
+    VkWriteDescriptorSet w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstBinding = 0;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.pBufferInfo = &bi;
+    if (ctx->features.push_descriptors) {
+        ctx->vk.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &w);
+    } else {
+        VkDescriptorSet set;
+        if (vkc__cmd_alloc_set(ctx, cmd, k->set_layout, &set) < 0)
+            return; /* the wait falls back to the timeline for this one */
+        w.dstSet = set;
+        ctx->vk.vkUpdateDescriptorSets(ctx->device, 1, &w, 0, NULL);
+        ctx->vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &set,
+                                        0, NULL);
+    }
+    ctx->vk.vkCmdDispatch(cb, 1, 1, 1);
+    cmd->has_marker = true;
+    vkc__cmd_barrier(ctx, cb, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+}
+
+bool vkc__marker_done(vkc_context *ctx, uint64_t value)
+{
+    /* 32-bit count, compared modulo 2^32 against the 64-bit timeline. */
+    uint32_t seen = __atomic_load_n(ctx->marker, __ATOMIC_ACQUIRE);
+    return (int32_t)(seen - (uint32_t)value) >= 0;
 }

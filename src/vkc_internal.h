@@ -194,6 +194,7 @@ typedef struct vkc__cmd {
     VkDescriptorPool *dpools; /* fallback path only */
     uint32_t dpool_count, dpool_cap, dpool_current;
     uint64_t last_value; /* timeline value of its last submit; 0 = never */
+    bool has_marker;     /* VKC_WAIT_SPIN_MARKER: the completion marker is recorded */
 } vkc__cmd;
 
 typedef struct vkc__pool {
@@ -223,6 +224,13 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
 uint64_t vkc__completed_value(vkc_context *ctx);
 /* Highest value submitted so far. */
 uint64_t vkc__submitted_value(vkc_context *ctx);
+
+/* In VKC_WAIT_SPIN_MARKER mode, record the completion marker (after all work
+ * recorded so far, `stages`); no-op otherwise. */
+void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages);
+/* The marker says value is complete (results visible to the host). */
+bool vkc__marker_done(vkc_context *ctx, uint64_t value);
+vkc_result vkc__marker_init(vkc_context *ctx);
 
 /* Begin a one-shot unit (a leading full barrier is recorded), then submit it
  * and wait for it. Used by the blocking buffer calls. */
@@ -278,9 +286,27 @@ vkc_result vkc__memory_rebuild(vkc_context *ctx);
  * transfers larger than a half go in chunks. */
 #define VKC_STAGING_RING_SIZE (16ull << 20)
 
+/* Memory types allowed by `bits` that suit `kind`, best first; returns how
+ * many. DEVICE prefers host-visible device-local memory on the largest
+ * device-local heap (resizable BAR, unified memory), then plain device-local;
+ * UPLOAD needs host-visible (coherent, device-local on that heap preferred);
+ * READBACK needs host-visible (cached, then coherent preferred). Pure. */
+uint32_t vkc__memory_pick_types(const VkPhysicalDeviceMemoryProperties *mp, vkc_memory kind,
+                                uint32_t bits, uint32_t out[VK_MAX_MEMORY_TYPES]);
+
 /* Test hook: DEVICE buffers created after `on` are not mapped even where
  * their memory is host-visible, so transfers take the staging path. */
 void vkc__memory_force_staging(vkc_context *ctx, bool on);
+
+/* Downloads from a mapping the CPU does not cache (write-combined BAR of a
+ * discrete GPU: a few MB/s) are staged through cached memory when larger. */
+#define VKC_UNCACHED_READ_MAX 1024ull
+
+/* Test hook: DEVICE and UPLOAD buffers created after `on` are mapped as
+ * usual but treated as uncached (as on a GPU whose device-local memory is
+ * host-visible through the BAR), so downloads larger than
+ * VKC_UNCACHED_READ_MAX are staged. */
+void vkc__memory_force_uncached(vkc_context *ctx, bool on);
 
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
@@ -406,6 +432,12 @@ struct vkc_context {
     uint32_t fence_cap, fence_head, fence_count;
 
     vkc__pool pool;
+
+    /* VKC_WAIT_SPIN_MARKER: the count of completed submissions, written by a
+     * one-invocation dispatch at the end of every submission. */
+    vkc_buffer *marker_buf;
+    vkc_kernel *marker_kernel;
+    volatile uint32_t *marker;
 
     /* Objects alive, destroyed with the context if the caller did not. */
     pthread_mutex_t objects_lock;

@@ -88,7 +88,7 @@ static vkc_arg arg(vkc_buffer *b)
 
 /* ---- element counts and grid-stride sizing ----------------------------------------- */
 
-static void run_add(vkc_context *ctx, uint64_t n)
+static void run_add(vkc_context *ctx, uint64_t n, uint32_t groups)
 {
     vkc_kernel *k = NULL;
     assert_int_equal(vkc_kernel_create(ctx,
@@ -107,13 +107,15 @@ static void run_add(vkc_context *ctx, uint64_t n)
     assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
     uint32_t pn = (uint32_t)n;
     vkc_arg args[3] = {arg(a), arg(b), arg(c)};
-    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = k,
-                                                              .args = args,
-                                                              .arg_count = 3,
-                                                              .push = &pn,
-                                                              .push_size = 4,
-                                                              .count = n}),
-                     VKC_SUCCESS);
+    /* groups = 0: vkc sizes the grid from the count; else a fixed grid that
+     * makes every invocation loop many times. */
+    vkc_dispatch_desc dd = {
+        .kernel = k, .args = args, .arg_count = 3, .push = &pn, .push_size = 4, .count = n};
+    if (groups) {
+        dd.groups[0] = groups;
+        dd.groups[1] = dd.groups[2] = 1;
+    }
+    assert_int_equal(vkc_seq_dispatch(s, &dd), VKC_SUCCESS);
     assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
     vkc_ticket t;
     assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
@@ -145,12 +147,12 @@ static void test_counts(void **state)
     vkc_context_features_get(ctx, &f);
     uint64_t wg = f.default_workgroup_size;
     const uint64_t sizes[] = {0, 1, 7, 1000,
-                              /* several grid-stride iterations per invocation */
-                              (uint64_t)f.max_grid_groups * wg * 3 + 5,
                               /* beyond lavapipe's one-dispatch grid (65535 groups) */
                               65535 * wg + 1};
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i)
-        run_add(ctx, sizes[i]);
+        run_add(ctx, sizes[i], 0);
+    /* many grid-stride iterations per invocation: a fixed grid of 3 groups */
+    run_add(ctx, 100003, 3);
 }
 
 /* ---- hazards ------------------------------------------------------------------------- */
@@ -835,6 +837,21 @@ static void fallbacks(vkc_context_desc *d)
     d->batches_in_flight = 2;
 }
 
+static void marker_mode(vkc_context_desc *d) { d->wait_mode = VKC_WAIT_SPIN_MARKER; }
+
+static int setup_marker(void **state)
+{
+    vkc_test_validation_reset();
+    *state = vkc_test_context_create(marker_mode);
+    /* As on a discrete GPU: downloads go through the staging copy, so its
+     * submissions carry the marker too. */
+    vkc__memory_force_uncached(*state, true);
+    vkc_context_features f;
+    vkc_context_features_get(*state, &f);
+    assert_int_equal(f.wait_mode, VKC_WAIT_SPIN_MARKER);
+    return 0;
+}
+
 static int setup_fallback(void **state)
 {
     vkc_test_validation_reset();
@@ -853,6 +870,7 @@ static int teardown(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 #define TF(f) cmocka_unit_test_setup_teardown(f, setup_fallback, teardown)
+#define TM(f) cmocka_unit_test_setup_teardown(f, setup_marker, teardown)
 
 int main(void)
 {
@@ -874,6 +892,12 @@ int main(void)
         TF(test_immediate),
         TF(test_wait_timeout),
         TF(test_threads),
+        TM(test_counts),
+        TM(test_hazard_chain),
+        TM(test_replay_steady_state),
+        TM(test_wait_timeout),
+        TM(test_immediate),
+        TM(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

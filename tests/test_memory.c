@@ -11,8 +11,9 @@
 #include <string.h>
 
 #define MiB (1ull << 20)
-/* Above half of any sub-allocation block: a dedicated allocation. */
-#define VKC_BLOCK_TEST_SIZE (24 * MiB)
+/* Above half of any sub-allocation block (64 MiB at most): a dedicated
+ * allocation on every device. */
+#define DEDICATED_SIZE (48 * MiB)
 
 static const vkc_memory kinds[] = {VKC_MEMORY_DEVICE, VKC_MEMORY_UPLOAD, VKC_MEMORY_READBACK};
 static const char *kind_names[] = {"device", "upload", "readback"};
@@ -59,10 +60,20 @@ static void round_trip(vkc_context *ctx, vkc_buffer *b, uint64_t size, uint64_t 
     assert_int_equal(vkc_buffer_upload(b, 0, in, size), VKC_SUCCESS);
     assert_int_equal(vkc_buffer_download(b, 0, out, size), VKC_SUCCESS);
     assert_memory_equal(in, out, size);
-    /* A mapping, where there is one, holds the same bytes. */
-    const void *map = vkc_buffer_map(b);
-    if (map)
+    /* A mapping, where there is one, holds the same bytes. The CPU reads
+     * an uncached mapping (DEVICE memory behind a BAR) one bus round trip
+     * at a time, and assert_memory_equal reads bytewise: copy a window at
+     * each end out in bulk and compare that only. */
+    const uint8_t *map = vkc_buffer_map(b);
+    if (map && b->host_cached) {
         assert_memory_equal(map, in, size);
+    } else if (map) {
+        const uint64_t w = VKC_MIN(size, 4096);
+        memcpy(out, map, w);
+        assert_memory_equal(out, in, w);
+        memcpy(out, map + size - w, w);
+        assert_memory_equal(out, in + size - w, w);
+    }
     free(in);
     free(out);
     (void)ctx;
@@ -85,7 +96,9 @@ static void test_round_trip(void **state)
             assert_int_equal(off, 0);
             round_trip(ctx, b, sizes[i], 1 + k * 16 + i);
             printf("%s %llu bytes: %s\n", kind_names[k], (unsigned long long)sizes[i],
-                   vkc_buffer_map(b) ? "mapped" : "staged");
+                   !vkc_buffer_map(b) ? "staged"
+                   : b->host_cached   ? "mapped"
+                                      : "mapped (uncached: large downloads staged)");
             vkc_buffer_destroy(b);
         }
     }
@@ -306,26 +319,125 @@ static void test_many_small(void **state)
     vkc_test_context_destroy(ctx);
 }
 
-/* A large buffer gets a block of its own, given back on destroy. */
-static void test_dedicated(void **state)
+/* A large buffer gets a block of its own, given back on destroy. With
+ * `uncached`, DEVICE mappings are treated as on a GPU whose device-local
+ * memory the host sees through the BAR: the large download is staged. */
+static void dedicated_case(bool uncached)
 {
-    (void)state;
     vkc_context *ctx = vkc_test_context_create(NULL);
-    /* Warm: a small buffer leaves one empty block kept per type. */
+    vkc__memory_force_uncached(ctx, uncached);
+    /* Warm: a small buffer keeps its block, and the staging rings of both
+     * directions exist. (A large download from an uncached mapping creates
+     * the download ring, in READBACK memory: a block of a memory type of
+     * its own on a discrete GPU.) */
     vkc_buffer *small = make(ctx, 256, VKC_MEMORY_DEVICE);
+    vkc__memory_force_staging(ctx, true);
+    vkc_buffer *staged = make(ctx, 256, VKC_MEMORY_DEVICE);
+    round_trip(ctx, staged, 256, 30);
+    vkc_buffer_destroy(staged);
+    vkc__memory_force_staging(ctx, false);
     vkc_stats before = stats(ctx);
-    const uint64_t size = 48 * MiB + 4; /* above half of any block */
+    assert_int_equal(before.staging_blocks, 2);
+
+    const uint64_t size = DEDICATED_SIZE + 4;
     vkc_buffer *big = make(ctx, size, VKC_MEMORY_DEVICE);
     vkc_stats mid = stats(ctx);
+    /* One allocation of the buffer's own (rounded up by the driver at
+     * most to its alignment), not a whole block. */
     assert_int_equal(mid.memory_blocks, before.memory_blocks + 1);
-    assert_true(mid.memory_bytes - before.memory_bytes >= size);
-    assert_true(mid.memory_bytes - before.memory_bytes < size + MiB);
+    assert_int_equal(mid.memory_bytes - before.memory_bytes, big->alloc_size);
+    assert_true(big->alloc_size >= size);
+    assert_true(big->alloc_size < size + 4 * MiB);
     round_trip(ctx, big, size, 31);
+    vkc_stats used = stats(ctx);
+    assert_int_equal(used.memory_blocks, mid.memory_blocks);
+    assert_int_equal(used.staging_blocks, before.staging_blocks);
     vkc_buffer_destroy(big);
     vkc_stats after = stats(ctx);
     assert_int_equal(after.memory_blocks, before.memory_blocks);
     assert_int_equal(after.memory_bytes, before.memory_bytes);
     vkc_buffer_destroy(small);
+    vkc_test_context_destroy(ctx);
+}
+
+static void test_dedicated(void **state)
+{
+    (void)state;
+    dedicated_case(false);
+    dedicated_case(true);
+}
+
+/* Mapped but uncached (forced: as DEVICE and UPLOAD memory behind the BAR
+ * of a discrete GPU): small downloads read the mapping, larger ones go
+ * through the cached staging ring; the data agree either way. */
+static void test_uncached(void **state)
+{
+    (void)state;
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    vkc__memory_force_uncached(ctx, true);
+    const uint64_t size = VKC_STAGING_RING_SIZE + VKC_STAGING_RING_SIZE / 2 + 333;
+    vkc_buffer *d = make(ctx, size, VKC_MEMORY_DEVICE);
+    vkc_buffer *u = make(ctx, 10000, VKC_MEMORY_UPLOAD);
+    vkc_buffer *rb = make(ctx, 10000, VKC_MEMORY_READBACK);
+    vkc_buffer *bufs[] = {d, u, rb};
+    uint8_t *ref[3];
+    for (int i = 0; i < 3; ++i) {
+        if (i < 2)
+            assert_false(bufs[i]->host_cached);
+        uint64_t n = vkc_buffer_size(bufs[i]);
+        ref[i] = malloc(n);
+        assert_non_null(ref[i]);
+        fill_random(ref[i], n, 60 + (uint64_t)i);
+        /* Uploads write through the mapping when there is one. */
+        assert_int_equal(vkc_buffer_upload(bufs[i], 0, ref[i], n), VKC_SUCCESS);
+    }
+    uint8_t *out = malloc(size);
+    assert_non_null(out);
+    /* Staging only pays where the download ring's memory is cached. */
+    uint32_t rt[VK_MAX_MEMORY_TYPES];
+    bool cached_ring =
+        vkc__memory_pick_types(&ctx->mem_props, VKC_MEMORY_READBACK, UINT32_MAX, rt) &&
+        (ctx->mem_props.memoryTypes[rt[0]].propertyFlags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+    bool check_path = vkc_buffer_map(d) && cached_ring;
+    if (!check_path) {
+        printf("skipped path checks: DEVICE memory not host-visible or no cached memory\n");
+    } else {
+        /* Small reads and reads of cached memory: straight from the mapping. */
+        const uint64_t small = VKC_UNCACHED_READ_MAX;
+        assert_int_equal(vkc_buffer_download(d, 7, out, small), VKC_SUCCESS);
+        assert_memory_equal(out, ref[0] + 7, small);
+        assert_int_equal(vkc_buffer_download(u, 10000 - small, out, small), VKC_SUCCESS);
+        assert_memory_equal(out, ref[1] + 10000 - small, small);
+        assert_int_equal(vkc_buffer_download(rb, 0, out, 10000), VKC_SUCCESS);
+        assert_memory_equal(out, ref[2], 10000);
+        assert_int_equal(stats(ctx).staging_blocks, 0);
+        /* One byte more from an uncached mapping: staged. */
+        assert_int_equal(vkc_buffer_download(u, 3, out, small + 1), VKC_SUCCESS);
+        assert_memory_equal(out, ref[1] + 3, small + 1);
+        assert_int_equal(stats(ctx).staging_blocks, 1);
+    }
+    /* GPU writes (fill, copy) read back in chunks across the ring's halves. */
+    const uint64_t fo = 4 * 1001, fn = 4 * 5000;
+    assert_int_equal(vkc_buffer_fill(d, fo, fn, 0xa5a5a5a5u), VKC_SUCCESS);
+    memset(ref[0] + fo, 0xa5, fn);
+    assert_int_equal(vkc_buffer_copy(d, size - 9000, u, 1000, 9000), VKC_SUCCESS);
+    memcpy(ref[0] + size - 9000, ref[1] + 1000, 9000);
+    memset(out, 0, size);
+    assert_int_equal(vkc_buffer_download(d, 0, out, size), VKC_SUCCESS);
+    assert_memory_equal(out, ref[0], size);
+    const uint64_t o = VKC_STAGING_RING_SIZE / 2 - 12345, n = VKC_STAGING_RING_SIZE / 2 + 54321;
+    memset(out, 0, n);
+    assert_int_equal(vkc_buffer_download(d, o, out, n), VKC_SUCCESS);
+    assert_memory_equal(out, ref[0] + o, n);
+    if (check_path) {
+        /* Only the download ring was needed. */
+        assert_int_equal(stats(ctx).staging_blocks, 1);
+    }
+    for (int i = 0; i < 3; ++i) {
+        vkc_buffer_destroy(bufs[i]);
+        free(ref[i]);
+    }
+    free(out);
     vkc_test_context_destroy(ctx);
 }
 
@@ -488,7 +600,7 @@ static void test_destroyed_with_context(void **state)
     vkc_context *ctx = vkc_test_context_create(NULL);
     for (size_t k = 0; k < VKC_ARRAY_COUNT(kinds); ++k)
         (void)make(ctx, 1000 + k, kinds[k]);
-    (void)make(ctx, 40 * MiB, VKC_MEMORY_DEVICE);
+    (void)make(ctx, DEDICATED_SIZE, VKC_MEMORY_DEVICE);
     vkc_test_context_destroy(ctx);
 }
 
@@ -506,8 +618,7 @@ static vkc_result fault_sequence(vkc_context *ctx, const uint8_t *in, uint8_t *o
     vkc_result r = vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n}, &a);
     if (r >= 0)
         r = vkc_buffer_create(
-            ctx, &(vkc_buffer_desc){.size = 2 * VKC_BLOCK_TEST_SIZE, .memory = VKC_MEMORY_UPLOAD},
-            &b);
+            ctx, &(vkc_buffer_desc){.size = DEDICATED_SIZE, .memory = VKC_MEMORY_UPLOAD}, &b);
     if (r >= 0)
         r = vkc_buffer_upload(a, 0, in, n);
     if (r >= 0)
@@ -539,6 +650,7 @@ static void test_faults(void **state)
     fill_random(in, n, 8);
     vkc_context *ctx = vkc_test_context_create(blocking_wait);
     vkc__memory_force_staging(ctx, true);
+    vkc__memory_force_uncached(ctx, true); /* b: staged download, as on a GPU */
     unsigned failures = 0, lost = 0;
     for (uint64_t k = 1; k < 10000; ++k) {
         vkc_test_quiet_errors(1);
@@ -560,6 +672,7 @@ static void test_faults(void **state)
             vkc_test_context_destroy(ctx);
             ctx = vkc_test_context_create(blocking_wait);
             vkc__memory_force_staging(ctx, true);
+            vkc__memory_force_uncached(ctx, true);
         }
     }
     printf("%u injected failures (%u latched device loss)\n", failures, lost);
@@ -571,15 +684,123 @@ static void test_faults(void **state)
     free(out);
 }
 
+/* ---- memory type choice on tables of real devices (pure) ------------------- */
+
+#define DL VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
+#define HV VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT
+#define HC VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+#define CA VK_MEMORY_PROPERTY_HOST_CACHED_BIT
+#define GiB (1ull << 30)
+
+static VkPhysicalDeviceMemoryProperties mem_table(const VkDeviceSize *heaps, uint32_t nheaps,
+                                                  const VkMemoryPropertyFlags *flags,
+                                                  const uint32_t *heap_of, uint32_t ntypes)
+{
+    VkPhysicalDeviceMemoryProperties mp;
+    memset(&mp, 0, sizeof(mp));
+    mp.memoryHeapCount = nheaps;
+    for (uint32_t h = 0; h < nheaps; ++h) {
+        mp.memoryHeaps[h].size = heaps[h] & ~1ull;
+        /* odd size marks a device-local heap */
+        mp.memoryHeaps[h].flags = (heaps[h] & 1) ? VK_MEMORY_HEAP_DEVICE_LOCAL_BIT : 0;
+    }
+    mp.memoryTypeCount = ntypes;
+    for (uint32_t t = 0; t < ntypes; ++t) {
+        mp.memoryTypes[t].propertyFlags = flags[t];
+        mp.memoryTypes[t].heapIndex = heap_of[t];
+    }
+    return mp;
+}
+
+static uint32_t best(const VkPhysicalDeviceMemoryProperties *mp, vkc_memory kind, uint32_t bits)
+{
+    uint32_t out[VK_MAX_MEMORY_TYPES];
+    uint32_t n = vkc__memory_pick_types(mp, kind, bits, out);
+    return n ? out[0] : UINT32_MAX;
+}
+
+static void test_type_choice(void **state)
+{
+    (void)state;
+    /* NVIDIA H200 (driver 580, resizable BAR over all of VRAM). */
+    {
+        const VkDeviceSize heaps[] = {140 * GiB + 1, 94 * GiB};
+        const VkMemoryPropertyFlags f[] = {0, DL, HV | HC, HV | HC | CA, DL | HV | HC};
+        const uint32_t h[] = {1, 0, 1, 1, 0};
+        VkPhysicalDeviceMemoryProperties mp = mem_table(heaps, 2, f, h, 5);
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0x1f), 4);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0x1f), 4);
+        assert_int_equal(best(&mp, VKC_MEMORY_READBACK, 0x1f), 3);
+        /* Falling back: the next candidate of DEVICE is plain VRAM. */
+        uint32_t out[VK_MAX_MEMORY_TYPES];
+        uint32_t n = vkc__memory_pick_types(&mp, VKC_MEMORY_DEVICE, 0x1f, out);
+        assert_true(n >= 2);
+        assert_int_equal(out[1], 1);
+        /* memoryTypeBits restrict the choice. */
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0x0f), 1);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0x0f), 2);
+        assert_int_equal(best(&mp, VKC_MEMORY_READBACK, 0x04), 2);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0x02), UINT32_MAX);
+    }
+    /* Discrete GPU with the classic 256 MiB BAR as a heap of its own. */
+    {
+        const VkDeviceSize heaps[] = {24 * GiB + 1, 64 * GiB, (256ull << 20) + 1};
+        const VkMemoryPropertyFlags f[] = {DL, HV | HC, HV | HC | CA, DL | HV | HC};
+        const uint32_t h[] = {0, 1, 1, 2};
+        VkPhysicalDeviceMemoryProperties mp = mem_table(heaps, 3, f, h, 4);
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0xf), 0);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0xf), 1);
+        assert_int_equal(best(&mp, VKC_MEMORY_READBACK, 0xf), 2);
+    }
+    /* Integrated GPU: one heap, everything device-local. */
+    {
+        const VkDeviceSize heaps[] = {16 * GiB + 1};
+        const VkMemoryPropertyFlags f[] = {DL, DL | HV | HC, DL | HV | HC | CA};
+        const uint32_t h[] = {0, 0, 0};
+        VkPhysicalDeviceMemoryProperties mp = mem_table(heaps, 1, f, h, 3);
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0x7), 2);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0x7), 1);
+        assert_int_equal(best(&mp, VKC_MEMORY_READBACK, 0x7), 2);
+    }
+    /* lavapipe: a single all-purpose type. */
+    {
+        const VkDeviceSize heaps[] = {2 * GiB + 1};
+        const VkMemoryPropertyFlags f[] = {DL | HV | HC | CA};
+        const uint32_t h[] = {0};
+        VkPhysicalDeviceMemoryProperties mp = mem_table(heaps, 1, f, h, 1);
+        for (size_t k = 0; k < VKC_ARRAY_COUNT(kinds); ++k)
+            assert_int_equal(best(&mp, kinds[k], 0x1), 0);
+    }
+    /* Non-coherent host memory is still usable (flushed by vkc); protected
+     * memory never. */
+    {
+        const VkDeviceSize heaps[] = {8 * GiB + 1, 8 * GiB};
+        const VkMemoryPropertyFlags f[] = {DL | VK_MEMORY_PROPERTY_PROTECTED_BIT, HV | CA, DL};
+        const uint32_t h[] = {0, 1, 0};
+        VkPhysicalDeviceMemoryProperties mp = mem_table(heaps, 2, f, h, 3);
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0x7), 2);
+        assert_int_equal(best(&mp, VKC_MEMORY_DEVICE, 0x1), UINT32_MAX);
+        assert_int_equal(best(&mp, VKC_MEMORY_UPLOAD, 0x7), 1);
+        assert_int_equal(best(&mp, VKC_MEMORY_READBACK, 0x7), 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_staged),
-        cmocka_unit_test(test_fill),         cmocka_unit_test(test_copy),
-        cmocka_unit_test(test_many_small),   cmocka_unit_test(test_dedicated),
-        cmocka_unit_test(test_steady_state), cmocka_unit_test(test_beyond_storage_range),
-        cmocka_unit_test(test_bad_input),    cmocka_unit_test(test_destroyed_with_context),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_staged),
+        cmocka_unit_test(test_uncached),
+        cmocka_unit_test(test_fill),
+        cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_many_small),
+        cmocka_unit_test(test_dedicated),
+        cmocka_unit_test(test_steady_state),
+        cmocka_unit_test(test_beyond_storage_range),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_destroyed_with_context),
         cmocka_unit_test(test_faults),
+        cmocka_unit_test(test_type_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,7 +177,8 @@ void scen_reuse(bench *b, raw *r)
         const char *name;
     } modes[] = {{VKC_WAIT_SPIN_THEN_BLOCK, "vkc-spin-then-block"},
                  {VKC_WAIT_BLOCK, "vkc-block"},
-                 {VKC_WAIT_SPIN, "vkc-spin"}};
+                 {VKC_WAIT_SPIN, "vkc-spin"},
+                 {VKC_WAIT_SPIN_MARKER, "vkc-spin-marker"}};
     for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); ++i) {
         vkc_context *c = NULL;
         vkc_context_desc desc = {.wait_mode = modes[i].mode};

@@ -236,13 +236,14 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                d->shader_int64 ? "yes" : "no", d->shader_float64 ? "yes" : "no");
         if ((int32_t)i == si->best_device && f) {
             printf("  vkc will use: %s for tickets, %s for bindings, %s barriers, workgroup %u, "
-                   "grid-stride grid up to %u groups%s\n",
+                   "grids of up to %u groups (%s), grid-stride loops beyond\n",
                    f->timeline_semaphores ? "a timeline semaphore" : "fences (fallback)",
                    f->push_descriptors ? "push descriptors"
                                        : "recycled descriptor pools (fallback)",
                    f->synchronization2 ? "synchronization2" : "classic (fallback)",
                    f->default_workgroup_size, f->max_grid_groups,
-                   d->sm_count ? " (SM count x groups per SM)" : " (fallback: SM count unknown)");
+                   f->groups_per_sm ? "capped at SMs x VKC_GROUPS_PER_SM"
+                                    : "one invocation per element up to the device limit");
         }
     }
     if (si->problem[0])

@@ -176,6 +176,17 @@ typedef enum vkc_wait_mode {
     VKC_WAIT_SPIN_THEN_BLOCK, /* poll for spin_ns, then block */
     VKC_WAIT_BLOCK,           /* block in the driver at once */
     VKC_WAIT_SPIN,            /* poll until done or the timeout */
+    /* Every submission ends with a tiny dispatch that counts completed
+     * submissions in host-visible memory (after a barrier that makes all
+     * earlier writes available to the host); vkc_wait and vkc_poll spin on
+     * that word instead of asking the driver, which on some drivers signals
+     * fences and semaphores tens of microseconds after the work is done.
+     * Vulkan does not promise that a shader's write is seen before the
+     * semaphore signals; this mode relies on the device making it visible
+     * (it does on NVIDIA and lavapipe). Command buffers and resources are
+     * still recycled only on the real timeline. Costs one extra dispatch and
+     * barrier per submission. Opt-in; not used with the fence fallback. */
+    VKC_WAIT_SPIN_MARKER,
 } vkc_wait_mode;
 
 typedef struct vkc_context_desc {
@@ -351,7 +362,7 @@ typedef struct vkc_context_features {
     uint32_t batch_size;
     uint32_t batches_in_flight;
     uint32_t default_workgroup_size;
-    uint32_t groups_per_sm; /* grid-stride sizing */
+    uint32_t groups_per_sm; /* grid cap per SM (VKC_GROUPS_PER_SM); 0: no cap */
     uint32_t max_grid_groups;
 } vkc_context_features;
 
@@ -472,7 +483,10 @@ VKC_API void vkc_buffer_destroy(vkc_buffer *buf);
 VKC_API uint64_t vkc_buffer_size(const vkc_buffer *buf);
 /* Persistent mapping of a host-visible buffer (UPLOAD, READBACK, or DEVICE
  * memory that happens to be host-visible); NULL otherwise. Writing through it
- * while the GPU uses the buffer is a race: wait for the work first. */
+ * while the GPU uses the buffer is a race: wait for the work first. Reading
+ * through it is very slow where the memory is not host-cached (DEVICE and
+ * UPLOAD memory behind the BAR of a discrete GPU): prefer
+ * vkc_buffer_download, which stages such reads. */
 VKC_API void *vkc_buffer_map(vkc_buffer *buf);
 /* The VkBuffer and offset behind a vkc buffer, for the host's own use. */
 VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
@@ -482,10 +496,11 @@ VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
  * ordered after all work submitted earlier on the context (immediate-mode
  * work is flushed first; upload and download wait for it). Host-visible
  * memory is copied through its mapping; device-local memory that is not
- * host-visible goes through a reused staging ring, in chunks. A range outside
- * the buffer (offset + size past its end, overflow included) gives
- * VKC_ERROR_INVALID_ARGUMENT; size 0 does nothing. Copy refuses overlapping
- * ranges of one buffer. Thread-safe. */
+ * host-visible goes through a reused staging ring, in chunks, and so do
+ * downloads of more than 1 KiB from a mapping the CPU does not cache (that
+ * is read at a few MB/s). A range outside the buffer (offset + size past
+ * its end, overflow included) gives VKC_ERROR_INVALID_ARGUMENT; size 0 does
+ * nothing. Copy refuses overlapping ranges of one buffer. Thread-safe. */
 VKC_API vkc_result vkc_buffer_upload(vkc_buffer *buf, uint64_t offset, const void *data,
                                      uint64_t size);
 VKC_API vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uint64_t size);
@@ -784,7 +799,7 @@ typedef enum vkc_fuse_opcode {
     /* unary (a) */
     VKC_OP_ABS,
     VKC_OP_NEG,
-    VKC_OP_SQRT,    /* F32 only, as are RSQRT..GELU */
+    VKC_OP_SQRT, /* F32 only, as are RSQRT..GELU */
     VKC_OP_RSQRT,
     VKC_OP_EXP,
     VKC_OP_LOG,
@@ -849,8 +864,7 @@ VKC_API vkc_result vkc_fuse_input_ex(vkc_fuse *fuse, const vkc_fuse_input_desc *
 VKC_API vkc_result vkc_fuse_scalar(vkc_fuse *fuse, vkc_dtype type, vkc_value *out);
 /* A constant compiled into the shader (part of the structure). value is
  * converted to the type (F32, I32, U32, BOOL). */
-VKC_API vkc_result vkc_fuse_constant(vkc_fuse *fuse, vkc_dtype type, double value,
-                                     vkc_value *out);
+VKC_API vkc_result vkc_fuse_constant(vkc_fuse *fuse, vkc_dtype type, double value, vkc_value *out);
 /* An operation on arg_count values (1, 2 or 3 by opcode). */
 VKC_API vkc_result vkc_fuse_op(vkc_fuse *fuse, vkc_fuse_opcode op, const vkc_value *args,
                                uint32_t arg_count, vkc_value *out);
@@ -908,13 +922,12 @@ VKC_API vkc_result vkc_fuse_record(vkc_seq *seq, vkc_fuse *fuse, const vkc_fuse_
 /* The same graph as one dispatch per operation (plus one per output that is
  * not an operation, and copies for in-place outputs), through temporaries
  * owned by the graph (allocated by each call, freed by vkc_fuse_destroy). */
-VKC_API vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *fuse,
-                                           const vkc_fuse_args *args);
+VKC_API vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *fuse, const vkc_fuse_args *args);
 
 typedef struct vkc_fuse_info {
     uint32_t inputs, scalars, constants, ops, outputs;
     bool reduce;
-    bool vectorizable; /* the graph allows the vec4 variant */
+    bool vectorizable;        /* the graph allows the vec4 variant */
     uint64_t builds;          /* kernels this graph asked for, total */
     uint64_t compiles;        /* of those, compiled (not found in the cache) */
     uint64_t unfused_kernels; /* per-operation kernels asked for */
