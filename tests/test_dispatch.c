@@ -837,7 +837,10 @@ static void fallbacks(vkc_context_desc *d)
     d->batches_in_flight = 2;
 }
 
-static void marker_mode(vkc_context_desc *d) { d->wait_mode = VKC_WAIT_SPIN_MARKER; }
+static void marker_mode(vkc_context_desc *d)
+{
+    d->wait_mode = VKC_WAIT_SPIN_MARKER;
+}
 
 static int setup_marker(void **state)
 {
