@@ -738,26 +738,43 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
  * returned again by vkc_fuse_build / record.
  *
  * Semantics (stated so results can be checked):
- * - Integer add/sub/mul/neg/fma wrap (two's complement). Division by zero
- *   (integer or float: Vulkan defines float division only for divisors of
- *   magnitude 2^-126 .. 2^126) and INT32_MIN / -1 are undefined, as in GLSL.
- * - NaNs: Vulkan does not require a shader to keep them, and a compiler may
- *   fold e.g. exp(log(x)) to x; do not rely on NaN propagation.
+ * - Precision is Vulkan's ("Precision and Operation of SPIR-V
+ *   Instructions"): add/sub/mul exact, div 2.5 ulp, sqrt/rsqrt/exp/log as
+ *   listed there; denormals may be flushed to zero; fma may or may not round
+ *   the product (fused and unfused runs round it alike).
+ * - Integer add/sub/mul/neg/fma wrap (two's complement). Integer division
+ *   by zero and INT32_MIN / -1 are undefined. Float a / b is defined only
+ *   for |b| in [2^-126, 2^126] (Vulkan's range for OpFDiv): a zero,
+ *   denormal (it may be flushed to zero), infinite or NaN divisor, or one
+ *   above 2^126 (e.g. FLT_MAX: NVIDIA returns 0, or NaN for an infinite a)
+ *   gives an implementation-defined result. Guard divisors, e.g.
+ *   a / (|b| + eps) with a bounded b.
+ * - NaNs: without SignedZeroInfNanPreserve Vulkan lets the compiler assume
+ *   there are none, so an operation that would make a NaN (sqrt/rsqrt/log
+ *   of a negative, inf - inf, 0 * inf) gives an undefined value, and
+ *   everything computed from it is undefined too: x == x may be folded to
+ *   true and min/max/clamp/relu of a NaN may return either operand, so a
+ *   NaN cannot be filtered out inside the graph. Keep inputs in the domain.
  * - gelu is the tanh approximation:
- *   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
- * - tanh is computed as sign(x) (1 - e) / (1 + e), e = exp(-2|x|) (exact
- *   limits at +-inf); sigmoid = 1 / (1 + exp(-x)).
- * - min/max/clamp/relu of a NaN are undefined (as in GLSL). Denormals may be
- *   flushed to zero by the device.
+ *   0.5 x (1 + tanh(sqrt(2/pi) (c + 0.044715 c^3))), c = clamp(x, -10, 10)
+ *   (the tanh term is exactly 1 in float beyond |x| = 10, and the cube
+ *   cannot overflow).
+ * - tanh is computed as sign(x) (1 - e) / (1 + e), e = exp(-2 min(|x|, 20))
+ *   (x itself below |x| = 1e-4; exact limits at +-inf); sigmoid as
+ *   1 / (1 + e) for x >= 0 and e / (1 + e) (as e * (1 / (1 + e))) below,
+ *   e = exp(-|x|). Their divisors lie in [1, 2], so both are defined for
+ *   every non-NaN x, infinities included.
  * - dropout(x, p, seed): element i keeps x / p (computed x * (1/p)) when
  *   u < p, else 0, where u = (h >> 8) * 2^-24 and
  *   h = vkc_pcg(i + vkc_pcg(seed)), vkc_pcg(v): s = v * 747796405 +
  *   2891336453; w = ((s >> ((s >> 28) + 4)) ^ s) * 277803737; (w >> 22) ^ w
  *   (all uint32). i is the element index, so fused, unfused and vec4 runs
  *   draw the same mask. p is the keep probability.
- * - Casts: F32 -> I32/U32 truncate toward zero (out of range or NaN is
- *   undefined); I32 <-> U32 keep the bits; BOOL -> number gives 0 or 1;
- *   number -> BOOL is x != 0.
+ * - Casts: F32 -> I32/U32 truncate toward zero; a value whose truncation
+ *   does not fit the type (+-inf included; for U32 anything <= -1) or NaN
+ *   gives an undefined result in Vulkan: clamp first (e.g. to
+ *   [-2^31, 2147483520] for I32); I32 <-> U32 keep the bits; BOOL ->
+ *   number gives 0 or 1; number -> BOOL is x != 0.
  * - Reductions (F32 only) combine per-workgroup partials (subgroup ops +
  *   shared memory) with an atomic compare-and-swap loop into the result, so
  *   the order of the final additions varies from run to run: a sum is within
