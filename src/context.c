@@ -846,7 +846,9 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
     bool labels = false;
     ctx->debug_labels = vkc__env_flag("VKC_DEBUG_LABELS", &labels) && labels;
     f->spin_ns = desc->spin_ns ? desc->spin_ns : 200000;
-    f->batch_size = desc->batch_size ? desc->batch_size : 64;
+    /* Measured on the H200 (vkc-bench batch): 4.6 us per tiny dispatch at 64
+     * per submit, 2.7 us at 256, 2.4 us at 4096. */
+    f->batch_size = desc->batch_size ? desc->batch_size : 256;
     f->batches_in_flight = desc->batches_in_flight ? desc->batches_in_flight : 4;
     /* 256 invocations (a multiple of every common subgroup size) unless the
      * device cannot do that many. */

@@ -762,7 +762,7 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                 ctx->vki.vkCmdEndDebugUtilsLabelEXT(cb);
         }
     }
-    if (r >= 0 && s->writes_mapped && !ctx->marker_kernel) {
+    if (r >= 0 && s->writes_mapped && !vkc__marker_on(ctx)) {
         /* The host reads mapped memory after waiting on the ticket. */
         vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), VK_PIPELINE_STAGE_2_HOST_BIT,
                          VK_ACCESS_2_HOST_READ_BIT);
@@ -944,7 +944,7 @@ vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value == 0)
         return VKC_SUCCESS;
-    if (ctx->marker_kernel) {
+    if (vkc__marker_on(ctx)) {
         /* Spin on the completion count in memory, then on the timeline. */
         if (vkc__marker_done(ctx, t.value))
             return VKC_SUCCESS;
@@ -974,7 +974,7 @@ vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value <= atomic_load_explicit(&ctx->completed_value, memory_order_acquire))
         return VKC_SUCCESS;
-    if (ctx->marker_kernel && vkc__marker_done(ctx, t.value))
+    if (vkc__marker_on(ctx) && vkc__marker_done(ctx, t.value))
         return VKC_SUCCESS;
     vkc_result r = vkc__wait_value(ctx, t.value, 0, VKC_WAIT_SPIN);
     return r == VKC_TIMEOUT ? VKC_NOT_READY : r;

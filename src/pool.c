@@ -404,10 +404,10 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
         ctx->queue_lock_fn(ctx->queue_lock_user);
     pthread_mutex_lock(&ctx->queue_lock);
     uint64_t value = ctx->next_value + 1;
-    if (VKC_UNLIKELY(ctx->marker_kernel && !cmd->has_marker)) {
+    if (VKC_UNLIKELY(vkc__marker_on(ctx) && !cmd->has_marker)) {
         /* The count of markers would fall behind the timeline for good:
          * waits go back to the timeline (never wrong, only slower). */
-        ctx->marker_kernel = NULL;
+        atomic_store(&ctx->marker_on, false);
         vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
                  "a submission without a completion marker: VKC_WAIT_SPIN_MARKER disabled");
     }
@@ -614,17 +614,19 @@ vkc_result vkc__marker_init(vkc_context *ctx)
         return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
                         "VKC_WAIT_SPIN_MARKER needs host-visible coherent memory");
     *ctx->marker = 0;
-    return vkc_kernel_create(ctx,
-                             &(vkc_kernel_desc){.spirv = vkc_builtin_marker,
-                                                .spirv_size = vkc_builtin_marker_size,
-                                                .name = "vkc completion marker"},
-                             &ctx->marker_kernel);
+    VKC_FORWARD(vkc_kernel_create(ctx,
+                                  &(vkc_kernel_desc){.spirv = vkc_builtin_marker,
+                                                     .spirv_size = vkc_builtin_marker_size,
+                                                     .name = "vkc completion marker"},
+                                  &ctx->marker_kernel));
+    atomic_store(&ctx->marker_on, true);
+    return VKC_SUCCESS;
 }
 
 void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages)
 {
     const vkc_kernel *k = ctx->marker_kernel;
-    if (!k)
+    if (!k || !vkc__marker_on(ctx))
         return;
     VkCommandBuffer cb = cmd->cb;
     /* Everything before is done and available to the host before the count

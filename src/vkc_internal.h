@@ -230,6 +230,7 @@ uint64_t vkc__submitted_value(vkc_context *ctx);
 void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages);
 /* The marker says value is complete (results visible to the host). */
 bool vkc__marker_done(vkc_context *ctx, uint64_t value);
+#define vkc__marker_on(ctx) atomic_load_explicit(&(ctx)->marker_on, memory_order_relaxed)
 vkc_result vkc__marker_init(vkc_context *ctx);
 
 /* Begin a one-shot unit (a leading full barrier is recorded), then submit it
@@ -437,6 +438,7 @@ struct vkc_context {
      * one-invocation dispatch at the end of every submission. */
     vkc_buffer *marker_buf;
     vkc_kernel *marker_kernel;
+    atomic_bool marker_on; /* cleared for good if a submission lacks the marker */
     volatile uint32_t *marker;
 
     /* Objects alive, destroyed with the context if the caller did not. */

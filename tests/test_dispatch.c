@@ -557,14 +557,18 @@ static void test_wait_timeout(void **state)
 static void test_immediate(void **state)
 {
     vkc_context *ctx = *state;
-    const uint32_t n = 64, count = 1000;
+    vkc_context_features feat;
+    assert_int_equal(vkc_context_features_get(ctx, &feat), VKC_SUCCESS);
+    /* Twice around the ring of batches before the warm-up snapshot, twice after. */
+    const uint32_t n = 64, ring = feat.batch_size * feat.batches_in_flight;
+    const uint32_t warm_at = 2 * ring + 3, count = 4 * ring + 5;
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
     vkc_buffer *x = buffer(ctx, n * 4), *y = buffer(ctx, n * 4);
     assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 0), VKC_SUCCESS);
     vkc_stats warm, now;
     uint32_t ref = 0;
     for (uint32_t i = 0; i < count; ++i) {
-        if (i == 600)
+        if (i == warm_at)
             assert_int_equal(vkc_context_stats(ctx, &warm), VKC_SUCCESS);
         push3 p = {n, 1, i};
         vkc_arg a = arg(x);
