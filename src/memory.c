@@ -665,17 +665,7 @@ static vkc_result vkc__copy_submit(vkc_context *ctx, VkBuffer dst, VkDeviceSize 
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     VkBufferCopy region = {src_offset, dst_offset, size};
     ctx->vk.vkCmdCopyBuffer(cmd->cb, src, dst, 1, &region);
-    vkc__cmd_barrier(ctx, cmd->cb, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    vkc__cmd_marker(ctx, cmd, VK_PIPELINE_STAGE_2_TRANSFER_BIT);
-    VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cmd->cb));
-    if (vr < 0) {
-        vkc__cmd_release(ctx, cmd);
-        return vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__);
-    }
-    vkc_result r = vkc__submit(ctx, cmd, out_value);
-    vkc__cmd_release(ctx, cmd);
-    return r;
+    return vkc__oneshot_end_submit(ctx, cmd, VK_PIPELINE_STAGE_2_TRANSFER_BIT, out_value);
 }
 
 /* Upload through the staging ring: chunk i goes to half i % 2; the host

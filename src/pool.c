@@ -513,22 +513,32 @@ vkc_result vkc__oneshot_begin(vkc_context *ctx, vkc__cmd **out)
     return VKC_SUCCESS;
 }
 
+vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages,
+                                   uint64_t *out_value)
+{
+    *out_value = 0;
+    VkAccessFlags2 writes = 0;
+    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
+        writes |= VK_ACCESS_2_SHADER_WRITE_BIT;
+    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
+        writes |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    /* Make the results visible to the host. */
+    vkc__cmd_barrier(ctx, cmd->cb, stages, writes, VK_PIPELINE_STAGE_2_HOST_BIT,
+                     VK_ACCESS_2_HOST_READ_BIT);
+    vkc__cmd_marker(ctx, cmd, stages);
+    VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cmd->cb));
+    vkc_result r = vr < 0 ? vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__)
+                          : vkc__submit(ctx, cmd, out_value);
+    /* Back to the pool; reused once its submission (if any) completed. */
+    vkc__cmd_release(ctx, cmd);
+    return r;
+}
+
 vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd)
 {
-    /* Make the results visible to the host. */
-    vkc__cmd_barrier(ctx, cmd->cb, VKC_ALL_WORK_STAGES, VKC_ALL_WRITES,
-                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    vkc__cmd_marker(ctx, cmd, VKC_ALL_WORK_STAGES);
-    VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cmd->cb));
-    if (vr < 0) {
-        vkc__cmd_release(ctx, cmd);
-        return vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__);
-    }
     uint64_t value = 0;
-    vkc_result r = vkc__submit(ctx, cmd, &value);
-    if (r >= 0)
-        r = vkc__wait_value(ctx, value, UINT64_MAX, VKC_WAIT_DEFAULT);
-    vkc__cmd_release(ctx, cmd);
+    VKC_FORWARD(vkc__oneshot_end_submit(ctx, cmd, VKC_ALL_WORK_STAGES, &value));
+    vkc_result r = vkc__wait_value(ctx, value, UINT64_MAX, VKC_WAIT_DEFAULT);
     return r < 0 ? r : VKC_SUCCESS;
 }
 

@@ -237,6 +237,10 @@ vkc_result vkc__marker_init(vkc_context *ctx);
  * and wait for it. Used by the blocking buffer calls. */
 vkc_result vkc__oneshot_begin(vkc_context *ctx, vkc__cmd **out);
 vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd);
+/* End a one-shot unit whose work ran in `stages` (host barrier, completion
+ * marker), submit it without waiting and give it back to the pool. */
+vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages,
+                                   uint64_t *out_value);
 
 vkc_result vkc__pool_init(vkc_context *ctx);
 void vkc__pool_finish(vkc_context *ctx);
