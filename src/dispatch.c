@@ -30,6 +30,8 @@ typedef enum vkc__cmd_kind {
     VKC_CMD_DISPATCH,
     VKC_CMD_COPY,
     VKC_CMD_FILL,
+    VKC_CMD_ACQUIRE, /* queue-family ownership: value = the other family */
+    VKC_CMD_RELEASE,
 } vkc__cmd_kind;
 
 /* One buffer range a command touches (args of a dispatch; src/dst of copies). */
@@ -617,6 +619,42 @@ vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t s
     return vkc__append(s, &c);
 }
 
+static vkc_result vkc__seq_ownership(vkc_seq *s, vkc_buffer *buf, uint32_t family, bool acquire)
+{
+    VKC_CHECK_SEQ(s);
+    VKC_FORWARD(vkc__check_recording(s));
+    const char *what = acquire ? "acquire" : "release";
+    VKC_FORWARD(vkc__check_buffer(s, buf, what));
+    if (family >= s->ctx->info.queue_family_count)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
+                            "%s: queue family %u does not exist (the device has %u)", what, family,
+                            s->ctx->info.queue_family_count);
+    if (family == s->ctx->info.queue_family)
+        return VKC_SUCCESS; /* same family: nothing to transfer */
+    if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + 1, sizeof(vkc__use)))
+        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
+    /* A write of the whole range: ordered after every earlier use (release)
+     * and before every later one (acquire). */
+    s->uses[s->use_count] = (vkc__use){buf, buf->buffer, buf->offset, buf->size, VKC_ACC_W};
+    vkc__command c = {.kind = acquire ? VKC_CMD_ACQUIRE : VKC_CMD_RELEASE,
+                      .use_first = s->use_count,
+                      .use_count = 1,
+                      .value = family,
+                      .label = acquire ? "vkc acquire" : "vkc release"};
+    s->use_count += 1;
+    return vkc__append(s, &c);
+}
+
+vkc_result vkc_seq_acquire(vkc_seq *s, vkc_buffer *buf, uint32_t src_family)
+{
+    return vkc__seq_ownership(s, buf, src_family, true);
+}
+
+vkc_result vkc_seq_release(vkc_seq *s, vkc_buffer *buf, uint32_t dst_family)
+{
+    return vkc__seq_ownership(s, buf, dst_family, false);
+}
+
 vkc_result vkc_seq_barrier(vkc_seq *s)
 {
     VKC_CHECK_SEQ(s);
@@ -633,6 +671,8 @@ vkc_result vkc_seq_barrier(vkc_seq *s)
 
 static VkPipelineStageFlags2 vkc__stage_of(const vkc__command *c)
 {
+    if (c->kind == VKC_CMD_ACQUIRE || c->kind == VKC_CMD_RELEASE)
+        return VKC_STAGES_ALL;
     return c->kind == VKC_CMD_DISPATCH ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
                                        : VK_PIPELINE_STAGE_2_TRANSFER_BIT;
 }
@@ -719,6 +759,9 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                 ctx->vk.vkCmdCopyBuffer(cb, u[0].vk, u[1].vk, 1, &region);
             } else if (c->kind == VKC_CMD_FILL) {
                 ctx->vk.vkCmdFillBuffer(cb, u[0].vk, u[0].offset, u[0].size, c->value);
+            } else if (c->kind == VKC_CMD_ACQUIRE || c->kind == VKC_CMD_RELEASE) {
+                vkc__cmd_ownership(ctx, cb, u[0].vk, u[0].offset, u[0].size,
+                                   c->kind == VKC_CMD_ACQUIRE, c->value);
             } else {
                 const vkc_kernel *k = c->kernel;
                 if (k->pipeline != bound) {

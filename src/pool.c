@@ -375,6 +375,48 @@ void vkc__cmd_barrier(vkc_context *ctx, VkCommandBuffer cb, VkPipelineStageFlags
                                  (VkPipelineStageFlags)dst_stages, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
+void vkc__cmd_ownership(vkc_context *ctx, VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset,
+                        VkDeviceSize size, bool acquire, uint32_t other)
+{
+    const VkPipelineStageFlags2 work =
+        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT;
+    const VkAccessFlags2 all = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                               VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    const VkAccessFlags2 writes = VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    const uint32_t own = ctx->info.queue_family;
+    VKC_STAT_ADD(ctx, barriers, 1);
+    /* The other half's access and stage masks are ignored by Vulkan. */
+    if (ctx->features.synchronization2) {
+        VkBufferMemoryBarrier2 b = {VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2};
+        b.srcStageMask = acquire ? VK_PIPELINE_STAGE_2_NONE : work;
+        b.srcAccessMask = acquire ? 0 : writes;
+        b.dstStageMask = acquire ? work : VK_PIPELINE_STAGE_2_NONE;
+        b.dstAccessMask = acquire ? all : 0;
+        b.srcQueueFamilyIndex = acquire ? other : own;
+        b.dstQueueFamilyIndex = acquire ? own : other;
+        b.buffer = buffer;
+        b.offset = offset;
+        b.size = size;
+        VkDependencyInfo di = {VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+        di.bufferMemoryBarrierCount = 1;
+        di.pBufferMemoryBarriers = &b;
+        ctx->vk.vkCmdPipelineBarrier2(cb, &di);
+        return;
+    }
+    VkBufferMemoryBarrier b = {VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+    b.srcAccessMask = acquire ? 0 : (VkAccessFlags)writes;
+    b.dstAccessMask = acquire ? (VkAccessFlags)all : 0;
+    b.srcQueueFamilyIndex = acquire ? other : own;
+    b.dstQueueFamilyIndex = acquire ? own : other;
+    b.buffer = buffer;
+    b.offset = offset;
+    b.size = size;
+    ctx->vk.vkCmdPipelineBarrier(
+        cb, acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : (VkPipelineStageFlags)work,
+        acquire ? (VkPipelineStageFlags)work : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1,
+        &b, 0, NULL);
+}
+
 /* ---- submission ------------------------------------------------------------------ */
 
 static vkc_result vkc__fence_slot_locked(vkc_context *ctx, VkFence *out)

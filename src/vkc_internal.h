@@ -252,6 +252,12 @@ void vkc__cmd_barrier(vkc_context *ctx, VkCommandBuffer cb, VkPipelineStageFlags
                       VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stages,
                       VkAccessFlags2 dst_access);
 
+/* A queue-family ownership transfer of one buffer range: the acquire half
+ * (from `other` to the context's family, before later compute/transfer work)
+ * or the release half (to `other`, after earlier work). */
+void vkc__cmd_ownership(vkc_context *ctx, VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset,
+                        VkDeviceSize size, bool acquire, uint32_t other);
+
 /* ------------------------------------------------------------------------ */
 /* Memory                                                                   */
 /* ------------------------------------------------------------------------ */

@@ -1059,6 +1059,22 @@ VKC_API vkc_result vkc_context_wrap(const vkc_wrap_desc *desc, vkc_context **out
 VKC_API vkc_result vkc_ticket_export(vkc_context *ctx, vkc_ticket ticket,
                                      VkSemaphore *out_semaphore, uint64_t *out_value);
 
+/* Queue-family ownership transfer of a buffer created with EXCLUSIVE
+ * sharing that another queue family (typically the host's) also uses.
+ *
+ * vkc_seq_acquire records the acquire half: the host recorded the matching
+ * release (src = src_family, dst = vkc's family, same range) in a
+ * submission that vkc waits on (vkc_wait_host_semaphore). It is ordered
+ * before every later use of the buffer in the sequence. vkc_seq_release
+ * records the release half to dst_family after every earlier use; the host
+ * records the matching acquire in a submission that waits on vkc's ticket
+ * (vkc_ticket_export). vkc's family is vkc_context_device(ctx)->queue_family.
+ * A family equal to vkc's own records nothing (no transfer is needed).
+ * Buffers created with CONCURRENT sharing need neither call.
+ * VKC_ERROR_INVALID_ARGUMENT for a family the device does not have. */
+VKC_API vkc_result vkc_seq_acquire(vkc_seq *seq, vkc_buffer *buf, uint32_t src_family);
+VKC_API vkc_result vkc_seq_release(vkc_seq *seq, vkc_buffer *buf, uint32_t dst_family);
+
 /* Make vkc's next submission wait (on the GPU) until the host's semaphore
  * reaches value: a timeline semaphore and the value to wait for, or a
  * binary semaphore with value 0 (the host must have submitted its signal).
