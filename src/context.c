@@ -833,6 +833,7 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
     ctx->features.timeline_semaphores = use_timeline;
     ctx->features.push_descriptors = use_push;
     ctx->features.synchronization2 = v13 && info->synchronization2;
+    ctx->maintenance4 = v13; /* required by Vulkan 1.3, enabled above */
     t->vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem_props);
     return VKC_SUCCESS;
 }

@@ -8,7 +8,7 @@
 
 typedef struct vkc__enabled {
     bool timeline, sync2, push, debug_utils;
-    bool int64, float64, sb8, sb16, f16, i8, ssc, full_subgroups;
+    bool int64, float64, sb8, sb16, f16, i8, ssc, full_subgroups, maintenance4;
 } vkc__enabled;
 
 static bool vkc__listed(const char *const *names, uint32_t n, const char *name)
@@ -52,10 +52,15 @@ static void vkc__read_enabled(const vkc_wrap_desc *d, uint32_t api, vkc__enabled
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES: {
             const VkPhysicalDeviceVulkan13Features *f = (const void *)s;
             sync2 |= f->synchronization2;
+            e->maintenance4 |= f->maintenance4;
             ssc |= f->subgroupSizeControl;
             full |= f->computeFullSubgroups;
             break;
         }
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES:
+            e->maintenance4 |=
+                ((const VkPhysicalDeviceMaintenance4Features *)(const void *)s)->maintenance4;
+            break;
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:
             timeline |= ((const VkPhysicalDeviceTimelineSemaphoreFeatures *)(const void *)s)
                             ->timelineSemaphore;
@@ -191,6 +196,7 @@ static vkc_result vkc__wrap_device(vkc_context *ctx, const vkc_wrap_desc *d)
     ctx->features.synchronization2 = info->synchronization2;
     ctx->features.push_descriptors = info->push_descriptor;
     ctx->features.wrapped = true;
+    ctx->maintenance4 = e.maintenance4;
     vkc__alias_khr(ctx);
     if (!ctx->vk.vkQueueSubmit || !ctx->vk.vkCreateCommandPool ||
         (ctx->features.timeline_semaphores && !ctx->vk.vkWaitSemaphores) ||

@@ -649,9 +649,9 @@ static vkc_result vkc__reflect_entry(vkc_context *ctx, const char *name, const v
                 r->wg[i] = in[3 + i];
             found = true;
         } else if (in[2] == EXEC_MODE_LOCAL_SIZE_ID) {
-            /* The context enables maintenance4 (which LocalSizeId needs) on
-             * Vulkan 1.3 devices only. */
-            if (ctx->api_version < VK_API_VERSION_1_3)
+            /* LocalSizeId needs maintenance4: vkc enables it on its own
+             * Vulkan 1.3 devices; a host's device may not have. */
+            if (!ctx->maintenance4)
                 return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
                                 "%s: the LocalSizeId execution mode needs maintenance4 "
                                 "(Vulkan 1.3); compile for SPIR-V 1.5 or older",
@@ -1426,7 +1426,9 @@ static bool vkc__is_identifier(const char *s)
 static void vkc__glslang_targets(const vkc_context *ctx, glslang_target_client_version_t *client,
                                  glslang_target_language_version_t *spv, const char **label)
 {
-    if (ctx->api_version >= VK_API_VERSION_1_3) {
+    /* SPIR-V 1.6 expresses local_size_x_id as LocalSizeId, which needs
+     * maintenance4; without it, target Vulkan 1.2 / SPIR-V 1.5. */
+    if (ctx->api_version >= VK_API_VERSION_1_3 && ctx->maintenance4) {
         *client = GLSLANG_TARGET_VULKAN_1_3;
         *spv = GLSLANG_TARGET_SPV_1_6;
         *label = "vulkan1.3/spv1.6";

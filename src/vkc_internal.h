@@ -421,6 +421,7 @@ struct vkc_context {
     vkc_context_features features;
     VkPhysicalDeviceMemoryProperties mem_props;
     uint32_t api_version; /* enabled on the device */
+    bool maintenance4;    /* enabled: SPIR-V may use LocalSizeId (local_size_x_id in 1.6) */
 
     /* Errors. */
     pthread_mutex_t error_lock;
