@@ -155,10 +155,7 @@ vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **
     s->ctx = ctx;
     snprintf(s->name, sizeof(s->name), "%s", desc && desc->name ? desc->name : "vkc_seq");
     s->recording = true;
-    s->ring = ctx->features.wait_mode == VKC_WAIT_SPIN_MARKER ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
-    const char *ring = getenv("VKC_SEQ_RING"); /* for experiments */
-    if (ring && atoi(ring) >= 1 && atoi(ring) <= VKC_SEQ_RING_MAX)
-        s->ring = (uint32_t)atoi(ring);
+    s->ring = ctx->seq_ring ? ctx->seq_ring : VKC_SEQ_RING; /* resolved at init */
     pthread_mutex_lock(&ctx->objects_lock);
     vkc__list_push(&ctx->seqs, &s->node);
     pthread_mutex_unlock(&ctx->objects_lock);
@@ -1042,6 +1039,11 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "immediate mode");
     pthread_mutex_init(&m->lock, NULL);
     ctx->imm = m;
+    ctx->seq_ring =
+        ctx->features.wait_mode == VKC_WAIT_SPIN_MARKER ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
+    const char *ring = getenv("VKC_SEQ_RING"); /* for experiments */
+    if (ring && atoi(ring) >= 1 && atoi(ring) <= VKC_SEQ_RING_MAX)
+        ctx->seq_ring = (uint32_t)atoi(ring);
     m->count = ctx->features.batches_in_flight;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));

@@ -469,6 +469,7 @@ struct vkc_context {
     void *kernel_state;
     void *fuse_state; /* fuse.c: kernel cache by structure, live graphs */
     vkc__imm *imm;
+    uint32_t seq_ring; /* recorded copies each sequence uses in turn */
 
     vkc__stats stats;
 
