@@ -24,8 +24,6 @@
  * driver retires the command buffer, so more copies are kept in turn. */
 #define VKC_SEQ_RING_MAX 8
 
-#define VKC_STAGES_ALL (VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT)
-
 typedef enum vkc__cmd_kind {
     VKC_CMD_DISPATCH,
     VKC_CMD_COPY,
@@ -96,7 +94,6 @@ struct vkc_seq {
     uint32_t explicit_barriers;
     bool writes_mapped; /* a write to host-visible memory: end with a host barrier */
     bool recording;
-    bool ended;
     bool lost;        /* recorded before a device loss: record again */
     vkc_result error; /* first recording error, latched */
 
@@ -105,8 +102,7 @@ struct vkc_seq {
     uint64_t unit_gen[VKC_SEQ_RING_MAX];
     uint64_t gen;
     uint32_t next_unit;
-    uint32_t ring;     /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
-    uint32_t barriers; /* in the last recording */
+    uint32_t ring; /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
     uint64_t submits;
 };
 
@@ -207,7 +203,6 @@ vkc_result vkc_seq_begin(vkc_seq *s)
     s->dispatches = s->explicit_barriers = 0;
     s->writes_mapped = false;
     s->recording = true;
-    s->ended = false;
     s->lost = false;
     s->error = VKC_SUCCESS;
     s->gen++;
@@ -669,29 +664,9 @@ vkc_result vkc_seq_barrier(vkc_seq *s)
 static VkPipelineStageFlags2 vkc__stage_of(const vkc__command *c)
 {
     if (c->kind == VKC_CMD_ACQUIRE || c->kind == VKC_CMD_RELEASE)
-        return VKC_STAGES_ALL;
+        return VKC_WORK_STAGES;
     return c->kind == VKC_CMD_DISPATCH ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
                                        : VK_PIPELINE_STAGE_2_TRANSFER_BIT;
-}
-
-static VkAccessFlags2 vkc__reads_of(VkPipelineStageFlags2 stages)
-{
-    VkAccessFlags2 a = 0;
-    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
-        a |= VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT;
-    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
-        a |= VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    return a;
-}
-
-static VkAccessFlags2 vkc__writes_of(VkPipelineStageFlags2 stages)
-{
-    VkAccessFlags2 a = 0;
-    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
-        a |= VK_ACCESS_2_SHADER_WRITE_BIT;
-    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
-        a |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    return a;
 }
 
 static bool vkc__labels_on(const vkc_context *ctx)
@@ -724,8 +699,7 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     VKC_FORWARD(vkc__cmd_acquire(ctx, &unit));
     VkCommandBuffer cb = unit->cb;
     const bool labels = vkc__labels_on(ctx);
-    uint32_t barriers = 0;
-    VkPipelineStageFlags2 before = VKC_STAGES_ALL; /* earlier submissions */
+    VkPipelineStageFlags2 before = VKC_WORK_STAGES; /* earlier submissions */
     VkPipeline bound = VK_NULL_HANDLE;
     uint32_t i = 0;
     vkc_result r = VKC_SUCCESS;
@@ -739,8 +713,7 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
          * one orders this submission after the previous ones). */
         if (!(ctx->test_drop_barriers && i > 0)) {
             vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), stages,
-                             vkc__reads_of(stages));
-            barriers++;
+                             vkc__accesses_of(stages));
         }
         before |= stages;
         for (; i < end; ++i) {
@@ -806,7 +779,6 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         /* The host reads mapped memory after waiting on the ticket. */
         vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), VK_PIPELINE_STAGE_2_HOST_BIT,
                          VK_ACCESS_2_HOST_READ_BIT);
-        barriers++;
     }
     if (r >= 0)
         vkc__cmd_marker(ctx, unit, before); /* its barrier covers host reads too */
@@ -819,7 +791,6 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         vkc__cmd_release(ctx, unit);
         return r;
     }
-    s->barriers = barriers;
     *out = unit;
     return VKC_SUCCESS;
 }
@@ -849,7 +820,6 @@ vkc_result vkc_seq_end(vkc_seq *s)
         return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
                         s->name);
     s->recording = false;
-    s->ended = true;
     return vkc__ensure_unit(s, s->next_unit);
 }
 

@@ -378,11 +378,8 @@ void vkc__cmd_barrier(vkc_context *ctx, VkCommandBuffer cb, VkPipelineStageFlags
 void vkc__cmd_ownership(vkc_context *ctx, VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset,
                         VkDeviceSize size, bool acquire, uint32_t other)
 {
-    const VkPipelineStageFlags2 work =
-        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT;
-    const VkAccessFlags2 all = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
-                               VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    const VkAccessFlags2 writes = VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    const VkPipelineStageFlags2 work = VKC_WORK_STAGES;
+    const VkAccessFlags2 all = vkc__accesses_of(work), writes = vkc__writes_of(work);
     const uint32_t own = ctx->info.queue_family;
     VKC_STAT_ADD(ctx, barriers, 1);
     /* The other half's access and stage masks are ignored by Vulkan. */
@@ -539,19 +536,12 @@ out:
 
 /* ---- one-shot work (blocking buffer calls) ------------------------------------------ */
 
-#define VKC_ALL_WORK_STAGES                                                                        \
-    (VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT)
-#define VKC_ALL_WRITES (VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT)
-#define VKC_ALL_ACCESS                                                                             \
-    (VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT |  \
-     VK_ACCESS_2_TRANSFER_WRITE_BIT)
-
 vkc_result vkc__oneshot_begin(vkc_context *ctx, vkc__cmd **out)
 {
     VKC_FORWARD(vkc__cmd_acquire(ctx, out));
     /* Order after everything submitted before. */
-    vkc__cmd_barrier(ctx, (*out)->cb, VKC_ALL_WORK_STAGES, VKC_ALL_WRITES, VKC_ALL_WORK_STAGES,
-                     VKC_ALL_ACCESS);
+    vkc__cmd_barrier(ctx, (*out)->cb, VKC_WORK_STAGES, vkc__writes_of(VKC_WORK_STAGES),
+                     VKC_WORK_STAGES, vkc__accesses_of(VKC_WORK_STAGES));
     return VKC_SUCCESS;
 }
 
@@ -559,11 +549,7 @@ vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineSt
                                    uint64_t *out_value)
 {
     *out_value = 0;
-    VkAccessFlags2 writes = 0;
-    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
-        writes |= VK_ACCESS_2_SHADER_WRITE_BIT;
-    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
-        writes |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    const VkAccessFlags2 writes = vkc__writes_of(stages);
     /* Make the results visible to the host. */
     vkc__cmd_barrier(ctx, cmd->cb, stages, writes, VK_PIPELINE_STAGE_2_HOST_BIT,
                      VK_ACCESS_2_HOST_READ_BIT);
@@ -579,7 +565,7 @@ vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineSt
 vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd)
 {
     uint64_t value = 0;
-    VKC_FORWARD(vkc__oneshot_end_submit(ctx, cmd, VKC_ALL_WORK_STAGES, &value));
+    VKC_FORWARD(vkc__oneshot_end_submit(ctx, cmd, VKC_WORK_STAGES, &value));
     vkc_result r = vkc__wait_value(ctx, value, UINT64_MAX, VKC_WAIT_DEFAULT);
     return r < 0 ? r : VKC_SUCCESS;
 }
@@ -683,11 +669,7 @@ void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stag
     VkCommandBuffer cb = cmd->cb;
     /* Everything before is done and available to the host before the count
      * moves. */
-    VkAccessFlags2 writes = 0;
-    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
-        writes |= VK_ACCESS_2_SHADER_WRITE_BIT;
-    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
-        writes |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    const VkAccessFlags2 writes = vkc__writes_of(stages);
     vkc__cmd_barrier(ctx, cb, stages, writes,
                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_HOST_BIT,
                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |

@@ -245,6 +245,30 @@ vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineSt
 vkc_result vkc__pool_init(vkc_context *ctx);
 void vkc__pool_finish(vkc_context *ctx);
 
+/* The stages vkc's work runs in, and the accesses those stages make: the one
+ * place barrier masks are derived from. */
+#define VKC_WORK_STAGES (VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT)
+
+static inline VkAccessFlags2 vkc__writes_of(VkPipelineStageFlags2 stages)
+{
+    VkAccessFlags2 a = 0;
+    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
+        a |= VK_ACCESS_2_SHADER_WRITE_BIT;
+    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
+        a |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    return a;
+}
+
+static inline VkAccessFlags2 vkc__accesses_of(VkPipelineStageFlags2 stages)
+{
+    VkAccessFlags2 a = vkc__writes_of(stages);
+    if (stages & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
+        a |= VK_ACCESS_2_SHADER_READ_BIT;
+    if (stages & VK_PIPELINE_STAGE_2_TRANSFER_BIT)
+        a |= VK_ACCESS_2_TRANSFER_READ_BIT;
+    return a;
+}
+
 /* A global memory barrier between all earlier and all later compute and
  * transfer work, and host reads where asked. Uses synchronization2 when
  * enabled. */
