@@ -12,7 +12,6 @@
 #include "vkc_internal.h"
 
 #include <stdio.h>
-#include <time.h>
 
 #define VKC_ACC_R 1u
 #define VKC_ACC_W 2u
@@ -954,28 +953,7 @@ vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value == 0)
         return VKC_SUCCESS;
-    if (vkc__marker_on(ctx)) {
-        /* Spin on the completion count in memory, then on the timeline. */
-        if (vkc__marker_done(ctx, t.value))
-            return VKC_SUCCESS;
-        uint64_t spins = 0;
-        struct timespec t0, now;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (;;) {
-            if (vkc__marker_done(ctx, t.value))
-                return VKC_SUCCESS;
-            if ((++spins & 1023) == 0) {
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                uint64_t ns = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull +
-                              (uint64_t)(now.tv_nsec - t0.tv_nsec);
-                if (ns >= timeout_ns)
-                    return VKC_TIMEOUT;
-                if (ns >= ctx->features.spin_ns * 50) /* long work: let the driver block */
-                    return vkc__wait_value(ctx, t.value, timeout_ns - ns, VKC_WAIT_BLOCK);
-            }
-        }
-    }
-    return vkc__wait_value(ctx, t.value, timeout_ns, VKC_WAIT_DEFAULT);
+    return vkc__wait_results(ctx, t.value, timeout_ns);
 }
 
 vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)

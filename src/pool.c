@@ -698,6 +698,26 @@ void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stag
                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
 }
 
+vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_ns)
+{
+    if (!vkc__marker_on(ctx))
+        return vkc__wait_value(ctx, value, timeout_ns, VKC_WAIT_DEFAULT);
+    /* Spin on the completion count in memory; for long work, let the driver
+     * block on the timeline. */
+    const uint64_t start = vkc__now_ns();
+    for (uint64_t spins = 1;; ++spins) {
+        if (vkc__marker_done(ctx, value))
+            return VKC_SUCCESS;
+        if ((spins & 1023) == 0) {
+            uint64_t ns = vkc__now_ns() - start;
+            if (ns >= timeout_ns)
+                return VKC_TIMEOUT;
+            if (ns >= ctx->features.spin_ns * 50)
+                return vkc__wait_value(ctx, value, timeout_ns - ns, VKC_WAIT_BLOCK);
+        }
+    }
+}
+
 bool vkc__marker_done(vkc_context *ctx, uint64_t value)
 {
     /* 32-bit count, compared modulo 2^32 against the 64-bit timeline. */

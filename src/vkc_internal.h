@@ -228,6 +228,10 @@ uint64_t vkc__submitted_value(vkc_context *ctx);
 /* In VKC_WAIT_SPIN_MARKER mode, record the completion marker (after all work
  * recorded so far, `stages`); no-op otherwise. */
 void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages);
+/* Wait until value's results are visible to the host: through the
+ * completion marker when it is on (VKC_WAIT_SPIN_MARKER), else as
+ * vkc__wait_value. Not for resource lifetimes: those follow the timeline. */
+vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_ns);
 /* The marker says value is complete (results visible to the host). */
 bool vkc__marker_done(vkc_context *ctx, uint64_t value);
 #define vkc__marker_on(ctx) atomic_load_explicit(&(ctx)->marker_on, memory_order_relaxed)
