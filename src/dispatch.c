@@ -1148,11 +1148,14 @@ vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out)
     return vkc__imm_flush(ctx, out);
 }
 
+vkc_result vkc__drain(vkc_context *ctx)
+{
+    VKC_FORWARD(vkc__imm_flush(ctx, NULL));
+    return vkc__wait_value(ctx, vkc__submitted_value(ctx), UINT64_MAX, VKC_WAIT_DEFAULT);
+}
+
 vkc_result vkc_finish(vkc_context *ctx)
 {
     VKC_CHECK_CONTEXT(ctx);
-    vkc_ticket t;
-    VKC_FORWARD(vkc__imm_flush(ctx, &t));
-    uint64_t v = vkc__submitted_value(ctx);
-    return v ? vkc__wait_value(ctx, v, UINT64_MAX, VKC_WAIT_DEFAULT) : VKC_SUCCESS;
+    return vkc__drain(ctx);
 }

@@ -528,13 +528,6 @@ vkc_result vkc_buffer_create(vkc_context *ctx, const vkc_buffer_desc *desc, vkc_
     return vkc__buffer_new(ctx, desc->size, desc->memory, desc->name, true, out);
 }
 
-/* Everything submitted so far (immediate-mode work included) has completed. */
-static vkc_result vkc__drain(vkc_context *ctx)
-{
-    VKC_FORWARD(vkc__imm_flush(ctx, NULL));
-    return vkc__wait_value(ctx, vkc__submitted_value(ctx), UINT64_MAX, VKC_WAIT_DEFAULT);
-}
-
 void vkc_buffer_destroy(vkc_buffer *buf)
 {
     if (!buf || buf->magic != VKC_MAGIC_BUFFER)

@@ -387,6 +387,9 @@ vkc_result vkc__dispatch_init(vkc_context *ctx);
 void vkc__dispatch_finish(vkc_context *ctx);
 /* Offset of the list node inside struct vkc_seq (private to dispatch.c). */
 size_t vkc__seq_node_offset(void);
+/* Flush immediate-mode work and wait until everything submitted so far has
+ * completed (vkc_finish; the blocking buffer calls before touching memory). */
+vkc_result vkc__drain(vkc_context *ctx);
 /* Submit the open immediate-mode batch if it holds anything. */
 vkc_result vkc__imm_flush(vkc_context *ctx, vkc_ticket *out);
 /* Device-loss recovery: every sequence gives its recording units back (they
