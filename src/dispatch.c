@@ -419,6 +419,59 @@ static vkc_result vkc__arg_fail(vkc_seq *s, vkc_result code, const vkc_kernel *k
     return VKC_SEQ_FAIL(s, code, "kernel \"%s\" arg %u: %s", k->name, i, msg);
 }
 
+/* Check argument i of kernel k against the shader and the device, and fill
+ * its use: the one place recording (vkc_seq_dispatch) and replacing
+ * (vkc_seq_set_arg) an argument validate it. count: the elements the
+ * dispatch covers (0 for explicit groups). */
+static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, const vkc_arg *a,
+                                uint64_t count, vkc__use *u)
+{
+    const vkc_context *ctx = s->ctx;
+    const vkc_binding_info *bi = &k->info.bindings[i];
+    const vkc_buffer *b = a->buffer;
+    if (!b || b->magic != VKC_MAGIC_BUFFER || b->ctx != ctx)
+        return vkc__arg_fail(s, VKC_ERROR_INVALID_HANDLE, k, i, "%s",
+                             b && b->magic == VKC_MAGIC_BUFFER
+                                 ? "the buffer belongs to another context"
+                                 : "invalid vkc_buffer handle");
+    if (a->offset > b->size)
+        return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                             "offset %llu beyond the buffer's %llu bytes",
+                             (unsigned long long)a->offset, (unsigned long long)b->size);
+    uint64_t size = a->size ? a->size : b->size - a->offset;
+    if (size > b->size - a->offset)
+        return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                             "range [%llu, +%llu) is outside buffer \"%s\" of %llu bytes",
+                             (unsigned long long)a->offset, (unsigned long long)size, b->name,
+                             (unsigned long long)b->size);
+    const uint64_t align = ctx->info.min_storage_buffer_offset_alignment;
+    if (align > 1 && (a->offset + b->offset) % align)
+        return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                             "offset %llu is not a multiple of "
+                             "minStorageBufferOffsetAlignment %llu",
+                             (unsigned long long)a->offset, (unsigned long long)align);
+    if (size > ctx->info.max_storage_buffer_range)
+        return vkc__arg_fail(s, VKC_ERROR_LIMIT, k, i,
+                             "binding range %llu exceeds maxStorageBufferRange %llu; bind "
+                             "smaller ranges (offset/size) and dispatch per range",
+                             (unsigned long long)size,
+                             (unsigned long long)ctx->info.max_storage_buffer_range);
+    if (size < bi->min_size)
+        return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                             "range of %llu bytes does not fit the shader's block (%llu bytes)",
+                             (unsigned long long)size, (unsigned long long)bi->min_size);
+    if (count && bi->array_stride && (size - bi->min_size) / bi->array_stride < count)
+        return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                             "buffer holds %llu elements of %llu bytes, which does not fit the "
+                             "%llu elements the dispatch covers",
+                             (unsigned long long)((size - bi->min_size) / bi->array_stride),
+                             (unsigned long long)bi->array_stride, (unsigned long long)count);
+    uint32_t acc = a->access ? (uint32_t)a->access : (uint32_t)bi->access;
+    *u = (vkc__use){a->buffer, b->buffer, b->offset + a->offset, size,
+                    acc ? acc : VKC_ACC_R | VKC_ACC_W};
+    return VKC_SUCCESS;
+}
+
 /* Validate a dispatch against its kernel and append its uses; on success the
  * uses are at s->uses[*first .. *first + arg_count). */
 static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, vkc__command *c)
@@ -471,60 +524,9 @@ static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, 
 
     if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + d->arg_count, sizeof(vkc__use)))
         return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
-    const uint64_t align = ctx->info.min_storage_buffer_offset_alignment;
-    for (uint32_t i = 0; i < d->arg_count; ++i) {
-        const vkc_arg *a = &d->args[i];
-        const vkc_binding_info *bi = &ki->bindings[i];
-        const vkc_buffer *b = a->buffer;
-        if (!b || b->magic != VKC_MAGIC_BUFFER || b->ctx != ctx)
-            return vkc__arg_fail(s, VKC_ERROR_INVALID_HANDLE, k, i, "%s",
-                                 b && b->magic == VKC_MAGIC_BUFFER
-                                     ? "the buffer belongs to another context"
-                                     : "invalid vkc_buffer handle");
-        if (a->offset > b->size)
-            return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
-                                 "offset %llu beyond the buffer's %llu bytes",
-                                 (unsigned long long)a->offset, (unsigned long long)b->size);
-        uint64_t size = a->size ? a->size : b->size - a->offset;
-        if (size > b->size - a->offset)
-            return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
-                                 "range [%llu, +%llu) is outside buffer \"%s\" of %llu bytes",
-                                 (unsigned long long)a->offset, (unsigned long long)size, b->name,
-                                 (unsigned long long)b->size);
-        if (align > 1 && (a->offset + b->offset) % align)
-            return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
-                                 "offset %llu is not a multiple of "
-                                 "minStorageBufferOffsetAlignment %llu",
-                                 (unsigned long long)a->offset, (unsigned long long)align);
-        if (size > ctx->info.max_storage_buffer_range)
-            return vkc__arg_fail(s, VKC_ERROR_LIMIT, k, i,
-                                 "binding range %llu exceeds maxStorageBufferRange %llu; bind "
-                                 "smaller ranges (offset/size) and dispatch per range",
-                                 (unsigned long long)size,
-                                 (unsigned long long)ctx->info.max_storage_buffer_range);
-        if (size < bi->min_size)
-            return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
-                                 "range of %llu bytes is smaller than the shader's block "
-                                 "(%llu bytes)",
-                                 (unsigned long long)size, (unsigned long long)bi->min_size);
-        if (!explicit_groups && bi->array_stride &&
-            (size - bi->min_size) / bi->array_stride < d->count)
-            return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
-                                 "buffer holds %llu elements of %llu bytes but the dispatch "
-                                 "covers %llu elements",
-                                 (unsigned long long)((size - bi->min_size) / bi->array_stride),
-                                 (unsigned long long)bi->array_stride,
-                                 (unsigned long long)d->count);
-        uint32_t acc = a->access ? (uint32_t)a->access : (uint32_t)bi->access;
-        if (!acc)
-            acc = VKC_ACC_R | VKC_ACC_W;
-        vkc__use *u = &s->uses[s->use_count + i];
-        u->buffer = a->buffer;
-        u->vk = b->buffer;
-        u->offset = b->offset + a->offset;
-        u->size = size;
-        u->access = acc;
-    }
+    for (uint32_t i = 0; i < d->arg_count; ++i)
+        VKC_FORWARD(vkc__bind_arg(s, k, i, &d->args[i], explicit_groups ? 0 : d->count,
+                                  &s->uses[s->use_count + i]));
     c->kind = VKC_CMD_DISPATCH;
     c->count = explicit_groups ? 0 : d->count;
     c->kernel = d->kernel;
@@ -852,34 +854,16 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
         return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT, "set_arg: arg %u out of range (%u)",
                         arg, c->use_count);
     vkc__use *u = &s->uses[c->use_first + arg];
-    VKC_FORWARD(vkc__check_buffer(s, value->buffer, "set_arg"));
-    uint64_t size =
-        value->size
-            ? value->size
-            : (value->offset <= value->buffer->size ? value->buffer->size - value->offset : 0);
-    VKC_FORWARD(vkc__check_range(s, value->buffer, value->offset, size, "set_arg"));
-    const vkc_binding_info *bi = &c->kernel->info.bindings[arg];
-    if (size < bi->min_size || size > s->ctx->info.max_storage_buffer_range)
-        return VKC_FAIL(s->ctx, VKC_ERROR_MISMATCH, "set_arg: range of %llu bytes does not fit",
-                        (unsigned long long)size);
-    /* The same element check as at recording: a smaller buffer here would
-     * be written out of bounds by the recorded grid. */
-    if (c->count && bi->array_stride && (size - bi->min_size) / bi->array_stride < c->count)
-        return VKC_FAIL(s->ctx, VKC_ERROR_MISMATCH,
-                        "set_arg: range of %llu bytes does not fit the %llu elements of %llu "
-                        "bytes the dispatch covers",
-                        (unsigned long long)size, (unsigned long long)c->count,
-                        (unsigned long long)bi->array_stride);
-    uint64_t align = s->ctx->info.min_storage_buffer_offset_alignment;
-    if (align > 1 && (value->offset + value->buffer->offset) % align)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT, "set_arg: offset not aligned to %llu",
-                        (unsigned long long)align);
-    u->buffer = value->buffer;
-    u->vk = value->buffer->buffer;
-    u->offset = value->buffer->offset + value->offset;
-    u->size = size;
-    if (value->access)
-        u->access = value->access;
+    vkc__use next;
+    vkc_result latched = s->error;
+    vkc_result r = vkc__bind_arg(s, c->kernel, arg, value, c->count, &next);
+    if (r < 0) {
+        s->error = latched; /* a rejected replacement leaves the recording as it was */
+        return r;
+    }
+    if (!value->access) /* keep the access the dispatch was recorded with */
+        next.access = u->access;
+    *u = next;
     /* The new buffer may create or remove hazards: level everything again. */
     VKC_FORWARD(vkc__relevel(s));
     s->gen++;
