@@ -377,6 +377,102 @@ struct vkc_kernel {
 vkc_result vkc__kernel_init(vkc_context *ctx); /* pipeline cache, SPIR-V cache */
 void vkc__kernel_finish(vkc_context *ctx);
 
+/* Largest SPIR-V module or cache file vkc reads. */
+#define VKC_MAX_FILE_BYTES (256u << 20)
+#define VKC_MAX_SPEC_CONSTANTS 256
+/* An absent id, decoration or spec id in reflection. */
+#define VKC_NONE UINT32_MAX
+
+typedef struct vkc__cache vkc__cache; /* cache.c */
+
+/* Per-context state of the kernel files (ctx->kernel_state), created by
+ * vkc__kernel_init in kernel.c. */
+typedef struct vkc__kstate {
+    vkc__cache *cache;     /* cache.c: the SPIR-V and pipeline caches */
+    uint32_t subgroup_ops; /* VkSubgroupFeatureFlags usable in compute */
+    /* glsl.c: this context holds a glslang process reference; guarded by
+     * glsl.c's process-wide lock. */
+    bool glslang_ref;
+} vkc__kstate;
+
+/* Create a kernel from SPIR-V words in native order (the caller keeps
+ * them): validation, reflection, pipeline. kernel.c. */
+vkc_result vkc__kernel_create_words(vkc_context *ctx, const char *name, const uint32_t *words,
+                                    size_t size, const char *entry, uint32_t wg,
+                                    const vkc_spec_constant *spec, uint32_t spec_count,
+                                    vkc_kernel **out);
+/* A kernel's name: name, else the file name of path, else "kernel". */
+void vkc__kernel_name(char *out, size_t size, const char *name, const char *path);
+
+/* ---- SPIR-V validation and reflection (spirv.c) ---- */
+
+/* What reflection finds for one entry point. */
+typedef struct vkc__refl {
+    vkc_binding_info bindings[VKC_MAX_BINDINGS];
+    uint32_t binding_count;
+    uint32_t push_size;
+    uint32_t wg[3];
+    uint32_t wg_spec[3]; /* spec ids, VKC_NONE when fixed */
+    /* For each spec constant the caller sets: the bit width the shader
+     * declares it with when that is not 32 (vkc sets 32-bit ones only);
+     * 0 when it is 32-bit, bool or not declared. */
+    uint32_t spec_bits[VKC_MAX_SPEC_CONSTANTS];
+} vkc__refl;
+
+/* Bring untrusted bytes into aligned words of native byte order. Frees
+ * nothing; *owned is set when a copy was made. */
+vkc_result vkc__spirv_words(vkc_context *ctx, const char *name, const void *bytes, size_t size,
+                            const uint32_t **words, uint32_t **owned);
+/* The header (magic, version for the device's Vulkan) and then the
+ * SPIRV-Tools validator. Fails with VKC_ERROR_INVALID_SPIRV. */
+vkc_result vkc__spirv_check(vkc_context *ctx, const char *name, const uint32_t *words, size_t size);
+/* Whether a cache file holds a valid SPIR-V module; why not in msg. */
+bool vkc__spirv_file_ok(const vkc_context *ctx, const void *data, size_t size, char *msg,
+                        size_t msg_size);
+/* Reflect a checked module: the entry point (compute), its workgroup size,
+ * the buffer bindings of set 0, the push-constant block, the capabilities
+ * against the device (subgroup_ops as in vkc__kstate) and the width of the
+ * spec constants given. */
+vkc_result vkc__spirv_reflect(vkc_context *ctx, const char *name, const uint32_t *words,
+                              size_t size, const char *entry, uint32_t subgroup_ops,
+                              const vkc_spec_constant *spec, uint32_t spec_count, vkc__refl *r);
+
+/* ---- caches and files (cache.c) ---- */
+
+/* FNV-1a, 64-bit: the hash of cache keys, checksums and fusion structure. */
+#define VKC_HASH_SEED 0xcbf29ce484222325ull
+uint64_t vkc__hash64(uint64_t h, const void *p, size_t n);
+/* Hash a length-prefixed string so ("ab","c") and ("a","bc") differ. */
+uint64_t vkc__hash_field(uint64_t h, const char *s);
+
+/* Read a whole file (at most VKC_MAX_FILE_BYTES). Returns 0 or an errno
+ * value; *out is vkc__malloc'd. */
+int vkc__read_file(const char *path, void **out, size_t *out_size);
+
+/* Resolve ctx->cache_dir and create the pipeline cache (the host's or
+ * vkc's own, loaded from disk). *out is set even on failure, for
+ * vkc__cache_finish. */
+vkc_result vkc__cache_init(vkc_context *ctx, vkc__cache **out);
+/* Save vkc's own pipeline cache if it was used, destroy it, free all. */
+void vkc__cache_finish(vkc_context *ctx, vkc__cache *c);
+VkPipelineCache vkc__cache_pipelines(const vkc__cache *c);
+/* A pipeline was created through the cache: it is worth saving. */
+void vkc__cache_pipeline_used(vkc__cache *c);
+/* Key of a compiled module: everything that decides the SPIR-V. */
+uint64_t vkc__spv_cache_key(const char *source, const char *preamble, const char *entry,
+                            const char *compiler, const char *target);
+/* Look a module up in memory, then on disk. Returns a vkc__malloc'd copy. */
+bool vkc__spv_cache_get(vkc_context *ctx, vkc__cache *c, uint64_t key, uint32_t **words,
+                        size_t *size);
+/* Keep a module in memory and, with persist, on disk. */
+void vkc__spv_cache_put(vkc_context *ctx, vkc__cache *c, uint64_t key, const uint32_t *words,
+                        size_t size, bool persist);
+
+/* ---- run-time GLSL (glsl.c) ---- */
+
+/* Drop the context's glslang process reference (vkc__kernel_finish). */
+void vkc__glsl_release(vkc__kstate *ks);
+
 /* ------------------------------------------------------------------------ */
 /* Dispatch (sequences, immediate mode)                                     */
 /* ------------------------------------------------------------------------ */

@@ -1,0 +1,219 @@
+/* Run-time GLSL: vkc_kernel_create_glsl compiles compute GLSL to SPIR-V
+ * with glslang's C interface (defines and entry renaming through a
+ * preamble, the SPIR-V target for the device) and hands the words to
+ * kernel.c.
+ *
+ * Owns glslang's process state (one reference per context that compiled,
+ * vkc__kstate.glslang_ref). Calls glslang, cache.c (the SPIR-V cache) and
+ * kernel.c (vkc__kernel_create_words). */
+#include "vkc_internal.h"
+
+#include <stdio.h>
+
+#include <glslang/Include/glslang_c_interface.h>
+#include <glslang/Public/resource_limits_c.h>
+#include <glslang/build_info.h>
+
+/* glslang's process state is global: one reference per context that has
+ * compiled, and compiles serialised (its C interface makes no promise about
+ * concurrent use). The lock also guards every vkc__kstate.glslang_ref. */
+static pthread_mutex_t vkc__glslang_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned vkc__glslang_refs;
+
+static bool vkc__is_identifier(const char *s)
+{
+    if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+        return false;
+    for (; *s; ++s)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return false;
+    return true;
+}
+
+static void vkc__glslang_targets(const vkc_context *ctx, glslang_target_client_version_t *client,
+                                 glslang_target_language_version_t *spv, const char **label)
+{
+    /* SPIR-V 1.6 expresses local_size_x_id as LocalSizeId, which needs
+     * maintenance4; without it, target Vulkan 1.2 / SPIR-V 1.5. */
+    if (ctx->api_version >= VK_API_VERSION_1_3 && ctx->maintenance4) {
+        *client = GLSLANG_TARGET_VULKAN_1_3;
+        *spv = GLSLANG_TARGET_SPV_1_6;
+        *label = "vulkan1.3/spv1.6";
+    } else if (ctx->api_version >= VK_API_VERSION_1_2) {
+        *client = GLSLANG_TARGET_VULKAN_1_2;
+        *spv = GLSLANG_TARGET_SPV_1_5;
+        *label = "vulkan1.2/spv1.5";
+    } else {
+        *client = GLSLANG_TARGET_VULKAN_1_1;
+        *spv = GLSLANG_TARGET_SPV_1_3;
+        *label = "vulkan1.1/spv1.3";
+    }
+}
+
+#define VKC__STR2(x) #x
+#define VKC__STR(x) VKC__STR2(x)
+#define VKC_GLSLANG_VERSION                                                                        \
+    VKC__STR(GLSLANG_VERSION_MAJOR)                                                                \
+    "." VKC__STR(GLSLANG_VERSION_MINOR) "." VKC__STR(GLSLANG_VERSION_PATCH) GLSLANG_VERSION_FLAVOR
+
+static vkc_result vkc__glsl_compile(vkc_context *ctx, vkc__kstate *ks, const char *name,
+                                    const char *source, const char *preamble, uint32_t **words,
+                                    size_t *size)
+{
+    glslang_input_t in;
+    memset(&in, 0, sizeof(in));
+    const char *label;
+    vkc__glslang_targets(ctx, &in.client_version, &in.target_language_version, &label);
+    in.language = GLSLANG_SOURCE_GLSL;
+    in.stage = GLSLANG_STAGE_COMPUTE;
+    in.client = GLSLANG_CLIENT_VULKAN;
+    in.target_language = GLSLANG_TARGET_SPV;
+    in.code = source;
+    in.default_version = 450;
+    in.default_profile = GLSLANG_NO_PROFILE;
+    in.messages = GLSLANG_MSG_SPV_RULES_BIT | GLSLANG_MSG_VULKAN_RULES_BIT;
+    in.resource = glslang_default_resource();
+
+    pthread_mutex_lock(&vkc__glslang_lock);
+    if (!ks->glslang_ref) {
+        if (vkc__glslang_refs == 0 && !glslang_initialize_process()) {
+            pthread_mutex_unlock(&vkc__glslang_lock);
+            return VKC_FAIL(ctx, VKC_ERROR_INITIALIZATION_FAILED,
+                            "%s: glslang_initialize_process failed", name);
+        }
+        vkc__glslang_refs++;
+        ks->glslang_ref = true;
+    }
+
+    vkc_result r = VKC_SUCCESS;
+    glslang_program_t *prog = NULL;
+    glslang_shader_t *sh = glslang_shader_create(&in);
+    if (!sh) {
+        r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: glslang_shader_create", name);
+        goto done;
+    }
+    if (preamble && *preamble)
+        glslang_shader_set_preamble(sh, preamble);
+    if (!glslang_shader_preprocess(sh, &in) || !glslang_shader_parse(sh, &in)) {
+        r = VKC_FAIL(ctx, VKC_ERROR_COMPILE, "%s: GLSL compilation failed:\n%s", name,
+                     glslang_shader_get_info_log(sh));
+        goto done;
+    }
+    prog = glslang_program_create();
+    if (!prog) {
+        r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: glslang_program_create", name);
+        goto done;
+    }
+    glslang_program_add_shader(prog, sh);
+    if (!glslang_program_link(prog, GLSLANG_MSG_SPV_RULES_BIT | GLSLANG_MSG_VULKAN_RULES_BIT)) {
+        r = VKC_FAIL(ctx, VKC_ERROR_COMPILE, "%s: GLSL link failed:\n%s", name,
+                     glslang_program_get_info_log(prog));
+        goto done;
+    }
+    glslang_program_SPIRV_generate(prog, GLSLANG_STAGE_COMPUTE);
+    size_t n = glslang_program_SPIRV_get_size(prog);
+    const char *spv_msg = glslang_program_SPIRV_get_messages(prog);
+    if (!n) {
+        r = VKC_FAIL(ctx, VKC_ERROR_COMPILE, "%s: SPIR-V generation failed: %s", name,
+                     spv_msg ? spv_msg : "no output");
+        goto done;
+    }
+    uint32_t *w = vkc__malloc(n * 4);
+    if (!w) {
+        r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: SPIR-V buffer", name);
+        goto done;
+    }
+    glslang_program_SPIRV_get(prog, w);
+    *words = w;
+    *size = n * 4;
+    VKC_STAT_ADD(ctx, shader_compiles, 1);
+    vkc__log(ctx, VKC_LOG_DEBUG, VKC_LOG_ID_CACHE, "%s: compiled GLSL (%s, %zu bytes)", name, label,
+             n * 4);
+done:
+    if (prog)
+        glslang_program_delete(prog);
+    if (sh)
+        glslang_shader_delete(sh);
+    pthread_mutex_unlock(&vkc__glslang_lock);
+    return r;
+}
+
+vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, vkc_kernel **out)
+{
+    if (out)
+        *out = NULL;
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_RETURN_IF(!desc || !out, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_kernel_create_glsl: desc and out must not be NULL");
+    vkc__kstate *ks = ctx->kernel_state;
+    VKC_RETURN_IF(!ks, ctx, VKC_ERROR_INVALID_STATE, "the kernel module is not initialised");
+    char name[64];
+    vkc__kernel_name(name, sizeof(name), desc->name && *desc->name ? desc->name : "glsl", NULL);
+    VKC_RETURN_IF(!desc->source, ctx, VKC_ERROR_INVALID_ARGUMENT, "%s: source is NULL", name);
+    VKC_RETURN_IF(desc->define_count && !desc->defines, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "%s: define_count is %u but defines is NULL", name, desc->define_count);
+    const char *entry = desc->entry && *desc->entry ? desc->entry : "main";
+    VKC_RETURN_IF(!vkc__is_identifier(entry), ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "%s: entry \"%s\" is not a GLSL identifier", name, entry);
+
+    /* Defines become a preamble, which glslang places after #version (line
+     * numbers of the source stay as written). An entry other than main is
+     * renamed to main the same way. */
+    size_t pre_len = 1;
+    for (uint32_t i = 0; i < desc->define_count; ++i) {
+        const char *d = desc->defines[i];
+        VKC_RETURN_IF(!d || !*d || strchr(d, '\n'), ctx, VKC_ERROR_INVALID_ARGUMENT,
+                      "%s: define %u is empty or has a newline", name, i);
+        pre_len += strlen(d) + 10;
+    }
+    pre_len += strlen(entry) + 20;
+    char *preamble = vkc__malloc(pre_len);
+    if (!preamble)
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "GLSL preamble");
+    size_t at = 0;
+    preamble[0] = '\0';
+    for (uint32_t i = 0; i < desc->define_count; ++i) {
+        const char *d = desc->defines[i];
+        const char *eq = strchr(d, '=');
+        int k = eq ? snprintf(preamble + at, pre_len - at, "#define %.*s %s\n", (int)(eq - d), d,
+                              eq + 1)
+                   : snprintf(preamble + at, pre_len - at, "#define %s\n", d);
+        at += (size_t)(k > 0 ? k : 0);
+    }
+    if (strcmp(entry, "main") != 0)
+        snprintf(preamble + at, pre_len - at, "#define %s main\n", entry);
+
+    glslang_target_client_version_t cv;
+    glslang_target_language_version_t lv;
+    const char *label;
+    vkc__glslang_targets(ctx, &cv, &lv, &label);
+    uint64_t h = vkc__spv_cache_key(desc->source, preamble, entry, VKC_GLSLANG_VERSION, label);
+
+    uint32_t *words = NULL;
+    size_t size = 0;
+    vkc_result r = VKC_SUCCESS;
+    if (vkc__spv_cache_get(ctx, ks->cache, h, &words, &size)) {
+        VKC_STAT_ADD(ctx, spirv_cache_hits, 1);
+        vkc__spv_cache_put(ctx, ks->cache, h, words, size, false);
+    } else {
+        r = vkc__glsl_compile(ctx, ks, name, desc->source, preamble, &words, &size);
+        if (r >= 0)
+            vkc__spv_cache_put(ctx, ks->cache, h, words, size, true);
+    }
+    vkc__free(preamble);
+    if (r >= 0)
+        r = vkc__kernel_create_words(ctx, name, words, size, "main", desc->workgroup_size,
+                                     desc->spec_constants, desc->spec_constant_count, out);
+    vkc__free(words);
+    return r;
+}
+
+void vkc__glsl_release(vkc__kstate *ks)
+{
+    pthread_mutex_lock(&vkc__glslang_lock);
+    if (ks->glslang_ref && --vkc__glslang_refs == 0)
+        glslang_finalize_process();
+    ks->glslang_ref = false;
+    pthread_mutex_unlock(&vkc__glslang_lock);
+}
