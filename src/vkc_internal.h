@@ -506,6 +506,92 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push);
 /* Fusion                                                                   */
 /* ------------------------------------------------------------------------ */
 
+#define VKC_MAGIC_FUSE 0x564b4346u /* "VKCF" */
+
+/* The graph of a vkc_fuse (fuse.c builds it; fuse_glsl.c generates its
+ * shader; fuse_record.c records it). */
+#define VKC__FUSE_OP_CAST ((uint8_t)VKC_OP_COUNT_)
+
+enum { VKC__FN_INPUT = 1, VKC__FN_SCALAR, VKC__FN_CONST, VKC__FN_OP };
+
+typedef struct vkc__fnode {
+    uint8_t kind;
+    uint8_t op;     /* vkc_fuse_opcode or VKC__FUSE_OP_CAST */
+    uint8_t type;   /* value type: F32, I32, U32, BOOL */
+    uint8_t stype;  /* inputs: storage type (F16 loads as F32; BOOL = uint 0/1) */
+    uint32_t index; /* input / scalar index */
+    uint32_t period;
+    uint32_t arg[3]; /* node indices */
+    uint32_t narg;
+    uint32_t bits; /* constants */
+} vkc__fnode;
+
+typedef struct vkc__foutput {
+    uint32_t node;
+    uint8_t stype; /* storage type */
+} vkc__foutput;
+
+typedef struct vkc__fgraph {
+    vkc__fnode *nodes;
+    uint32_t count, cap;
+    vkc__foutput *outs;
+    uint32_t out_count, out_cap;
+    uint32_t inputs, scalars, constants, ops;
+    int64_t reduce_node; /* -1: none */
+    uint8_t reduce_op;
+} vkc__fgraph;
+
+struct vkc_fuse {
+    uint32_t magic;
+    vkc_context *ctx;
+    vkc__node node;
+    uint32_t tag;
+    vkc__fgraph g;
+    vkc_result error; /* first graph-building error, latched */
+    char name[64];
+    vkc_toggle vectorize;
+    uint32_t workgroup_size;
+    bool built;
+    bool vectorizable;
+    char *source[2];
+    vkc_kernel *kernel[2];
+    vkc_buffer **temps;
+    uint32_t temp_count, temp_cap;
+    uint64_t builds, compiles, unfused_kernels;
+    uint64_t hash;
+    char *debug_extra; /* test hook: appended to the generated sources */
+};
+
+#define VKC_CHECK_FUSE(f)                                                                          \
+    do {                                                                                           \
+        if (VKC_UNLIKELY(!(f) || (f)->magic != VKC_MAGIC_FUSE))                                    \
+            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_fuse handle");            \
+    } while (0)
+
+/* Bytes of one element in a buffer of storage type stype. */
+static inline uint32_t vkc__fuse_storage_size(uint8_t stype)
+{
+    return stype == VKC_DTYPE_F16 ? 2u : 4u;
+}
+
+/* fuse.c */
+void vkc__fgraph_free(vkc__fgraph *g);
+bool vkc__fgraph_push_node(vkc__fgraph *g, const vkc__fnode *n);
+bool vkc__fgraph_push_out(vkc__fgraph *g, uint32_t node, uint8_t stype);
+/* Generate the graph's sources (once; the latched building error first). */
+vkc_result vkc__fuse_prepare(vkc_fuse *f);
+/* The kernel of source, from the context's fusion cache or compiled now;
+ * fused counts it in the graph's builds / compiles. */
+vkc_result vkc__fuse_kernel(vkc_fuse *f, const char *source, const char *name, bool fused,
+                            vkc_kernel **out);
+
+/* fuse_glsl.c: the shader of graph g at width w (1 or 4), vkc__malloc'd;
+ * NULL when out of memory. Bindings: inputs in order, then outputs, then
+ * the reduction result. */
+char *vkc__fuse_glsl(const vkc__fgraph *g, int w, const char *name);
+/* Whether a vec4 variant can be generated (no F16 buffer, no broadcast). */
+bool vkc__fuse_vectorizable(const vkc__fgraph *g);
+
 /* Destroy the graphs still alive and the fusion kernel cache (its kernels are
  * in ctx->kernels). Called by vkc_context_destroy after the sequences and
  * before the kernels and buffers are destroyed. */
