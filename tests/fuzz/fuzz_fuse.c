@@ -1,6 +1,6 @@
 /* libFuzzer target: the fusion graph builder on DAGs decoded from bytes,
- * then vkc_fuse_build (validation, GLSL generation, run-time compilation,
- * pipeline creation) and the generated source. Any result code is fine; a
+ * then vkc_fuse_build (validation, GLSL generation in src/fuse_glsl.c,
+ * run-time compilation, pipeline creation) and the generated source. Any result code is fine; a
  * crash, a sanitizer report, a leak, a hang, or generated GLSL that does not
  * compile (VKC_ERROR_COMPILE: a vkc bug by the API's own words) is not.
  *

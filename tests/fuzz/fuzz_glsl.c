@@ -1,6 +1,6 @@
-/* libFuzzer target: run-time GLSL compilation (vkc_kernel_create_glsl) on
- * arbitrary text, then validation, reflection and pipeline creation of
- * what compiles. Any result code is fine; a crash, a sanitizer report, a
+/* libFuzzer target: run-time GLSL compilation (vkc_kernel_create_glsl,
+ * src/glsl.c) on arbitrary text, then validation, reflection (src/spirv.c)
+ * and pipeline creation of what compiles. Any result code is fine; a crash, a sanitizer report, a
  * leak or a hang is not. */
 #include "fuzz_common.h"
 

@@ -1,7 +1,10 @@
-/* libFuzzer target: the SPIR-V reader, validation and reflection of
- * vkc_kernel_create on arbitrary bytes. Any result code is fine; a crash, a
- * sanitizer report, a leak or a hang is not. A module that passes vkc's
- * checks is also built into a pipeline by the driver, and then destroyed. */
+/* libFuzzer target: src/spirv.c on arbitrary bytes, through
+ * vkc_kernel_create: vkc__spirv_words (byte order, alignment),
+ * vkc__spirv_check (header, SPIRV-Tools validator) and vkc__spirv_reflect
+ * (entry point, workgroup size, bindings, push constants, capabilities).
+ * Any result code is fine; a crash, a sanitizer report, a leak or a hang is
+ * not. A module that passes vkc's checks is also built into a pipeline by
+ * the driver (src/kernel.c), and then destroyed. */
 #include "fuzz_common.h"
 
 #include <stdint.h>
