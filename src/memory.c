@@ -10,7 +10,11 @@
  * mapping; device-local memory the host cannot see, and reads of more than
  * VKC_UNCACHED_READ_MAX from a mapping the CPU does not cache (BAR), go
  * through one staging buffer per direction, created on first use and reused, split in two halves
- * so that the host copies one chunk while the GPU copies the other. */
+ * so that the host copies one chunk while the GPU copies the other.
+ *
+ * Owns: vkc_buffer, blocks, staging. Calls: context, pool (one-shot units,
+ * waits, vkc__drain); work queued in immediate mode is flushed through the
+ * context's flush_immediate hook, never by calling dispatch. */
 #include "vkc_internal.h"
 
 #include <stdio.h>
@@ -550,6 +554,12 @@ void vkc_buffer_destroy(vkc_buffer *buf)
     vkc__buffer_free(ctx, buf);
 }
 
+void vkc__memory_drop(vkc_context *ctx)
+{
+    while (ctx->buffers.next && ctx->buffers.next != &ctx->buffers)
+        vkc_buffer_destroy((vkc_buffer *)((char *)ctx->buffers.next - offsetof(vkc_buffer, node)));
+}
+
 uint64_t vkc_buffer_size(const vkc_buffer *buf)
 {
     return buf && buf->magic == VKC_MAGIC_BUFFER ? buf->size : 0;
@@ -783,7 +793,7 @@ vkc_result vkc_buffer_fill(vkc_buffer *buf, uint64_t offset, uint64_t size, uint
         return VKC_SUCCESS;
     /* Queue order plus the leading barrier of the one-shot unit order the
      * fill after earlier work; only the open immediate batch must go first. */
-    VKC_FORWARD(vkc__imm_flush(ctx, NULL));
+    VKC_FORWARD(vkc__flush_immediate(ctx));
     vkc__cmd *cmd;
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     ctx->vk.vkCmdFillBuffer(cmd->cb, buf->buffer, buf->offset + offset, size, value);
@@ -807,7 +817,7 @@ vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src
                       dst->offset + dst_offset < src->offset + src_offset + size,
                   ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "vkc_buffer_copy: source and destination ranges overlap in \"%s\"", dst->name);
-    VKC_FORWARD(vkc__imm_flush(ctx, NULL));
+    VKC_FORWARD(vkc__flush_immediate(ctx));
     vkc__cmd *cmd;
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     VkBufferCopy region = {src->offset + src_offset, dst->offset + dst_offset, size};

@@ -1,5 +1,10 @@
 /* Pool module: recycling of recording units (command pool + command buffer +
- * fallback descriptor pools), submission, the timeline and its waits. */
+ * fallback descriptor pools), submission, the timeline and its waits, the
+ * completion marker's recording and reading (immediate.c creates it).
+ *
+ * Owns: vkc__pool, the timeline or fence ring, the queue submission. Calls:
+ * context (errors, names, the flush_immediate hook in vkc__drain) and the
+ * marker's buffer and kernel structs (read only); never dispatch. */
 #include "vkc_internal.h"
 
 #include <sched.h>
@@ -631,36 +636,6 @@ void vkc__pool_finish(vkc_context *ctx)
 
 /* ---- completion marker (VKC_WAIT_SPIN_MARKER) ------------------------------------------ */
 
-#include "vkc_builtin_shaders.h"
-
-vkc_result vkc__marker_init(vkc_context *ctx)
-{
-    if (ctx->features.wait_mode != VKC_WAIT_SPIN_MARKER)
-        return VKC_SUCCESS;
-    if (!ctx->features.timeline_semaphores) {
-        /* The fence fallback keeps its own completion tracking. */
-        ctx->features.wait_mode = VKC_WAIT_SPIN_THEN_BLOCK;
-        vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
-                 "VKC_WAIT_SPIN_MARKER needs timeline semaphores; using spin-then-block");
-        return VKC_SUCCESS;
-    }
-    VKC_FORWARD(vkc_buffer_create(
-        ctx, &(vkc_buffer_desc){.size = 64, .memory = VKC_MEMORY_READBACK, .name = "vkc marker"},
-        &ctx->marker_buf));
-    ctx->marker = vkc_buffer_map(ctx->marker_buf);
-    if (!ctx->marker || !ctx->marker_buf->host_coherent)
-        return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
-                        "VKC_WAIT_SPIN_MARKER needs host-visible coherent memory");
-    *ctx->marker = 0;
-    VKC_FORWARD(vkc_kernel_create(ctx,
-                                  &(vkc_kernel_desc){.spirv = vkc_builtin_marker,
-                                                     .spirv_size = vkc_builtin_marker_size,
-                                                     .name = "vkc completion marker"},
-                                  &ctx->marker_kernel));
-    atomic_store(&ctx->marker_on, true);
-    return VKC_SUCCESS;
-}
-
 void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages)
 {
     const vkc_kernel *k = ctx->marker_kernel;
@@ -696,6 +671,12 @@ void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stag
     cmd->has_marker = true;
     vkc__cmd_barrier(ctx, cb, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+}
+
+vkc_result vkc__drain(vkc_context *ctx)
+{
+    VKC_FORWARD(vkc__flush_immediate(ctx));
+    return vkc__wait_value(ctx, vkc__submitted_value(ctx), UINT64_MAX, VKC_WAIT_DEFAULT);
 }
 
 vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_ns)

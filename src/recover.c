@@ -4,7 +4,11 @@
  * their recording units back, kernels and buffers drop their Vulkan objects,
  * the pool and module state go, the old device is destroyed; then a new
  * device on the same physical device, new module state, and every kernel
- * and buffer gets new Vulkan objects behind its unchanged handle. */
+ * and buffer gets new Vulkan objects behind its unchanged handle. Both
+ * halves walk the context's module table (vkc__modules_lose/rebuild).
+ *
+ * Owns: nothing. Calls: the context's module table, device.c (a new
+ * VkDevice). It sits at the top and may call anything. */
 #include "vkc_internal.h"
 
 #include <stdio.h>
@@ -36,15 +40,11 @@ vkc_result vkc_context_recover(vkc_context *ctx)
         (void)ctx->vk.vkDeviceWaitIdle(ctx->device);
         vkc_queue_unlock(ctx);
     }
-    vkc__dispatch_lose(ctx);
-    vkc__kernel_lose(ctx);
-    vkc_result r = vkc__memory_lose(ctx);
+    vkc_result r = vkc__modules_lose(ctx);
     if (r < 0) {
         pthread_mutex_unlock(&ctx->objects_lock);
         return r;
     }
-    vkc__kernel_finish(ctx);
-    vkc__pool_finish(ctx);
     if (ctx->device)
         ctx->vk.vkDestroyDevice(ctx->device, ctx->alloc);
     ctx->device = VK_NULL_HANDLE;
@@ -65,16 +65,8 @@ vkc_result vkc_context_recover(vkc_context *ctx)
                         vkc_last_create_error());
     }
     atomic_store(&ctx->lost, false);
-    r = vkc__pool_init(ctx);
-    if (r >= 0)
-        r = vkc__memory_rebuild(ctx);
-    if (r >= 0)
-        r = vkc__kernel_init(ctx);
-    if (r >= 0)
-        r = vkc__kernel_rebuild(ctx);
+    r = vkc__modules_rebuild(ctx);
     pthread_mutex_unlock(&ctx->objects_lock);
-    if (r >= 0)
-        r = vkc__dispatch_rebuild(ctx);
     if (r < 0) {
         /* Half rebuilt: the context stays lost (destroy still frees all). */
         atomic_store(&ctx->lost, true);

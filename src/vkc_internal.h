@@ -235,7 +235,10 @@ vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_
 /* The marker says value is complete (results visible to the host). */
 bool vkc__marker_done(vkc_context *ctx, uint64_t value);
 #define vkc__marker_on(ctx) atomic_load_explicit(&(ctx)->marker_on, memory_order_relaxed)
-vkc_result vkc__marker_init(vkc_context *ctx);
+/* Flush immediate-mode work (through ctx->flush_immediate) and wait until
+ * everything submitted so far has completed (vkc_finish; the blocking buffer
+ * calls before touching memory). */
+vkc_result vkc__drain(vkc_context *ctx);
 
 /* Begin a one-shot unit (a leading full barrier is recorded), then submit it
  * and wait for it. Used by the blocking buffer calls. */
@@ -320,6 +323,8 @@ void vkc__memory_finish(vkc_context *ctx);
  * kind (contents are lost). */
 vkc_result vkc__memory_lose(vkc_context *ctx);
 vkc_result vkc__memory_rebuild(vkc_context *ctx);
+/* vkc_context_destroy: destroy the buffers the caller left alive. */
+void vkc__memory_drop(vkc_context *ctx);
 
 /* Bytes of each staging buffer (one per direction), used in two halves:
  * transfers larger than a half go in chunks. */
@@ -481,17 +486,15 @@ typedef struct vkc__imm vkc__imm;
 
 vkc_result vkc__dispatch_init(vkc_context *ctx);
 void vkc__dispatch_finish(vkc_context *ctx);
-/* Offset of the list node inside struct vkc_seq (private to dispatch.c). */
-size_t vkc__seq_node_offset(void);
-/* Flush immediate-mode work and wait until everything submitted so far has
- * completed (vkc_finish; the blocking buffer calls before touching memory). */
-vkc_result vkc__drain(vkc_context *ctx);
-/* Submit the open immediate-mode batch if it holds anything. */
-vkc_result vkc__imm_flush(vkc_context *ctx, vkc_ticket *out);
+/* vkc_context_destroy: destroy the sequences the caller left alive. */
+void vkc__dispatch_drop(vkc_context *ctx);
+/* Create the completion marker's buffer and kernel (VKC_WAIT_SPIN_MARKER);
+ * immediate.c, after dispatch's init. */
+vkc_result vkc__marker_init(vkc_context *ctx);
 /* Device-loss recovery: every sequence gives its recording units back (they
  * die with the pool) and must be recorded again before its next submit;
  * after the new device is up, the immediate-mode ring starts empty. */
-void vkc__dispatch_lose(vkc_context *ctx);
+vkc_result vkc__dispatch_lose(vkc_context *ctx);
 vkc_result vkc__dispatch_rebuild(vkc_context *ctx);
 
 /* Device-loss recovery of kernels: destroy each kernel's pipeline objects on
@@ -682,6 +685,10 @@ struct vkc_context {
     void *kernel_state;
     void *fuse_state; /* fuse.c: kernel cache by structure, live graphs */
     vkc__imm *imm;
+    /* Set by dispatch's init: submit the open immediate-mode batch. The one
+     * way a module below dispatch (memory's blocking calls) gets queued
+     * immediate work ordered before its own; NULL until dispatch is up. */
+    vkc_result (*flush_immediate)(vkc_context *ctx);
     uint32_t seq_ring; /* recorded copies each sequence uses in turn */
 
     vkc__stats stats;
@@ -694,6 +701,11 @@ struct vkc_context {
     } host_waits[VKC_MAX_HOST_WAITS];
     uint32_t host_wait_count;
 };
+
+static inline vkc_result vkc__flush_immediate(vkc_context *ctx)
+{
+    return ctx->flush_immediate ? ctx->flush_immediate(ctx) : VKC_SUCCESS;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
@@ -746,8 +758,22 @@ vkc_context *vkc__context_alloc(const vkc_logger *logger, const VkAllocationCall
 vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_device_info *info);
 /* Resolve device-dependent defaults into ctx->features. */
 void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc);
-/* Module state on top of a device: pool, memory, kernels, dispatch. */
+/* Module state on top of a device: context.c's module table, walked
+ * forwards (pool, memory, kernel, dispatch, marker). */
 vkc_result vkc__context_init_modules(vkc_context *ctx);
+/* Device-loss recovery through the same table: on the old device, every
+ * module's lose backwards, then the renewed modules' finish; on the new one,
+ * forwards, each module's init (renewed ones) and rebuild. Caller holds
+ * objects_lock. Stops at the first failure. */
+vkc_result vkc__modules_lose(vkc_context *ctx);
+vkc_result vkc__modules_rebuild(vkc_context *ctx);
+/* Pieces of vkc_context_create (device.c): the instance with validation and
+ * messenger, then the physical device, queue family and VkDevice. */
+vkc_result vkc__create_instance(vkc_context *ctx, const vkc_context_desc *desc);
+vkc_result vkc__create_device(vkc_context *ctx, const vkc_context_desc *desc);
+/* The calling thread's message of its last failed context creation
+ * (vkc_last_create_error). */
+extern _Thread_local char vkc__create_error[1024];
 
 /* Debug-utils object name (no-op without the extension). */
 void vkc__set_name(vkc_context *ctx, VkObjectType type, uint64_t handle, const char *name);

@@ -1,0 +1,164 @@
+/* Hazard tracking of a sequence: per-buffer range tables and dependency
+ * levels.
+ *
+ * Each command gets a dependency level: one more than the highest level of
+ * any earlier command it has a hazard with (read-after-write,
+ * write-after-read, write-after-write on overlapping ranges of the same
+ * VkBuffer). dispatch.c emits commands level by level with one barrier
+ * between levels, so independent commands share a level and overlap, and W
+ * interleaved chains of depth D cost D barriers, not W*D.
+ *
+ * Owns: the range tables (vkc__bufrec), levels. Calls: nothing but host
+ * memory (vkc__realloc) and the error latch. */
+#include "seq.h"
+
+static vkc__bufrec *vkc__find_buf(vkc_seq *s, VkBuffer vk)
+{
+    if (s->buf_last < s->buf_count && s->bufs[s->buf_last].vk == vk)
+        return &s->bufs[s->buf_last];
+    for (uint32_t i = 0; i < s->buf_count; ++i) {
+        if (s->bufs[i].vk == vk) {
+            s->buf_last = i;
+            return &s->bufs[i];
+        }
+    }
+    return NULL;
+}
+
+/* First range whose offset is >= off. */
+static uint32_t vkc__lower_bound(const vkc__range *r, uint32_t n, uint64_t off)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Level of a command touching uses[0..n): after every conflicting access. */
+static uint32_t vkc__level_of(vkc_seq *s, const vkc__use *uses, uint32_t n)
+{
+    int32_t level = (int32_t)s->level_floor;
+    for (uint32_t i = 0; i < n; ++i) {
+        const vkc__use *u = &uses[i];
+        const bool w = u->access & VKC_ACC_W;
+        const uint64_t end = u->offset + u->size;
+        const vkc__bufrec *b = vkc__find_buf(s, u->vk);
+        if (!b || end <= b->lo || u->offset >= b->hi)
+            continue;
+        /* Nothing in this buffer could raise the level: skip the ranges. */
+        int32_t most = w && b->rl > b->wl ? b->rl : b->wl;
+        if (most < level)
+            continue;
+        /* A range starting before offset - max_len ends before offset. */
+        uint64_t from = u->offset > b->max_len ? u->offset - b->max_len : 0;
+        for (uint32_t k = vkc__lower_bound(b->r, b->n, from); k < b->n && b->r[k].off < end; ++k) {
+            const vkc__range *r = &b->r[k];
+            if (r->end <= u->offset)
+                continue;
+            int32_t after = r->wl; /* RAW, WAW */
+            if (w && r->rl > after)
+                after = r->rl; /* WAR */
+            if (after + 1 > level)
+                level = after + 1;
+        }
+    }
+    return (uint32_t)level;
+}
+
+static vkc_result vkc__track_uses(vkc_seq *s, const vkc__use *uses, uint32_t n, uint32_t level)
+{
+    const int32_t lv = (int32_t)level;
+    for (uint32_t i = 0; i < n; ++i) {
+        const vkc__use *u = &uses[i];
+        const bool w = u->access & VKC_ACC_W, rd = u->access & VKC_ACC_R;
+        const uint64_t end = u->offset + u->size;
+        vkc__bufrec *b = vkc__find_buf(s, u->vk);
+        if (!b) {
+            uint32_t old = s->buf_cap;
+            if (!vkc__grow((void **)&s->bufs, &s->buf_cap, s->buf_count + 1, sizeof(*b)))
+                return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "hazard table");
+            memset(s->bufs + old, 0, (s->buf_cap - old) * sizeof(*b));
+            b = &s->bufs[s->buf_count];
+            s->buf_last = s->buf_count++;
+            b->vk = u->vk; /* keeps b->r and b->cap from an earlier recording */
+            b->n = 0;
+            b->lo = u->offset;
+            b->hi = end;
+            b->max_len = 0;
+            b->wl = b->rl = -1;
+        }
+        b->lo = VKC_MIN(b->lo, u->offset);
+        b->hi = VKC_MAX(b->hi, end);
+        b->max_len = VKC_MAX(b->max_len, u->size);
+        uint32_t k = vkc__lower_bound(b->r, b->n, u->offset);
+        uint32_t at = k;
+        while (at < b->n && b->r[at].off == u->offset && b->r[at].end != end)
+            ++at;
+        if (at == b->n || b->r[at].off != u->offset) {
+            if (!vkc__grow((void **)&b->r, &b->cap, b->n + 1, sizeof(vkc__range)))
+                return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "hazard table");
+            memmove(&b->r[k + 1], &b->r[k], (b->n - k) * sizeof(vkc__range));
+            b->r[k] = (vkc__range){u->offset, end, -1, -1};
+            b->n++;
+            at = k;
+        }
+        vkc__range *r = &b->r[at];
+        if (w && lv > r->wl)
+            r->wl = lv;
+        if (rd && lv > r->rl)
+            r->rl = lv;
+        if (w && lv > b->wl)
+            b->wl = lv;
+        if (rd && lv > b->rl)
+            b->rl = lv;
+        if (w && u->buffer->mapped)
+            s->writes_mapped = true;
+    }
+    return VKC_SUCCESS;
+}
+
+/* Compute every command's level again from scratch (after an argument was
+ * replaced), keeping explicit barriers as level boundaries. */
+vkc_result vkc__relevel(vkc_seq *s)
+{
+    s->buf_count = 0;
+    s->max_level = 0;
+    s->level_floor = 0;
+    s->writes_mapped = false;
+    uint32_t epoch = 0;
+    for (uint32_t i = 0; i < s->cmd_count; ++i) {
+        vkc__command *c = &s->cmds[i];
+        if (c->epoch != epoch) {
+            s->level_floor = s->max_level + 1;
+            epoch = c->epoch;
+        }
+        c->level = vkc__level_of(s, &s->uses[c->use_first], c->use_count);
+        VKC_FORWARD(vkc__track_uses(s, &s->uses[c->use_first], c->use_count, c->level));
+        if (c->level > s->max_level)
+            s->max_level = c->level;
+    }
+    if (s->cmd_count && s->explicit_barriers != epoch)
+        s->level_floor = s->max_level + 1;
+    return VKC_SUCCESS;
+}
+
+/* Append a command whose uses are already at s->uses[use_first..]. */
+vkc_result vkc__append(vkc_seq *s, vkc__command *c)
+{
+    const vkc__use *uses = &s->uses[c->use_first];
+    c->epoch = s->explicit_barriers;
+    c->level = vkc__level_of(s, uses, c->use_count);
+    VKC_FORWARD(vkc__track_uses(s, uses, c->use_count, c->level));
+    if (!vkc__grow((void **)&s->cmds, &s->cmd_cap, s->cmd_count + 1, sizeof(*c)))
+        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "command list");
+    s->cmds[s->cmd_count++] = *c;
+    if (c->level > s->max_level)
+        s->max_level = c->level;
+    s->gen++;
+    return VKC_SUCCESS;
+}

@@ -1,2 +1,0 @@
-/* Profile module: timestamps and latency statistics. (Being written.) */
-#include "vkc_internal.h"
