@@ -502,7 +502,7 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx);
 void vkc__kernel_lose(vkc_context *ctx);
 vkc_result vkc__kernel_rebuild(vkc_context *ctx);
 
-/* Create the VkDevice on ctx->phys (context.c; shared with recovery). */
+/* Create the VkDevice on ctx->phys (device.c; shared with recovery). */
 vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push);
 
 /* ------------------------------------------------------------------------ */
