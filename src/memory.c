@@ -1,77 +1,21 @@
-/* Memory module: buffers, sub-allocation from large blocks, staging.
+/* Memory module: buffers and their sub-allocation from large blocks.
  *
  * Every vkc buffer is its own VkBuffer, bound at an offset inside a shared
  * VkDeviceMemory block of its memory type (a dedicated allocation when it is
  * at least half a block). Blocks keep a sorted free list of ranges that is
  * coalesced on free; an empty block is given back unless it is the only
- * empty one of its type (kept to avoid allocate/free churn).
+ * empty one of its type (kept to avoid allocate/free churn). The blocking
+ * transfers and staging are in transfer.c.
  *
- * Blocking transfers write host-visible memory through its persistent
- * mapping; device-local memory the host cannot see, and reads of more than
- * VKC_UNCACHED_READ_MAX from a mapping the CPU does not cache (BAR), go
- * through one staging buffer per direction, created on first use and reused, split in two halves
- * so that the host copies one chunk while the GPU copies the other.
- *
- * Owns: vkc_buffer, blocks, staging. Calls: context, pool (one-shot units,
- * waits, vkc__drain); work queued in immediate mode is flushed through the
- * context's flush_immediate hook, never by calling dispatch. */
-#include "vkc_internal.h"
+ * Owns: vkc_buffer, blocks, the memory module state. Calls: context, pool
+ * (vkc__drain before a buffer goes); never dispatch. */
+#include "memory.h"
 
 #include <stdio.h>
 
 /* Block size of sub-allocation (smaller on small heaps). */
 #define VKC_BLOCK_SIZE (64ull << 20)
 #define VKC_BLOCK_MIN (1ull << 20)
-
-typedef struct vkc__range {
-    VkDeviceSize offset, size;
-} vkc__range;
-
-struct vkc__block {
-    vkc__block *next; /* in its memory type's list */
-    VkDeviceMemory memory;
-    VkDeviceSize size;
-    uint32_t type;
-    bool dedicated;
-    char *mapped;     /* whole block, host-visible types only */
-    uint32_t live;    /* allocations inside */
-    vkc__range *free; /* sorted by offset, never adjacent */
-    uint32_t free_count, free_cap;
-};
-
-enum { VKC__UP = 0, VKC__DOWN = 1 };
-
-typedef struct vkc__staging {
-    pthread_mutex_t lock; /* one transfer at a time per direction */
-    vkc_buffer *buf;      /* lazily created, not on ctx->buffers */
-} vkc__staging;
-
-typedef struct vkc__memory_state {
-    pthread_mutex_t lock; /* the allocator: blocks and their free lists */
-    vkc__block *blocks[VK_MAX_MEMORY_TYPES];
-    VkDeviceSize block_size[VK_MAX_MEMORY_TYPES];
-    VkDeviceSize atom; /* nonCoherentAtomSize */
-    atomic_uint_fast64_t next_uid;
-    atomic_bool force_staging;
-    atomic_bool force_uncached;
-    bool readback_cached; /* READBACK (staging) memory is host-cached */
-    vkc__staging staging[2];
-} vkc__memory_state;
-
-static inline VkDeviceSize vkc__align_up(VkDeviceSize v, VkDeviceSize a)
-{
-    return a > 1 ? (v + a - 1) / a * a : v;
-}
-
-static inline VkDeviceSize vkc__align_down(VkDeviceSize v, VkDeviceSize a)
-{
-    return a > 1 ? v / a * a : v;
-}
-
-static inline vkc__memory_state *vkc__ms(vkc_context *ctx)
-{
-    return (vkc__memory_state *)ctx->memory_state;
-}
 
 static VkMemoryPropertyFlags vkc__type_flags(vkc_context *ctx, uint32_t type)
 {
@@ -397,8 +341,8 @@ static void vkc__release(vkc_context *ctx, vkc__block *b, VkDeviceSize offset, V
 
 /* Create a buffer; `listed` buffers are the caller's (on ctx->buffers,
  * counted in stats.buffers), others are vkc's own (staging). */
-static vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind,
-                                  const char *name, bool listed, vkc_buffer **out)
+vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind, const char *name,
+                           bool listed, vkc_buffer **out)
 {
     vkc__memory_state *ms = vkc__ms(ctx);
     vkc_buffer *buf = vkc__calloc(1, sizeof(*buf));
@@ -570,14 +514,6 @@ void *vkc_buffer_map(vkc_buffer *buf)
     return buf && buf->magic == VKC_MAGIC_BUFFER ? buf->mapped : NULL;
 }
 
-#define VKC_CHECK_BUFFER(buf, what)                                                                \
-    do {                                                                                           \
-        if (VKC_UNLIKELY(!(buf) || (buf)->magic != VKC_MAGIC_BUFFER))                              \
-            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_buffer handle",       \
-                            what);                                                                 \
-        VKC_CHECK_CONTEXT((buf)->ctx);                                                             \
-    } while (0)
-
 vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer, VkDeviceSize *out_offset)
 {
     if (out_buffer)
@@ -592,237 +528,6 @@ vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer, VkDeviceSi
     if (out_offset)
         *out_offset = buf->offset;
     return VKC_SUCCESS;
-}
-
-/* [offset, offset + size) inside the buffer, without overflow. */
-static vkc_result vkc__check_range(vkc_buffer *buf, uint64_t offset, uint64_t size,
-                                   const char *what)
-{
-    VKC_RETURN_IF(offset > buf->size || size > buf->size - offset, buf->ctx,
-                  VKC_ERROR_INVALID_ARGUMENT,
-                  "%s: range [offset %llu, size %llu] is outside buffer \"%s\" of %llu bytes", what,
-                  (unsigned long long)offset, (unsigned long long)size, buf->name,
-                  (unsigned long long)buf->size);
-    return VKC_SUCCESS;
-}
-
-/* Non-coherent mappings: flush (host wrote) or invalidate (host will read)
- * the atoms that cover a range of the buffer. */
-static vkc_result vkc__sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
-                                    uint64_t size, bool flush)
-{
-    if (buf->host_coherent || !size)
-        return VKC_SUCCESS;
-    vkc__memory_state *ms = vkc__ms(ctx);
-    vkc__block *b = buf->block;
-    VkDeviceSize start = vkc__align_down(buf->block_offset + offset, ms->atom);
-    VkDeviceSize end = vkc__align_up(buf->block_offset + offset + size, ms->atom);
-    VkMappedMemoryRange mr = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
-    mr.memory = b->memory;
-    mr.offset = start;
-    mr.size = end >= b->size ? VK_WHOLE_SIZE : end - start;
-    VkResult vr = flush ? VKC_VK(vkFlushMappedMemoryRanges,
-                                 ctx->vk.vkFlushMappedMemoryRanges(ctx->device, 1, &mr))
-                        : VKC_VK(vkInvalidateMappedMemoryRanges,
-                                 ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 1, &mr));
-    VKC_RETURN_IF_VK(ctx, vr,
-                     flush ? "vkFlushMappedMemoryRanges" : "vkInvalidateMappedMemoryRanges");
-    return VKC_SUCCESS;
-}
-
-/* ---- staging ------------------------------------------------------------------- */
-
-/* Take the staging buffer of one direction (created on first use); returns
- * with its lock held on success. */
-static vkc_result vkc__staging_acquire(vkc_context *ctx, int dir, vkc_buffer **out)
-{
-    vkc__memory_state *ms = vkc__ms(ctx);
-    vkc__staging *s = &ms->staging[dir];
-    pthread_mutex_lock(&s->lock);
-    if (!s->buf) {
-        vkc_result r = vkc__buffer_new(
-            ctx, VKC_STAGING_RING_SIZE, dir == VKC__UP ? VKC_MEMORY_UPLOAD : VKC_MEMORY_READBACK,
-            dir == VKC__UP ? "vkc staging (upload)" : "vkc staging (download)", false, &s->buf);
-        if (r < 0) {
-            pthread_mutex_unlock(&s->lock);
-            return r;
-        }
-        VKC_STAT_ADD(ctx, staging_blocks, 1);
-    }
-    *out = s->buf;
-    return VKC_SUCCESS;
-}
-
-static void vkc__staging_release(vkc_context *ctx, int dir)
-{
-    pthread_mutex_unlock(&vkc__ms(ctx)->staging[dir].lock);
-}
-
-/* Record one copy in a one-shot unit and submit it without waiting; the
- * unit goes back to the pool and is recycled once it completed. */
-static vkc_result vkc__copy_submit(vkc_context *ctx, VkBuffer dst, VkDeviceSize dst_offset,
-                                   VkBuffer src, VkDeviceSize src_offset, VkDeviceSize size,
-                                   uint64_t *out_value)
-{
-    vkc__cmd *cmd;
-    VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
-    VkBufferCopy region = {src_offset, dst_offset, size};
-    ctx->vk.vkCmdCopyBuffer(cmd->cb, src, dst, 1, &region);
-    return vkc__oneshot_end_submit(ctx, cmd, VK_PIPELINE_STAGE_2_TRANSFER_BIT, out_value);
-}
-
-/* Upload through the staging ring: chunk i goes to half i % 2; the host
- * fills one half while the GPU copies out of the other. */
-static vkc_result vkc__upload_staged(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
-                                     const uint8_t *data, uint64_t size)
-{
-    vkc_buffer *st;
-    VKC_FORWARD(vkc__staging_acquire(ctx, VKC__UP, &st));
-    const uint64_t half = VKC_STAGING_RING_SIZE / 2;
-    uint64_t value[2] = {0, 0};
-    vkc_result r = VKC_SUCCESS;
-    for (uint64_t done = 0, i = 0; done < size && r >= 0; done += half, ++i) {
-        uint64_t n = VKC_MIN(half, size - done);
-        int h = (int)(i & 1);
-        if (value[h]) {
-            r = vkc__wait_value(ctx, value[h], UINT64_MAX, VKC_WAIT_DEFAULT);
-            if (r < 0)
-                break;
-        }
-        memcpy((uint8_t *)st->mapped + h * half, data + done, n);
-        r = vkc__sync_mapping(ctx, st, h * half, n, true);
-        if (r >= 0)
-            r = vkc__copy_submit(ctx, buf->buffer, buf->offset + offset + done, st->buffer,
-                                 st->offset + h * half, n, &value[h]);
-    }
-    /* Never leave the ring with a copy in flight, even after a failure. */
-    vkc_result w = vkc__wait_value(ctx, VKC_MAX(value[0], value[1]), UINT64_MAX, VKC_WAIT_DEFAULT);
-    vkc__staging_release(ctx, VKC__UP);
-    return r < 0 ? r : w;
-}
-
-/* Download through the staging ring: the GPU copies chunk i into half i % 2
- * while the host reads chunk i - 1 out of the other half. */
-static vkc_result vkc__download_staged(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
-                                       uint8_t *data, uint64_t size)
-{
-    vkc_buffer *st;
-    VKC_FORWARD(vkc__staging_acquire(ctx, VKC__DOWN, &st));
-    const uint64_t half = VKC_STAGING_RING_SIZE / 2;
-    uint64_t chunks = (size + half - 1) / half;
-    uint64_t value[2] = {0, 0};
-    vkc_result r = VKC_SUCCESS;
-    for (uint64_t i = 0; i <= chunks && r >= 0; ++i) {
-        if (i < chunks) {
-            uint64_t done = i * half;
-            int h = (int)(i & 1);
-            r = vkc__copy_submit(ctx, st->buffer, st->offset + h * half, buf->buffer,
-                                 buf->offset + offset + done, VKC_MIN(half, size - done),
-                                 &value[h]);
-            if (r < 0)
-                break;
-        }
-        if (i > 0) {
-            uint64_t done = (i - 1) * half;
-            uint64_t n = VKC_MIN(half, size - done);
-            int h = (int)((i - 1) & 1);
-            r = vkc__wait_value(ctx, value[h], UINT64_MAX, VKC_WAIT_DEFAULT);
-            if (r >= 0)
-                r = vkc__sync_mapping(ctx, st, h * half, n, false);
-            if (r >= 0)
-                memcpy(data + done, (uint8_t *)st->mapped + h * half, n);
-        }
-    }
-    vkc_result w = vkc__wait_value(ctx, VKC_MAX(value[0], value[1]), UINT64_MAX, VKC_WAIT_DEFAULT);
-    vkc__staging_release(ctx, VKC__DOWN);
-    return r < 0 ? r : w;
-}
-
-/* ---- blocking transfers ------------------------------------------------------------- */
-
-vkc_result vkc_buffer_upload(vkc_buffer *buf, uint64_t offset, const void *data, uint64_t size)
-{
-    VKC_CHECK_BUFFER(buf, "vkc_buffer_upload");
-    vkc_context *ctx = buf->ctx;
-    VKC_FORWARD(vkc__check_range(buf, offset, size, "vkc_buffer_upload"));
-    VKC_RETURN_IF(!data && size, ctx, VKC_ERROR_INVALID_ARGUMENT,
-                  "vkc_buffer_upload: data is NULL");
-    if (!size)
-        return VKC_SUCCESS;
-    VKC_FORWARD(vkc__drain(ctx));
-    if (buf->mapped) {
-        memcpy((uint8_t *)buf->mapped + offset, data, size);
-        return vkc__sync_mapping(ctx, buf, offset, size, true);
-    }
-    return vkc__upload_staged(ctx, buf, offset, data, size);
-}
-
-vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uint64_t size)
-{
-    VKC_CHECK_BUFFER(buf, "vkc_buffer_download");
-    vkc_context *ctx = buf->ctx;
-    VKC_FORWARD(vkc__check_range(buf, offset, size, "vkc_buffer_download"));
-    VKC_RETURN_IF(!data && size, ctx, VKC_ERROR_INVALID_ARGUMENT,
-                  "vkc_buffer_download: data is NULL");
-    if (!size)
-        return VKC_SUCCESS;
-    VKC_FORWARD(vkc__drain(ctx));
-    /* The CPU reads uncached (write-combined) mappings one bus round trip at
-     * a time: a few MB/s through the BAR of a discrete GPU, slow on other
-     * devices too. Beyond a few words a GPU copy into cached staging memory
-     * is faster, wherever there is such memory. */
-    bool direct = buf->mapped && (buf->host_cached || size <= VKC_UNCACHED_READ_MAX ||
-                                  !vkc__ms(ctx)->readback_cached);
-    if (direct) {
-        VKC_FORWARD(vkc__sync_mapping(ctx, buf, offset, size, false));
-        memcpy(data, (const uint8_t *)buf->mapped + offset, size);
-        return VKC_SUCCESS;
-    }
-    return vkc__download_staged(ctx, buf, offset, data, size);
-}
-
-vkc_result vkc_buffer_fill(vkc_buffer *buf, uint64_t offset, uint64_t size, uint32_t value)
-{
-    VKC_CHECK_BUFFER(buf, "vkc_buffer_fill");
-    vkc_context *ctx = buf->ctx;
-    VKC_FORWARD(vkc__check_range(buf, offset, size, "vkc_buffer_fill"));
-    VKC_RETURN_IF(offset % 4 || size % 4, ctx, VKC_ERROR_INVALID_ARGUMENT,
-                  "vkc_buffer_fill: offset (%llu) and size (%llu) must be multiples of 4",
-                  (unsigned long long)offset, (unsigned long long)size);
-    if (!size)
-        return VKC_SUCCESS;
-    /* Queue order plus the leading barrier of the one-shot unit order the
-     * fill after earlier work; only the open immediate batch must go first. */
-    VKC_FORWARD(vkc__flush_immediate(ctx));
-    vkc__cmd *cmd;
-    VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
-    ctx->vk.vkCmdFillBuffer(cmd->cb, buf->buffer, buf->offset + offset, size, value);
-    return vkc__oneshot_end_wait(ctx, cmd);
-}
-
-vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
-                           uint64_t src_offset, uint64_t size)
-{
-    VKC_CHECK_BUFFER(dst, "vkc_buffer_copy (dst)");
-    VKC_CHECK_BUFFER(src, "vkc_buffer_copy (src)");
-    vkc_context *ctx = dst->ctx;
-    VKC_RETURN_IF(src->ctx != ctx, ctx, VKC_ERROR_INVALID_HANDLE,
-                  "vkc_buffer_copy: the buffers belong to different contexts");
-    VKC_FORWARD(vkc__check_range(dst, dst_offset, size, "vkc_buffer_copy (dst)"));
-    VKC_FORWARD(vkc__check_range(src, src_offset, size, "vkc_buffer_copy (src)"));
-    if (!size)
-        return VKC_SUCCESS;
-    VKC_RETURN_IF(src->buffer == dst->buffer &&
-                      src->offset + src_offset < dst->offset + dst_offset + size &&
-                      dst->offset + dst_offset < src->offset + src_offset + size,
-                  ctx, VKC_ERROR_INVALID_ARGUMENT,
-                  "vkc_buffer_copy: source and destination ranges overlap in \"%s\"", dst->name);
-    VKC_FORWARD(vkc__flush_immediate(ctx));
-    vkc__cmd *cmd;
-    VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
-    VkBufferCopy region = {src->offset + src_offset, dst->offset + dst_offset, size};
-    ctx->vk.vkCmdCopyBuffer(cmd->cb, src->buffer, dst->buffer, 1, &region);
-    return vkc__oneshot_end_wait(ctx, cmd);
 }
 
 /* ---- device-loss recovery --------------------------------------------------------------- */
