@@ -1,5 +1,8 @@
 /* Embedding: contexts on a host's device, cross-queue synchronisation,
- * host-owned buffers. */
+ * host-owned buffers.
+ *
+ * Owns: vkc_context_wrap and the host-facing calls. It sits at the top and
+ * may call anything; modules come up through the context's module table. */
 #include "vkc_internal.h"
 
 #include <stdio.h>

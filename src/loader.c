@@ -1,4 +1,6 @@
-/* Loading Vulkan: dlopen of the loader, instance-level function table. */
+/* Loading Vulkan: dlopen of the loader, instance-level function table.
+ *
+ * Owns: the loader handle, vkc__itable. Calls: nothing of vkc. */
 #include "vkc_internal.h"
 
 #include <dlfcn.h>
