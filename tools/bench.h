@@ -39,7 +39,7 @@ typedef struct bench_rec {
     double x;                   /* sweep parameter (batch size, chain length, ...); < 0 none */
     char x_name[24];
     int64_t barriers;          /* < 0: unknown */
-    int64_t expected_barriers; /* < 0: none */
+    int64_t expected_barriers; /* the most barriers allowed; < 0: no limit */
     bool ok;
     bool skipped;
     char note[256];
