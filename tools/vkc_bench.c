@@ -48,18 +48,9 @@ static const struct {
     bench_fn fn;
     const char *what;
 } scenarios[] = {
-    {"naive", scen_naive, "per dispatch: new command buffer, record, submit, wait, free"},
-    {"reuse", scen_reuse, "pre-recorded work, submit + wait, per wait policy"},
-    {"batch", scen_batch, "K tiny dispatches per submit through immediate mode"},
-    {"chain", scen_chain, "K dependent dispatches recorded once, replayed"},
-    {"independent", scen_independent, "K dispatches without hazards"},
-    {"levels", scen_levels, "W independent chains of depth D interleaved"},
-    {"family", scen_family, "reuse and chain on compute-only vs graphics family"},
-    {"descriptors", scen_descriptors, "per-dispatch pools vs recycled pools vs push"},
-    {"bandwidth", scen_bandwidth, "copy and 3-input kernels, grid sizing"},
-    {"fusion", scen_fusion, "elementwise chains fused vs unfused"},
-    {"layout", scen_layout, "array of structures vs structure of arrays"},
-    {"record", scen_record, "CPU cost per recorded dispatch"},
+#define BENCH_SCEN_ENTRY(name, what) {#name, scen_##name, what},
+    BENCH_SCENARIOS(BENCH_SCEN_ENTRY)
+#undef BENCH_SCEN_ENTRY
 };
 #define SCENARIO_COUNT (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -108,12 +99,13 @@ vkc_result bench_context(bench *b, vkc_context_desc *desc, vkc_context **out)
     return vkc_context_create(desc, out);
 }
 
-bench_rec bench_rec_init(const bench *b, const char *variant)
+bench_rec bench_rec_init(const bench *b, const char *variant, const char *baseline)
 {
     bench_rec r;
     memset(&r, 0, sizeof(r));
     snprintf(r.scenario, sizeof(r.scenario), "%s", b->scenario_name);
     snprintf(r.variant, sizeof(r.variant), "%s", variant);
+    snprintf(r.baseline, sizeof(r.baseline), "%s", baseline ? baseline : "");
     r.per_dispatch_ns = r.gpu_per_dispatch_ns = r.gbps = r.x = -1;
     r.barriers = r.expected_barriers = -1;
     r.p50_us = r.p95_us = r.p99_us = r.mean_us = r.min_us = r.max_us = -1;
@@ -223,7 +215,7 @@ void bench_add(bench *b, bench_rec *r)
 
 void bench_fail(bench *b, const char *variant, const char *fmt, ...)
 {
-    bench_rec r = bench_rec_init(b, variant);
+    bench_rec r = bench_rec_init(b, variant, NULL);
     r.ok = false;
     va_list ap;
     va_start(ap, fmt);
