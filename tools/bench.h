@@ -240,7 +240,7 @@ bool raw_new_cb(raw *r, VkCommandBuffer *cb);
 
 /* In scenario code: `vctx` (vkc_context *) and `err` (char[]) in scope, a
  * `fail:` label. VTRY jumps there with the vkc error message; RTRY with the
- * raw helper's. */
+ * raw helper's. Either leaves err non-empty, which bench_emit relies on. */
 #define VTRY_TO(label, call)                                                                       \
     do {                                                                                           \
         vkc_result vtry_r_ = (call);                                                               \
@@ -261,7 +261,7 @@ bool raw_new_cb(raw *r, VkCommandBuffer *cb);
 #define RTRY(cond)                                                                                 \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            snprintf(err, sizeof(err), "%s", r->err);                                              \
+            snprintf(err, sizeof(err), "%s", r->err[0] ? r->err : "raw Vulkan setup failed");      \
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)
@@ -279,6 +279,12 @@ typedef struct bench_times {
     bool has_gpu;
 } bench_times;
 
+/* Iteration i of the loop took ns: kept when it is past the warm-up. */
+static inline void bench_times_put(bench_times *t, uint32_t i, double ns)
+{
+    if (i >= t->warm)
+        t->wall[i - t->warm] = ns;
+}
 /* Allocate the sample arrays; false when out of memory (free them anyway). */
 bool bench_times_init(bench_times *t, uint32_t warm, uint32_t iters);
 void bench_times_free(bench_times *t);
@@ -295,6 +301,9 @@ void bench_note(bench_rec *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The end of a variant: *rec is added when err is empty, else a failed
+ * record for rec's variant with err as its note (rec is dropped). */
+void bench_emit(bench *b, bench_rec *rec, const char *err);
 /* A skipped record: the variant does not apply here, for the reason given. */
 void bench_skip(bench *b, const char *variant, const char *reason);
 /* A context like bench_context(); on failure a failed record for each
@@ -349,6 +358,7 @@ typedef struct bench_ranges {
     vkc_kernel *k;
     vkc_buffer *vsrc, *vdst;
     vkc_dispatch_desc *descs; /* bench_ranges_init: range j = src + j, for all j */
+    vkc_seq *seq;             /* for variants that re-record one sequence */
     bench_range_arg *store;   /* what descs point at */
 } bench_ranges;
 /* Bytes between ranges: TINY_N uints rounded up to the storage-buffer offset
@@ -372,16 +382,14 @@ vkc_result bench_ranges_download_check(bench_ranges *g, uint32_t add, bench_rec 
 typedef void (*raw_record_fn)(raw *r, VkCommandBuffer cb, void *user);
 /* Record once with fn (between timestamps), replay t->warm + t->iters times. */
 bool raw_time_replay(raw *r, raw_record_fn fn, void *user, bench_times *t);
-bool raw_fence_create(raw *r, VkFence *f);
-/* Both accept VK_NULL_HANDLE and leave it there. */
-void raw_fence_destroy(raw *r, VkFence *f);
-void raw_cb_free(raw *r, VkCommandBuffer *cb);
 
 typedef struct raw_tiny {
     raw_pipe p;
     raw_buf x;
     raw_args a;
     uint32_t push[2];
+    VkCommandBuffer cb; /* for variants that record and submit themselves */
+    VkFence fence;
 } raw_tiny;
 bool raw_tiny_init(raw *r, raw_tiny *t, uint64_t size);
 void raw_tiny_finish(raw *r, raw_tiny *t);
@@ -391,7 +399,9 @@ bool raw_tiny_check(raw *r, raw_tiny *t, uint32_t want, bench_rec *rec);
 typedef struct raw_ranges {
     raw_pipe p;
     raw_buf src, dst;
-    raw_args *args; /* per range; prepared when `prepare` was asked for */
+    raw_args *args;     /* per range; prepared when `prepare` was asked for */
+    VkCommandBuffer cb; /* for variants that record and submit themselves */
+    VkFence fence;
 } raw_ranges;
 bool raw_ranges_init(raw *r, const bench_ranges *g, bool prepare, raw_ranges *rr);
 void raw_ranges_finish(raw *r, raw_ranges *rr);

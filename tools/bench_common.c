@@ -53,6 +53,16 @@ void bench_note(bench_rec *r, const char *fmt, ...)
     va_end(ap);
 }
 
+void bench_emit(bench *b, bench_rec *rec, const char *err)
+{
+    if (!err[0]) {
+        bench_add(b, rec);
+        return;
+    }
+    free(rec->samples);
+    bench_fail(b, rec->variant, "%s", err);
+}
+
 void bench_skip(bench *b, const char *variant, const char *reason)
 {
     bench_rec rec = bench_rec_init(b, variant, NULL);
@@ -126,8 +136,7 @@ vkc_result bench_seq_time(vkc_context *ctx, const vkc_dispatch_desc *descs, uint
         res = vkc_seq_submit(s, &tk);
         if (res >= 0)
             res = vkc_wait(ctx, tk, UINT64_MAX);
-        if (i >= t->warm)
-            t->wall[i - t->warm] = (double)(bench_now_ns() - t0);
+        bench_times_put(t, i, (double)(bench_now_ns() - t0));
     }
     vkc_seq_destroy(s);
     return res;
@@ -218,11 +227,12 @@ vkc_result bench_ranges_init(bench *b, vkc_context *ctx, bench_ranges *g, uint32
         res = VKC_ERROR_OUT_OF_HOST_MEMORY;
     for (uint32_t j = 0; res >= 0 && j < n; ++j)
         g->descs[j] = bench_ranges_desc(g, j, 0, g->store[j].args, g->store[j].push);
-    return res;
+    return res < 0 ? res : vkc_seq_create(ctx, NULL, &g->seq);
 }
 
 void bench_ranges_finish(bench_ranges *g)
 {
+    vkc_seq_destroy(g->seq);
     free(g->host);
     free(g->descs);
     free(g->store);
@@ -271,24 +281,27 @@ vkc_result bench_ranges_download_check(bench_ranges *g, uint32_t add, bench_rec 
 
 /* ---- raw ----------------------------------------------------------------- */
 
-bool raw_fence_create(raw *r, VkFence *f)
-{
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    return raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, f), "vkCreateFence");
-}
-
-void raw_fence_destroy(raw *r, VkFence *f)
-{
-    if (*f)
-        r->vkDestroyFence(r->dev, *f, NULL);
-    *f = VK_NULL_HANDLE;
-}
-
-void raw_cb_free(raw *r, VkCommandBuffer *cb)
+static void cb_free(raw *r, VkCommandBuffer *cb)
 {
     if (*cb)
         r->vkFreeCommandBuffers(r->dev, r->pool, 1, cb);
     *cb = VK_NULL_HANDLE;
+}
+
+/* A command buffer and an unsignalled fence for a fixture. */
+static bool cb_fence_create(raw *r, VkCommandBuffer *cb, VkFence *fence)
+{
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    return raw_new_cb(r, cb) &&
+           raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, fence), "vkCreateFence");
+}
+
+static void cb_fence_destroy(raw *r, VkCommandBuffer *cb, VkFence *fence)
+{
+    if (*fence)
+        r->vkDestroyFence(r->dev, *fence, NULL);
+    *fence = VK_NULL_HANDLE;
+    cb_free(r, cb);
 }
 
 bool raw_time_replay(raw *r, raw_record_fn fn, void *user, bench_times *t)
@@ -304,7 +317,7 @@ bool raw_time_replay(raw *r, raw_record_fn fn, void *user, bench_times *t)
         ok = raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     }
     ok = ok && raw_replay(r, cb, t->warm, t->iters, t->wall, t->gpu, &t->has_gpu);
-    raw_cb_free(r, &cb);
+    cb_free(r, &cb);
     return ok;
 }
 
@@ -322,11 +335,12 @@ bool raw_tiny_init(raw *r, raw_tiny *t, uint64_t size)
          raw_buf_create(r, size, false, &t->x) && raw_upload(r, &t->x, 0, zeros, size);
     free(zeros);
     t->a = (raw_args){.b = {{t->x.buf, 0, VK_WHOLE_SIZE}}, .n = 1};
-    return ok && raw_prepare(r, &t->p, &t->a);
+    return ok && raw_prepare(r, &t->p, &t->a) && cb_fence_create(r, &t->cb, &t->fence);
 }
 
 void raw_tiny_finish(raw *r, raw_tiny *t)
 {
+    cb_fence_destroy(r, &t->cb, &t->fence);
     raw_buf_destroy(r, &t->x);
     raw_pipe_destroy(r, &t->p);
 }
@@ -351,7 +365,8 @@ bool raw_ranges_init(raw *r, const bench_ranges *g, bool prepare, raw_ranges *rr
     if (!raw_pipe_create(r, BENCH_SPV(offset), 2, 8, TINY_WG, 0, &rr->p) ||
         !raw_buf_create(r, TINY_N * 4, false, &rr->src) ||
         !raw_buf_create(r, g->n * g->stride, false, &rr->dst) ||
-        !raw_upload(r, &rr->src, 0, g->src, sizeof(g->src)))
+        !raw_upload(r, &rr->src, 0, g->src, sizeof(g->src)) ||
+        !cb_fence_create(r, &rr->cb, &rr->fence))
         return false;
     for (uint32_t k = 0; k < g->n; ++k) {
         rr->args[k] = (raw_args){
@@ -365,6 +380,7 @@ bool raw_ranges_init(raw *r, const bench_ranges *g, bool prepare, raw_ranges *rr
 
 void raw_ranges_finish(raw *r, raw_ranges *rr)
 {
+    cb_fence_destroy(r, &rr->cb, &rr->fence);
     free(rr->args);
     raw_buf_destroy(r, &rr->src);
     raw_buf_destroy(r, &rr->dst);

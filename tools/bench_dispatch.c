@@ -66,19 +66,16 @@ static void raw_chain(bench *b, raw *r, bar_kind kind, uint32_t K)
     }
     raw_tiny t = {0};
     bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, base);
     MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
     RTRY(raw_tiny_init(r, &t, 0));
     RTRY(raw_time_replay(r, record_chain, &(chain_rec){&t, kind, K}, &tm));
-    bench_rec rec = bench_rec_init(b, variant, base);
     bench_rec_sweep(&rec, K, "K");
     rec.barriers = K - 1;
     RTRY(raw_tiny_check(r, &t, (tm.warm + tm.iters) * K, &rec));
     bench_times_rec(&tm, &rec, K);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
     raw_tiny_finish(r, &t);
 }
@@ -91,10 +88,10 @@ void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t 
     bench_tiny t = {0};
     bench_times tm = {0};
     vkc_seq_info info = {0};
+    bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
     VTRY(bench_tiny_init(vctx, &t, 0));
     VTRY(bench_seq_time(vctx, &t.d, 1, K, &tm, &info));
-    bench_rec rec = bench_rec_init(b, variant, baseline);
     bench_rec_sweep(&rec, K, "K");
     rec.barriers = info.barriers;
     VTRY(bench_tiny_check(&t, (tm.warm + tm.iters) * K, &rec));
@@ -104,11 +101,8 @@ void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t 
                  info.barriers, K);
     }
     bench_times_rec(&tm, &rec, K);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
     bench_tiny_finish(&t);
 }
@@ -168,6 +162,7 @@ static void raw_levels(bench *b, raw *r, const char *variant, const char *baseli
     bench_times tm = {0};
     raw_args *args = calloc(W, sizeof(raw_args));
     uint32_t *host = calloc(W * stride / 4, 4);
+    bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)) && args && host);
     RTRY(raw_tiny_init(r, &t, W * stride));
     for (uint32_t w = 0; w < W; ++w) {
@@ -176,15 +171,11 @@ static void raw_levels(bench *b, raw *r, const char *variant, const char *baseli
     }
     RTRY(raw_time_replay(r, record_levels, &(levels_rec){&t, args, W, D}, &tm));
     RTRY(raw_download(r, &t.x, 0, host, W * stride));
-    bench_rec rec = bench_rec_init(b, variant, baseline);
     rec.barriers = D - 1;
     check_levels(host, W, stride, (tm.warm + tm.iters) * D, &rec);
     bench_times_rec(&tm, &rec, W * D);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
     free(args);
     free(host);
@@ -202,6 +193,7 @@ static void vkc_levels(bench *b, const char *variant, const char *baseline, uint
     bench_range_arg *store = calloc(W, sizeof(*store));
     vkc_dispatch_desc *descs = calloc(W, sizeof(*descs));
     uint32_t *host = calloc(W * stride / 4, 4);
+    bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)) && store && descs && host);
     VTRY(bench_tiny_init(vctx, &t, W * stride));
     for (uint32_t w = 0; w < W; ++w) {
@@ -211,16 +203,12 @@ static void vkc_levels(bench *b, const char *variant, const char *baseline, uint
     }
     VTRY(bench_seq_time(vctx, descs, W, W * D, &tm, &info));
     VTRY(vkc_buffer_download(t.x, 0, host, W * stride));
-    bench_rec rec = bench_rec_init(b, variant, baseline);
     rec.barriers = info.barriers;
     rec.expected_barriers = D;
     check_levels(host, W, stride, (tm.warm + tm.iters) * D, &rec);
     bench_times_rec(&tm, &rec, W * D);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
     free(store);
     free(descs);
@@ -267,20 +255,17 @@ static void raw_independent(bench *b, raw *r, uint32_t K)
     bench_ranges g = {0};
     raw_ranges rr = {0};
     bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, base);
     MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)) &&
          bench_ranges_host(b, &g, K, 7));
     RTRY(raw_ranges_init(r, &g, true, &rr));
     RTRY(raw_time_replay(r, record_ranges, &(ranges_rec){&rr, K}, &tm));
-    bench_rec rec = bench_rec_init(b, variant, base);
     bench_rec_sweep(&rec, K, "K");
     rec.barriers = 0;
     RTRY(raw_ranges_download_check(r, &rr, &g, 0, &rec));
     bench_times_rec(&tm, &rec, K);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
     raw_ranges_finish(r, &rr);
     bench_ranges_finish(&g);
@@ -295,20 +280,17 @@ static void vkc_independent(bench *b, uint32_t K)
     bench_ranges g = {0};
     bench_times tm = {0};
     vkc_seq_info info = {0};
+    bench_rec rec = bench_rec_init(b, variant, base);
     MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
     VTRY(bench_ranges_init(b, vctx, &g, K, 7));
     VTRY(bench_seq_time(vctx, g.descs, K, K, &tm, &info));
-    bench_rec rec = bench_rec_init(b, variant, base);
     bench_rec_sweep(&rec, K, "K");
     rec.barriers = info.barriers;
     rec.expected_barriers = 0;
     VTRY(bench_ranges_download_check(&g, 0, &rec));
     bench_times_rec(&tm, &rec, K);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
     bench_ranges_finish(&g);
 }
@@ -339,14 +321,11 @@ static void raw_descriptors(bench *b, raw *r, ds_kind kind, uint32_t N)
     bench_ranges g = {0};
     raw_ranges rr = {0};
     bench_times tm = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
     VkDescriptorPool pool = VK_NULL_HANDLE;
+    bench_rec rec = bench_rec_init(b, variant, "descriptors/raw-fresh-pool");
     MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 10, 200)) &&
          bench_ranges_host(b, &g, N, 11));
     RTRY(raw_ranges_init(r, &g, false, &rr));
-    RTRY(raw_new_cb(r, &cb));
-    RTRY(raw_fence_create(r, &fence));
     VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * N};
     VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                       .maxSets = N,
@@ -364,37 +343,30 @@ static void raw_descriptors(bench *b, raw *r, ds_kind kind, uint32_t N)
             RTRY(raw_ok(r, r->vkResetDescriptorPool(r->dev, pool, 0), "vkResetDescriptorPool"));
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(rr.cb, &bi), "vkBeginCommandBuffer"));
         for (uint32_t k = 0; k < N; ++k) {
             raw_args a = rr.args[k];
             if (kind != DS_PUSH)
                 RTRY(raw_args_set(r, &rr.p, pool, &a));
             uint32_t push[2] = {TINY_N, k + it};
-            raw_cmd_dispatch(r, cb, &rr.p, &a, push, 1, 1);
+            raw_cmd_dispatch(r, rr.cb, &rr.p, &a, push, 1, 1);
         }
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-        RTRY(raw_submit_wait(r, cb, fence, true));
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(rr.cb), "vkEndCommandBuffer"));
+        RTRY(raw_submit_wait(r, rr.cb, rr.fence, true));
         if (kind == DS_FRESH_POOL) {
             r->vkDestroyDescriptorPool(r->dev, pool, NULL);
             pool = VK_NULL_HANDLE;
         }
-        if (it >= tm.warm)
-            tm.wall[it - tm.warm] = (double)(bench_now_ns() - t0);
+        bench_times_put(&tm, it, (double)(bench_now_ns() - t0));
     }
-    bench_rec rec = bench_rec_init(b, variant, "descriptors/raw-fresh-pool");
     /* the last iteration added k + (warm + iters - 1) */
     RTRY(raw_ranges_download_check(r, &rr, &g, tm.warm + tm.iters - 1, &rec));
     bench_times_rec(&tm, &rec, N);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     if (pool)
         r->vkDestroyDescriptorPool(r->dev, pool, NULL);
     bench_times_free(&tm);
-    raw_fence_destroy(r, &fence);
-    raw_cb_free(r, &cb);
     raw_ranges_finish(r, &rr);
     bench_ranges_finish(&g);
 }
@@ -422,11 +394,10 @@ static void vkc_descriptors(bench *b, vkc_context *vctx, const char *variant, vd
     char err[512] = "";
     bench_ranges g = {0};
     bench_times tm = {0};
-    vkc_seq *s = NULL;
+    bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 10, 200)));
     VTRY(bench_ranges_init(b, vctx, &g, N, 11));
-    if (kind == VD_SEQ)
-        VTRY(vkc_seq_create(vctx, NULL, &s));
+    vkc_seq *s = kind == VD_SEQ ? g.seq : NULL;
     for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
         uint64_t t0 = bench_now_ns();
         if (kind == VD_SEQ && it > 0)
@@ -440,19 +411,13 @@ static void vkc_descriptors(bench *b, vkc_context *vctx, const char *variant, vd
             VTRY(vkc_flush(vctx, &t));
         }
         VTRY(vkc_wait(vctx, t, UINT64_MAX));
-        if (it >= tm.warm)
-            tm.wall[it - tm.warm] = (double)(bench_now_ns() - t0);
+        bench_times_put(&tm, it, (double)(bench_now_ns() - t0));
     }
-    bench_rec rec = bench_rec_init(b, variant, baseline);
     VTRY(bench_ranges_download_check(&g, tm.warm + tm.iters - 1, &rec));
     bench_times_rec(&tm, &rec, N);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
-    vkc_seq_destroy(s);
     bench_ranges_finish(&g);
 }
 
@@ -488,39 +453,29 @@ static void raw_record(bench *b, raw *r, uint32_t N)
     bench_ranges g = {0};
     raw_ranges rr = {0};
     bench_times tm = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
+    bench_rec rec = bench_rec_init(b, variant, "record/raw-record");
     MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 500)) &&
          bench_ranges_host(b, &g, N, 13));
     RTRY(raw_ranges_init(r, &g, true, &rr));
-    RTRY(raw_new_cb(r, &cb));
     for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
-        RTRY(raw_ok(r, r->vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer"));
+        RTRY(raw_ok(r, r->vkResetCommandBuffer(rr.cb, 0), "vkResetCommandBuffer"));
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(rr.cb, &bi), "vkBeginCommandBuffer"));
         uint64_t t0 = bench_now_ns();
-        record_ranges(r, cb, &(ranges_rec){&rr, N});
+        record_ranges(r, rr.cb, &(ranges_rec){&rr, N});
         uint64_t t1 = bench_now_ns();
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-        if (it >= tm.warm)
-            tm.wall[it - tm.warm] = (double)(t1 - t0) / N; /* ns per dispatch */
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(rr.cb), "vkEndCommandBuffer"));
+        bench_times_put(&tm, it, (double)(t1 - t0) / N); /* ns per dispatch */
     }
     /* the last recording is submitted once and checked */
-    RTRY(raw_fence_create(r, &fence));
-    RTRY(raw_submit_wait(r, cb, fence, false));
-    bench_rec rec = bench_rec_init(b, variant, "record/raw-record");
+    RTRY(raw_submit_wait(r, rr.cb, rr.fence, false));
     RTRY(raw_ranges_download_check(r, &rr, &g, 0, &rec));
     record_timing(&tm, &rec);
     bench_note(&rec, "bind+push descriptors+push constants+dispatch");
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
-    raw_fence_destroy(r, &fence);
-    raw_cb_free(r, &cb);
     raw_ranges_finish(r, &rr);
     bench_ranges_finish(&g);
 }
@@ -531,11 +486,10 @@ static void vkc_record(bench *b, vd_kind kind, uint32_t N, vkc_context *vctx)
     char err[512] = "";
     bench_ranges g = {0};
     bench_times tm = {0};
-    vkc_seq *s = NULL;
+    bench_rec rec = bench_rec_init(b, variant, "record/raw-record");
     MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 500)));
     VTRY(bench_ranges_init(b, vctx, &g, N, 13));
-    if (kind == VD_SEQ)
-        VTRY(vkc_seq_create(vctx, NULL, &s));
+    vkc_seq *s = kind == VD_SEQ ? g.seq : NULL;
     for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
         if (kind == VD_SEQ && it > 0)
             VTRY(vkc_seq_begin(s));
@@ -549,26 +503,20 @@ static void vkc_record(bench *b, vd_kind kind, uint32_t N, vkc_context *vctx)
             VTRY(vkc_flush(vctx, &t));
             VTRY(vkc_wait(vctx, t, UINT64_MAX));
         }
-        if (it >= tm.warm)
-            tm.wall[it - tm.warm] = (double)(t1 - t0) / N;
+        bench_times_put(&tm, it, (double)(t1 - t0) / N);
     }
     if (kind == VD_SEQ) {
         vkc_ticket t;
         VTRY(vkc_seq_submit(s, &t));
         VTRY(vkc_wait(vctx, t, UINT64_MAX));
     }
-    bench_rec rec = bench_rec_init(b, variant, "record/raw-record");
     VTRY(bench_ranges_download_check(&g, 0, &rec));
     record_timing(&tm, &rec);
     if (kind == VD_IMMEDIATE)
         bench_note(&rec, "enqueue only: the flush is outside the timed loop");
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
-    vkc_seq_destroy(s);
     bench_ranges_finish(&g);
 }
 

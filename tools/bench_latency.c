@@ -16,18 +16,15 @@ static void raw_roundtrip(bench *b, raw *r, const char *variant, rt_mode mode)
 {
     char err[512] = "";
     raw_tiny t = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
     bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, NAIVE_BASE);
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
     RTRY(raw_tiny_init(r, &t, 0));
     if (mode != RT_NAIVE) {
-        RTRY(raw_new_cb(r, &cb));
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
-        raw_cmd_dispatch(r, cb, &t.p, &t.a, t.push, 1, 1);
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-        RTRY(raw_fence_create(r, &fence));
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(t.cb, &bi), "vkBeginCommandBuffer"));
+        raw_cmd_dispatch(r, t.cb, &t.p, &t.a, t.push, 1, 1);
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(t.cb), "vkEndCommandBuffer"));
     }
     for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         uint64_t t0 = bench_now_ns();
@@ -35,25 +32,18 @@ static void raw_roundtrip(bench *b, raw *r, const char *variant, rt_mode mode)
             VkCommandBuffer c;
             RTRY(raw_begin(r, &c));
             raw_cmd_dispatch(r, c, &t.p, &t.a, t.push, 1, 1);
-            RTRY(raw_end_wait(r, c)); /* fence created, waited on, destroyed; CB freed */
+            RTRY(raw_end_wait(r, c)); /* a fence created, waited on, destroyed; CB freed */
         } else {
-            RTRY(raw_submit_wait(r, cb, fence, mode == RT_SPIN));
+            RTRY(raw_submit_wait(r, t.cb, t.fence, mode == RT_SPIN));
         }
         uint64_t t1 = bench_now_ns();
-        if (i >= tm.warm)
-            tm.wall[i - tm.warm] = (double)(t1 - t0);
+        bench_times_put(&tm, i, (double)(t1 - t0));
     }
-    bench_rec rec = bench_rec_init(b, variant, NAIVE_BASE);
     RTRY(raw_tiny_check(r, &t, tm.warm + tm.iters, &rec));
     bench_rec_stats(&rec, tm.wall, tm.iters, true);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
-    raw_fence_destroy(r, &fence);
-    raw_cb_free(r, &cb);
     raw_tiny_finish(r, &t);
 }
 
@@ -67,6 +57,7 @@ void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool 
     char err[512] = "";
     bench_tiny t = {0};
     bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
     VTRY(bench_tiny_init(vctx, &t, 0));
     if (fresh) {
@@ -74,20 +65,15 @@ void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool 
         for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
             uint64_t t0 = bench_now_ns();
             VTRY(bench_seq_once(vctx, &t.d, 1));
-            if (i >= tm.warm)
-                tm.wall[i - tm.warm] = (double)(bench_now_ns() - t0);
+            bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
         }
     } else {
         VTRY(bench_seq_time(vctx, &t.d, 1, 1, &tm, NULL));
     }
-    bench_rec rec = bench_rec_init(b, variant, baseline);
     VTRY(bench_tiny_check(&t, tm.warm + tm.iters, &rec));
     bench_rec_stats(&rec, tm.wall, tm.iters, true);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
     bench_tiny_finish(&t);
 }
@@ -131,40 +117,30 @@ static void raw_batch(bench *b, raw *r, uint32_t K, uint32_t iters)
     snprintf(variant, sizeof(variant), "raw-record-submit K=%u", K);
     snprintf(base, sizeof(base), "batch/%s", variant);
     raw_tiny t = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
     bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, base);
     MTRY(bench_times_init(&tm, 1, iters));
     RTRY(raw_tiny_init(r, &t, 0));
-    RTRY(raw_new_cb(r, &cb));
-    RTRY(raw_fence_create(r, &fence));
     for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         uint64_t t0 = bench_now_ns();
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(t.cb, &bi), "vkBeginCommandBuffer"));
         for (uint32_t j = 0; j < K; ++j) {
             if (j)
-                raw_cmd_barrier(r, cb);
-            raw_cmd_dispatch(r, cb, &t.p, &t.a, t.push, 1, 1);
+                raw_cmd_barrier(r, t.cb);
+            raw_cmd_dispatch(r, t.cb, &t.p, &t.a, t.push, 1, 1);
         }
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-        RTRY(raw_submit_wait(r, cb, fence, true));
-        if (i >= tm.warm)
-            tm.wall[i - tm.warm] = (double)(bench_now_ns() - t0);
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(t.cb), "vkEndCommandBuffer"));
+        RTRY(raw_submit_wait(r, t.cb, t.fence, true));
+        bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
     }
-    bench_rec rec = bench_rec_init(b, variant, base);
     bench_rec_sweep(&rec, K, "K");
     RTRY(raw_tiny_check(r, &t, (iters + 1) * K, &rec));
     bench_times_rec(&tm, &rec, K);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
-    raw_fence_destroy(r, &fence);
-    raw_cb_free(r, &cb);
     raw_tiny_finish(r, &t);
 }
 
@@ -176,6 +152,7 @@ static void vkc_batch(bench *b, uint32_t K, uint32_t iters)
     snprintf(base, sizeof(base), "batch/raw-record-submit K=%u", K);
     bench_tiny t = {0};
     bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, base);
     MTRY(bench_times_init(&tm, 1, iters));
     VTRY(bench_tiny_init(vctx, &t, 0));
     for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
@@ -185,18 +162,13 @@ static void vkc_batch(bench *b, uint32_t K, uint32_t iters)
         vkc_ticket tk;
         VTRY(vkc_flush(vctx, &tk));
         VTRY(vkc_wait(vctx, tk, UINT64_MAX));
-        if (i >= tm.warm)
-            tm.wall[i - tm.warm] = (double)(bench_now_ns() - t0);
+        bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
     }
-    bench_rec rec = bench_rec_init(b, variant, base);
     bench_rec_sweep(&rec, K, "K");
     VTRY(bench_tiny_check(&t, (iters + 1) * K, &rec));
     bench_times_rec(&tm, &rec, K);
-    bench_add(b, &rec);
-    goto done;
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
+    bench_emit(b, &rec, err);
     bench_times_free(&tm);
     bench_tiny_finish(&t);
 }

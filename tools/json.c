@@ -117,7 +117,11 @@ void json_num(json_w *w, double v)
         return;
     }
     item(w);
-    fprintf(w->f, "%.6g", v);
+    /* integral values (counts) exactly, others to 6 significant digits */
+    if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        fprintf(w->f, "%.0f", v);
+    else
+        fprintf(w->f, "%.6g", v);
 }
 
 void json_uint(json_w *w, uint64_t v)

@@ -34,7 +34,7 @@ void json_key(json_w *w, const char *key);
 
 /* NULL writes null. */
 void json_str(json_w *w, const char *s);
-/* Not finite writes null; "%.6g" otherwise. */
+/* Not finite writes null; an integral value exactly, others as "%.6g". */
 void json_num(json_w *w, double v);
 void json_uint(json_w *w, uint64_t v);
 void json_int(json_w *w, int64_t v);

@@ -313,15 +313,6 @@ static void json_opt_num(json_w *w, const char *key, double v)
         json_num(w, v);
 }
 
-static void json_opt_int(json_w *w, const char *key, int64_t v)
-{
-    json_key(w, key);
-    if (v < 0)
-        json_null(w);
-    else
-        json_int(w, v);
-}
-
 static bool write_json(const bench *b, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -355,8 +346,8 @@ static bool write_json(const bench *b, const char *path)
         json_opt_num(&w, "gbps", r->gbps);
         json_opt_num(&w, "x", r->x);
         json_kstr(&w, "x_name", r->x_name);
-        json_opt_int(&w, "barriers", r->barriers);
-        json_opt_int(&w, "expected_barriers", r->expected_barriers);
+        json_opt_num(&w, "barriers", (double)r->barriers);
+        json_opt_num(&w, "expected_barriers", (double)r->expected_barriers);
         json_kbool(&w, "ok", r->ok);
         json_kbool(&w, "skipped", r->skipped);
         json_kstr(&w, "note", r->note);
