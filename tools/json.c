@@ -21,6 +21,12 @@ static void newline(json_w *w, int depth)
         fputs("  ", w->f);
 }
 
+/* The "has items" flag of the container at depth d (0 = outermost). */
+static bool *has_items(json_w *w, int d)
+{
+    return &w->has_items[d < JSON_MAX_DEPTH ? d : JSON_MAX_DEPTH - 1];
+}
+
 /* Separator before a value or key at the current level. */
 static void item(json_w *w)
 {
@@ -30,7 +36,7 @@ static void item(json_w *w)
     }
     if (w->depth == 0)
         return;
-    bool *has = &w->has_items[w->depth - 1];
+    bool *has = has_items(w, w->depth - 1);
     if (*has)
         fputc(',', w->f);
     if (w->depth <= w->wrap)
@@ -44,15 +50,14 @@ static void begin(json_w *w, char c)
 {
     item(w);
     fputc(c, w->f);
-    if (w->depth < JSON_MAX_DEPTH)
-        w->has_items[w->depth] = false;
+    *has_items(w, w->depth) = false;
     ++w->depth;
 }
 
 static void end(json_w *w, char c)
 {
     --w->depth;
-    if (w->depth < w->wrap && w->depth < JSON_MAX_DEPTH && w->has_items[w->depth])
+    if (w->depth < w->wrap && *has_items(w, w->depth))
         newline(w, w->depth);
     fputc(c, w->f);
 }

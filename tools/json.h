@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define JSON_MAX_DEPTH 16
+#define JSON_MAX_DEPTH 16 /* nesting beyond this is not supported */
 
 typedef struct json_w {
     FILE *f;
