@@ -105,19 +105,38 @@ static vkc_result vkc_pattern(vkc_context *ctx, vkc_kernel *init, vkc_buffer *bu
 /* Expected value of output uint u. */
 typedef uint32_t (*expect_fn)(uint64_t u, const void *user);
 
-/* Reads `count` uints of an output from uint `first` on; false with the
- * reason in the note. */
-typedef bool (*fetch_fn)(void *src, uint64_t first, uint32_t count, uint32_t *got, bench_rec *rec);
+/* An output buffer, raw (r set) or vkc. */
+typedef struct out_buf {
+    raw *r;
+    raw_buf *rb;
+    vkc_context *ctx;
+    vkc_buffer *vb;
+} out_buf;
+
+/* Read `count` uints from uint `first` on; false with the reason in the note. */
+static bool fetch(const out_buf *o, uint64_t first, uint32_t count, uint32_t *got, bench_rec *rec)
+{
+    if (o->r) {
+        if (raw_download(o->r, o->rb, first * 4, got, count * 4))
+            return true;
+        snprintf(rec->note, sizeof(rec->note), "%s", o->r->err);
+        return false;
+    }
+    vkc_result res = vkc_buffer_download(o->vb, first * 4, got, count * 4);
+    if (res >= 0)
+        return true;
+    bench_vkc_err(o->ctx, res, "vkc_buffer_download", rec->note, sizeof(rec->note));
+    return false;
+}
 
 /* Check both ends of an output of n uints. */
-static bool check_ends(fetch_fn fetch, void *src, uint64_t n, expect_fn f, const void *user,
-                       bench_rec *rec)
+static bool check_ends(const out_buf *o, uint64_t n, expect_fn f, const void *user, bench_rec *rec)
 {
     uint32_t w = n < CHECK_WINDOW ? (uint32_t)n : CHECK_WINDOW;
     uint32_t got[CHECK_WINDOW];
     for (int end = 0; end < 2; ++end) {
         uint64_t first = end ? n - w : 0;
-        if (!fetch(src, first, w, got, rec))
+        if (!fetch(o, first, w, got, rec))
             return false;
         for (uint32_t i = 0; i < w; ++i) {
             uint32_t want = f(first + i, user);
@@ -131,45 +150,16 @@ static bool check_ends(fetch_fn fetch, void *src, uint64_t n, expect_fn f, const
     return true;
 }
 
-typedef struct raw_src {
-    raw *r;
-    raw_buf *buf;
-} raw_src;
-
-static bool raw_fetch(void *src, uint64_t first, uint32_t count, uint32_t *got, bench_rec *rec)
-{
-    raw_src *s = src;
-    if (raw_download(s->r, s->buf, first * 4, got, count * 4))
-        return true;
-    snprintf(rec->note, sizeof(rec->note), "%s", s->r->err);
-    return false;
-}
-
 static bool raw_check(raw *r, raw_buf *out, uint64_t n, expect_fn f, const void *user,
                       bench_rec *rec)
 {
-    return check_ends(raw_fetch, &(raw_src){r, out}, n, f, user, rec);
-}
-
-typedef struct vkc_src {
-    vkc_context *ctx;
-    vkc_buffer *buf;
-} vkc_src;
-
-static bool vkc_fetch(void *src, uint64_t first, uint32_t count, uint32_t *got, bench_rec *rec)
-{
-    vkc_src *s = src;
-    vkc_result res = vkc_buffer_download(s->buf, first * 4, got, count * 4);
-    if (res >= 0)
-        return true;
-    bench_vkc_err(s->ctx, res, "vkc_buffer_download", rec->note, sizeof(rec->note));
-    return false;
+    return check_ends(&(out_buf){.r = r, .rb = out}, n, f, user, rec);
 }
 
 static bool vkc_check(vkc_context *ctx, vkc_buffer *out, uint64_t n, expect_fn f, const void *user,
                       bench_rec *rec)
 {
-    return check_ends(vkc_fetch, &(vkc_src){ctx, out}, n, f, user, rec);
+    return check_ends(&(out_buf){.ctx = ctx, .vb = out}, n, f, user, rec);
 }
 
 /* ---- bandwidth ---------------------------------------------------------------- */
@@ -389,13 +379,18 @@ static void record_fusion(raw *r, VkCommandBuffer cb, void *user)
     }
 }
 
-/* One fusion record: the chain's time, checked against the CPU. */
-static void fusion_rec(bench_rec *rec, bench_times *tm, uint32_t L)
+/* One fusion record: the chain's time, its output checked against the CPU. */
+static void fusion_add(bench *b, const char *variant, const char *base, const bench_times *tm,
+                       uint32_t L, const out_buf *out, uint32_t n)
 {
-    bench_rec_sweep(rec, L, "steps");
-    bench_times_rec(tm, rec, 0);
+    bench_rec rec = bench_rec_init(b, variant, base);
+    bench_rec_sweep(&rec, L, "steps");
+    bench_rec_stats(&rec, tm->wall, tm->iters, false);
     if (tm->has_gpu)
-        bench_note(rec, "GPU %.1f us", bench_median(tm->gpu, tm->iters) / 1e3);
+        bench_note(&rec, "GPU %.1f us", bench_median(tm->gpu, tm->iters) / 1e3);
+    fusion_ref ref = {.steps = L, .rounds = tm->warm + tm->iters};
+    rec.ok = check_ends(out, n, expect_fusion, &ref, &rec);
+    bench_add(b, &rec);
 }
 
 static void raw_fusion(bench *b, raw *r, uint32_t L, uint64_t S, const char *base)
@@ -425,11 +420,7 @@ static void raw_fusion(bench *b, raw *r, uint32_t L, uint64_t S, const char *bas
         RTRY(raw_init_pattern(r, &init, &x, n, 5));
         MTRY(bench_times_init(&tm, bench_n(b, 1, 3), bench_n(b, 5, 30)));
         RTRY(raw_time_replay(r, record_fusion, &f, &tm));
-        bench_rec rec = bench_rec_init(b, variant, base);
-        fusion_rec(&rec, &tm, L);
-        fusion_ref ref = {.steps = L, .rounds = tm.warm + tm.iters};
-        rec.ok = raw_check(r, &x, n, expect_fusion, &ref, &rec);
-        bench_add(b, &rec);
+        fusion_add(b, variant, base, &tm, L, &(out_buf){.r = r, .rb = &x}, n);
         bench_times_free(&tm);
     }
     goto done;
@@ -491,11 +482,7 @@ static void vkc_fusion(bench *b, uint32_t L, uint64_t S, const char *base)
         uint32_t iters = bench_n(b, 5, 30);
         MTRY(bench_times_init(&tm, bench_n(b, 1, 3), iters < 64 ? iters : 64));
         VTRY(bench_seq_time(vctx, descs, fuse ? 1 : L, fuse ? 1 : L, &tm, NULL));
-        bench_rec rec = bench_rec_init(b, variant, base);
-        fusion_rec(&rec, &tm, L);
-        fusion_ref ref = {.steps = L, .rounds = tm.warm + tm.iters};
-        rec.ok = vkc_check(vctx, x, n, expect_fusion, &ref, &rec);
-        bench_add(b, &rec);
+        fusion_add(b, variant, base, &tm, L, &(out_buf){.ctx = vctx, .vb = x}, n);
         bench_times_free(&tm);
     }
     goto done;
