@@ -90,6 +90,14 @@ result $rc "libvkc0 + libvkc-dev packages"
 debdir=$(dirname "$so")
 
 cons=$src/tests/consumers
+note "README.md's first program is tests/consumers/c_cmake, verbatim"
+rc=0
+for f in $(sed -n 's/^<!-- file: \(.*\) -->$/\1/p' README.md); do
+  awk -v want="<!-- file: $f -->" '$0 == want {on = 1; next} on && /^```/ {if (in_) exit; in_ = 1; next}
+                                    on && in_ {print}' README.md | diff -u "$f" - ||
+    { echo "README.md's copy of $f differs"; rc=1; }
+done
+result $rc "README.md first program"
 note "c_cmake (C only, find_package, vkc_add_shaders) against the prefix and the .deb root"
 rc=0
 configure_build "$work/c_cmake" -S "$cons/c_cmake" -DCMAKE_PREFIX_PATH="$work/prefix" || rc=1

@@ -6,27 +6,25 @@
 
 int main(void)
 {
-    float data[1000];
+    float v[1000];
     uint32_t n = 1000;
     for (uint32_t i = 0; i < n; ++i)
-        data[i] = (float)i;
+        v[i] = (float)i;
     vkc_context *ctx;
-    if (vkc_context_create(NULL, &ctx) < 0) /* NULL desc: defaults, best device */
+    if (vkc_context_create(NULL, &ctx) < 0) /* NULL desc: defaults, the best device */
         return fprintf(stderr, "no context: %s\n", vkc_last_create_error()), 1;
-    vkc_buffer *buf;
-    vkc_kernel *k;
-    vkc_result r = vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = sizeof data}, &buf);
-    if (r >= 0 && (r = vkc_buffer_upload(buf, 0, data, sizeof data)) >= 0)
-        r = vkc_kernel_create(ctx, &(vkc_kernel_desc){.spirv = first_twice, .spirv_size = first_twice_size}, &k);
-    if (r >= 0)
-        r = vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k, .args = &(vkc_arg){.buffer = buf},
-                                                  .arg_count = 1, .push = &n, .push_size = 4, .count = n});
-    if (r >= 0) /* waits for the dispatch */
-        r = vkc_buffer_download(buf, 0, data, sizeof data);
-    int bad = r < 0;
-    for (uint32_t i = 0; i < n && !bad; ++i)
-        bad = data[i] != 2.0f * (float)i;
-    printf("%s\n", r < 0 ? vkc_context_last_error(ctx) : bad ? "WRONG" : "ok: 1000 floats doubled");
+    vkc_buffer *buf = NULL;
+    vkc_kernel *k = NULL;
+    vkc_kernel_desc kd = {.spirv = first_twice, .spirv_size = first_twice_size};
+    int bad = vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = sizeof v}, &buf) < 0 ||
+              vkc_buffer_upload(buf, 0, v, sizeof v) < 0 || vkc_kernel_create(ctx, &kd, &k) < 0;
+    vkc_arg arg = {.buffer = buf};
+    vkc_dispatch_desc dd = {.kernel = k, .args = &arg, .arg_count = 1, .push = &n, .push_size = 4};
+    dd.count = n; /* elements: vkc sizes the grid */
+    bad = bad || vkc_dispatch(ctx, &dd) < 0 || vkc_buffer_download(buf, 0, v, sizeof v) < 0;
+    for (uint32_t i = 0; i < n && !bad; ++i) /* the download waited for the dispatch */
+        bad = v[i] != 2.0f * (float)i;
+    printf("%s %s\n", bad ? "FAILED" : "ok: 1000 floats doubled", vkc_context_last_error(ctx));
     vkc_context_destroy(ctx); /* and the buffer and kernel with it */
     return bad;
 }

@@ -28,7 +28,8 @@ int main(int argc, char **argv)
     }
     vkc_context_features f{};
     vkc_context_features_get(ctx, &f);
-    std::printf("validation %s (expected %s)\n", f.validation ? "on" : "off", expect ? "on" : "off");
+    std::printf("validation %s (expected %s)\n", f.validation ? "on" : "off",
+                expect ? "on" : "off");
     int bad = f.validation != expect;
 
     uint32_t n = 4096;
@@ -42,13 +43,12 @@ int main(int argc, char **argv)
     vkc_kernel_desc kd{};
     kd.spirv = cxx_twice;
     kd.spirv_size = cxx_twice_size;
-    vkc_arg arg{};
-    arg.buffer = nullptr;
     vkc_result r = vkc_buffer_create(ctx, &bd, &buf);
     if (r >= 0)
         r = vkc_buffer_upload(buf, 0, v.data(), bd.size);
     if (r >= 0)
         r = vkc_kernel_create(ctx, &kd, &k);
+    vkc_arg arg{};
     arg.buffer = buf;
     vkc_dispatch_desc dd{};
     dd.kernel = k;

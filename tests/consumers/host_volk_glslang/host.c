@@ -62,11 +62,11 @@ static int run_vkc(vkc_context *ctx, const uint32_t *spirv, size_t words)
     vkc_arg arg = {.buffer = buf};
     for (int pass = 0; pass < 2 && r >= 0; ++pass)
         r = vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = pass ? k2 : k1,
-                                                  .args = &arg,
-                                                  .arg_count = 1,
-                                                  .push = &n,
-                                                  .push_size = sizeof n,
-                                                  .count = n});
+                                                   .args = &arg,
+                                                   .arg_count = 1,
+                                                   .push = &n,
+                                                   .push_size = sizeof n,
+                                                   .count = n});
     if (r >= 0)
         r = vkc_buffer_download(buf, 0, v, sizeof v);
     int bad = r < 0;
@@ -90,10 +90,9 @@ int main(void)
                              .pApplicationName = "host",
                              .apiVersion = VK_API_VERSION_1_2};
     VkInstance inst;
-    VK(vkCreateInstance(
-        &(VkInstanceCreateInfo){.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                                .pApplicationInfo = &app},
-        NULL, &inst));
+    VK(vkCreateInstance(&(VkInstanceCreateInfo){.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                                .pApplicationInfo = &app},
+                        NULL, &inst));
     volkLoadInstanceOnly(inst);
 
     VkPhysicalDevice pds[16];
@@ -122,8 +121,8 @@ int main(void)
     }
     VkPhysicalDeviceVulkan12Features have12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    vkGetPhysicalDeviceFeatures2(pd, &(VkPhysicalDeviceFeatures2){
-                                         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+    vkGetPhysicalDeviceFeatures2(
+        pd, &(VkPhysicalDeviceFeatures2){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                          .pNext = &have12});
     VkPhysicalDeviceVulkan12Features use12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
@@ -158,15 +157,16 @@ int main(void)
     spvContextDestroy(sc);
 
     vkc_context *ctx;
-    vkc_result r = vkc_context_wrap(&(vkc_wrap_desc){.instance = inst,
-                                                     .physical_device = pd,
-                                                     .device = dev,
-                                                     .get_instance_proc_addr = vkGetInstanceProcAddr,
-                                                     .api_version = VK_API_VERSION_1_2,
-                                                     .device_features = &use12,
-                                                     .queue_family = family,
-                                                     .disk_cache = VKC_OFF},
-                                    &ctx);
+    vkc_result r =
+        vkc_context_wrap(&(vkc_wrap_desc){.instance = inst,
+                                          .physical_device = pd,
+                                          .device = dev,
+                                          .get_instance_proc_addr = vkGetInstanceProcAddr,
+                                          .api_version = VK_API_VERSION_1_2,
+                                          .device_features = &use12,
+                                          .queue_family = family,
+                                          .disk_cache = VKC_OFF},
+                         &ctx);
     if (r < 0) {
         fprintf(stderr, "vkc_context_wrap: %s\n", vkc_last_create_error());
         return 1;

@@ -34,11 +34,11 @@ int main(void)
         r = vkc_kernel_create_glsl(ctx, &(vkc_glsl_desc){.source = source, .name = "square"}, &k);
     if (r >= 0)
         r = vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
-                                                  .args = &(vkc_arg){.buffer = buf},
-                                                  .arg_count = 1,
-                                                  .push = &n,
-                                                  .push_size = sizeof n,
-                                                  .count = n});
+                                                   .args = &(vkc_arg){.buffer = buf},
+                                                   .arg_count = 1,
+                                                   .push = &n,
+                                                   .push_size = sizeof n,
+                                                   .count = n});
     if (r >= 0)
         r = vkc_buffer_download(buf, 0, v, n * 4ull);
     int bad = r < 0;
