@@ -9,7 +9,8 @@
 #                      first program), against the prefix and the .deb root
 #   cxx_cmake          CXX-only CMake, libvkc.a, built Debug and Release: the
 #                      validation default follows the consumer's build
-#   subdir_c           add_subdirectory from a C-only parent, build type kept
+#   subdir_c           add_subdirectory from a C-only parent, build type kept,
+#                      two targets with one shader NAMESPACE
 #   makefile_pc        plain make + `pkg-config --cflags --libs vkc` (shared)
 #   host_volk_glslang  own volk, glslang, SPIRV-Tools, device; vkc_context_wrap
 # Any "vkc validation" message fails a run. About 2-3 minutes on 2 cores.
@@ -113,6 +114,22 @@ else
   result 1 c_cmake_deb "build"
 fi
 
+note "glslangValidator is looked for only by vkc_add_shaders"
+# Configure-only, with every bin folder hidden from find_program.
+hide=(-DCMAKE_IGNORE_PATH="/usr/local/bin;/usr/bin;/bin;/usr/sbin;/sbin"
+      -DCMAKE_C_COMPILER="$(command -v cc)" -DCMAKE_CXX_COMPILER="$(command -v c++)"
+      -DCMAKE_MAKE_PROGRAM="$(command -v ninja)" -DCMAKE_PREFIX_PATH="$work/prefix")
+rc=0
+rm -rf "$work/lazy_host" "$work/lazy_c"
+cmake -G Ninja -S "$cons/host_volk_glslang" -B "$work/lazy_host" "${hide[@]}" >"$work/lazy_host.log" 2>&1 ||
+  { cat "$work/lazy_host.log"; rc=1; }
+if cmake -G Ninja -S "$cons/c_cmake" -B "$work/lazy_c" "${hide[@]}" >"$work/lazy_c.log" 2>&1 ||
+  ! grep -q "glslangValidator not found" "$work/lazy_c.log"; then
+  cat "$work/lazy_c.log"
+  rc=1
+fi
+result $rc "find_package(vkc) without glslangValidator; vkc_add_shaders then says what is missing"
+
 note "cxx_cmake (C++ only, libvkc.a): validation follows the consumer's build"
 for bt in Debug Release; do
   if configure_build "$work/cxx_$bt" -S "$cons/cxx_cmake" -DCMAKE_PREFIX_PATH="$work/prefix" \
@@ -131,6 +148,7 @@ fi
 note "subdir_c (add_subdirectory from a C-only parent, no build type)"
 if configure_build "$work/subdir_c" -S "$cons/subdir_c" -DVKC_SOURCE_DIR="$src"; then
   run subdir_c "$work/subdir_c/first"
+  run subdir_c_same_namespace "$work/subdir_c/first_again"
 else
   result 1 subdir_c "configure/build"
 fi
