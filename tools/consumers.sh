@@ -63,6 +63,12 @@ libdir=$(dirname "$(find "$work/prefix" -name libvkc.a)")
 rc=0
 tools/check_exports.sh "$libdir/libvkc.so" "$libdir/libvkc.a" include/vkc/vkc.h || rc=1
 result $rc "exports of the installed libvkc.so and libvkc.a"
+rc=0
+cmake -G Ninja -S "$src" -B "$work/abs_libdir" -DCMAKE_INSTALL_PREFIX=/opt/vkc \
+  -DCMAKE_INSTALL_LIBDIR=/opt/vkc/lib64 -DVKC_BUILD_TESTS=OFF -DVKC_BUILD_SAMPLES=OFF \
+  -DVKC_BUILD_TOOLS=OFF >"$work/abs_libdir.log" 2>&1 || { cat "$work/abs_libdir.log"; rc=1; }
+grep -qx 'libdir=/opt/vkc/lib64' "$work/abs_libdir/vkc.pc" || { cat "$work/abs_libdir/vkc.pc"; rc=1; }
+result $rc "vkc.pc with an absolute CMAKE_INSTALL_LIBDIR"
 
 note "Debian packages (cpack -G DEB), unpacked into $work/debroot"
 rm -f "$work"/vkc/*.deb

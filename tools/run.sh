@@ -78,7 +78,7 @@ case "$mode" in
     echo "== build + test under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DVKC_WERROR=ON -DVKC_SANITIZE=ON
     run_ctest build-asan
-    echo "== consumers: vkc installed (and as .deb), used from CMake C / C++ / add_subdirectory / make + pkg-config / a volk+glslang host"
+    echo "== consumer projects against the installed vkc and its .deb (tools/consumers.sh)"
     consumers_log=$(mktemp)
     crc=0
     tools/consumers.sh build-consumers 2>&1 | tee "$consumers_log" || crc=$?

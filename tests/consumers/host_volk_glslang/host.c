@@ -22,24 +22,21 @@ int host_compile_glsl(const char *source, uint32_t **words, size_t *count);
         }                                                                                          \
     } while (0)
 
-static const char *twice = "#version 450\n"
-                           "layout(local_size_x_id = 0) in;\n"
-                           "layout(set = 0, binding = 0) buffer B { float v[]; };\n"
-                           "layout(push_constant) uniform P { uint n; } pc;\n"
-                           "void main() {\n"
-                           "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
-                           "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride)\n"
-                           "    v[i] = 2.0 * v[i];\n"
-                           "}\n";
-static const char *plus_one = "#version 450\n"
-                              "layout(local_size_x_id = 0) in;\n"
-                              "layout(set = 0, binding = 0) buffer B { float v[]; };\n"
-                              "layout(push_constant) uniform P { uint n; } pc;\n"
-                              "void main() {\n"
-                              "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
-                              "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride)\n"
-                              "    v[i] = v[i] + 1.0;\n"
-                              "}\n";
+/* Compiled twice: plain by the host's glslang (v *= 2), with PLUS_ONE by
+ * vkc's (v += 1). */
+static const char *shader = "#version 450\n"
+                            "layout(local_size_x_id = 0) in;\n"
+                            "layout(set = 0, binding = 0) buffer B { float v[]; };\n"
+                            "layout(push_constant) uniform P { uint n; } pc;\n"
+                            "void main() {\n"
+                            "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
+                            "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride)\n"
+                            "#ifdef PLUS_ONE\n"
+                            "    v[i] = v[i] + 1.0;\n"
+                            "#else\n"
+                            "    v[i] = 2.0 * v[i];\n"
+                            "#endif\n"
+                            "}\n";
 
 static int run_vkc(vkc_context *ctx, const uint32_t *spirv, size_t words)
 {
@@ -57,7 +54,11 @@ static int run_vkc(vkc_context *ctx, const uint32_t *spirv, size_t words)
         r = vkc_kernel_create(ctx, &(vkc_kernel_desc){.spirv = spirv, .spirv_size = words * 4},
                               &k1);
     if (r >= 0)
-        r = vkc_kernel_create_glsl(ctx, &(vkc_glsl_desc){.source = plus_one, .name = "plus_one"},
+        r = vkc_kernel_create_glsl(ctx,
+                                   &(vkc_glsl_desc){.source = shader,
+                                                    .name = "plus_one",
+                                                    .defines = (const char *const[]){"PLUS_ONE"},
+                                                    .define_count = 1},
                                    &k2);
     vkc_arg arg = {.buffer = buf};
     for (int pass = 0; pass < 2 && r >= 0; ++pass)
@@ -144,7 +145,7 @@ int main(void)
     /* The host's glslang and SPIRV-Tools. */
     uint32_t *spirv = NULL;
     size_t words = 0;
-    if (host_compile_glsl(twice, &spirv, &words))
+    if (host_compile_glsl(shader, &spirv, &words))
         return 1;
     spv_context sc = spvContextCreate(SPV_ENV_VULKAN_1_1);
     spv_diagnostic diag = NULL;
