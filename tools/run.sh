@@ -4,7 +4,7 @@
 #   tools/run.sh test   install what is missing, build, run every test twice:
 #                       once plain (-Werror) and once under ASan+UBSan; then the
 #                       consumer projects against an installed Release vkc and
-#                       its .deb (tools/consumers.sh, ~1-3 min); then the
+#                       its .deb (tools/consumers.sh, ~15 s); then the
 #                       thread tests under ThreadSanitizer and each libFuzzer
 #                       target for VKC_FUZZ_SECONDS (default 60) seconds.
 #                       VKC_CI_QUICK=1 skips the TSan and fuzz stages.
