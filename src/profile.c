@@ -502,7 +502,7 @@ vkc_result vkc__profile_init(vkc_context *ctx)
     st->clk.period = ctx->info.timestamp_period;
     if (!ctx->info.timestamps) {
         vkc__prof_status(st, VKC_ERROR_UNSUPPORTED,
-                         "the queue family has no timestamps: only CPU times are kept");
+                         "the queue family has no timestamps: nothing is profiled");
     } else if (ctx->calibrated_timestamps && !atomic_load(&vkc__no_calibration)) {
         /* Only with the host's CLOCK_MONOTONIC among the domains. */
         PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT domains =

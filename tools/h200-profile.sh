@@ -8,7 +8,8 @@
 #   fused_mlp.json / .svg        VKC_PROFILE trace and picture of samples/fused_mlp
 #   bench_chain.json / .svg      the same for vkc-bench --scenario chain
 #   bench_chain.txt              that run's table (profiling on)
-#   bench_record_{off,on}.txt    vkc-bench record + batch + chain, profiling off / on
+#   bench_cost_{before,off,on}.txt  vkc-bench record, batch, chain, reuse: before
+#                                profiling (BASE=...), compiled in but off, on
 #   kernels.txt, kernels.json    vkc-info --kernel for every shipped kernel
 #   vkc-info.txt                 the device report (calibrated timestamps,
 #                                pipeline executable properties)
@@ -47,15 +48,26 @@ if [ -n "$big" ]; then
 fi
 rm -f "$OUT"/bench_chain.*.json "$OUT"/bench_chain.*.svg
 
-# The cost of profiling: the same scenarios off and on, side by side.
-for mode in off on; do
-    if [ $mode = on ]; then P="$OUT/cost_on.json"; else P=""; fi
-    for s in record batch chain; do
-        log "VKC_PROFILE=$P $B/tools/vkc-bench --scenario $s"
-        VKC_PROFILE="$P" $B/tools/vkc-bench --scenario $s 2>&1 | grep -E "^\| $s"
-    done > "$OUT/bench_record_$mode.txt"
+# The cost of profiling: the same scenarios off and on, side by side, and
+# before profiling existed when BASE names a Release build of main before
+# this branch (e.g. BASE=build-base, carried like build-gpu). Two rounds,
+# interleaved, so drift shows.
+for round in 1 2; do
+    for mode in before off on; do
+        bin=$B/tools/vkc-bench; P=""
+        [ $mode = on ] && P="$OUT/cost_on.json"
+        if [ $mode = before ]; then
+            [ -n "${BASE:-}" ] && [ -x "$BASE/tools/vkc-bench" ] || continue
+            bin=$BASE/tools/vkc-bench
+        fi
+        for s in record batch chain reuse; do
+            q=--quick; [ $s = record ] && q=
+            log "VKC_PROFILE=$P $bin $q --scenario $s   (round $round, $mode)"
+            VKC_PROFILE="$P" $bin $q --scenario $s 2>&1 | grep -E "^\| $s"
+        done >> "$OUT/bench_cost_$mode.txt"
+        rm -f "$OUT"/cost_on*.json "$OUT"/cost_on*.svg
+    done
 done
-rm -f "$OUT"/cost_on*.json "$OUT"/cost_on*.svg
 
 # Occupancy of each shipped kernel.
 : > "$OUT/kernels.txt"
