@@ -183,6 +183,7 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
         info->subgroup_size = sg.subgroupSize ? sg.subgroupSize : 1;
         info->max_memory_allocation_size = m3.maxMemoryAllocationSize;
         memcpy(info->device_uuid, id.deviceUUID, 16);
+        memcpy(info->driver_uuid, id.driverUUID, 16);
         snprintf(info->driver_name, sizeof(info->driver_name), "%s", drv.driverName);
         snprintf(info->driver_info, sizeof(info->driver_info), "%s", drv.driverInfo);
         if (has_ssc) {

@@ -308,6 +308,7 @@ typedef struct vkc_device_info {
     vkc_device_type type;
     uint8_t device_uuid[16];
     uint8_t pipeline_cache_uuid[16];
+    uint8_t driver_uuid[16]; /* VkPhysicalDeviceIDProperties::driverUUID */
 
     uint32_t queue_family_count;
     vkc_queue_family_info queue_families[VKC_MAX_QUEUE_FAMILIES];
