@@ -560,7 +560,7 @@ struct vkc_fuse {
     uint32_t magic;
     vkc_context *ctx;
     vkc__node node;
-    uint32_t tag;
+    uint32_t serial; /* tells this graph's value ids from others' (fuse.c) */
     vkc__fgraph g;
     vkc_result error; /* first graph-building error, latched */
     char name[64];

@@ -731,9 +731,10 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
  *                   .scalar_count = 2, .count = n});
  *
  * Value ids are handed out in creation order and an operation can only name
- * values that exist already, so the API cannot express a cycle; an id that
- * does not belong to this graph (dangling, foreign, or not created yet) is
- * VKC_ERROR_INVALID_GRAPH. Type rules: operands of an operation must have the
+ * values that exist already, so the API cannot express a cycle; an id not
+ * created yet (or 0) is VKC_ERROR_INVALID_GRAPH, an id of another graph
+ * VKC_ERROR_INVALID_ARGUMENT (an id carries its graph's serial, which
+ * repeats only after 2^32 - 1 graphs). Type rules: operands of an operation must have the
  * same type (cast explicitly), math functions need F32, compare gives BOOL,
  * select takes a BOOL condition. Graph-building errors are also latched and
  * returned again by vkc_fuse_build / record.
@@ -787,8 +788,9 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
 
 typedef struct vkc_fuse vkc_fuse;
 
-/* A value in a fusion graph; 0 is never a valid id. */
-typedef uint32_t vkc_value;
+/* A value in a fusion graph; 0 is never a valid id. An id names its graph
+ * too: passing it to another graph fails with VKC_ERROR_INVALID_ARGUMENT. */
+typedef uint64_t vkc_value;
 
 typedef enum vkc_dtype {
     VKC_DTYPE_DEFAULT = 0, /* = F32 */
