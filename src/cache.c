@@ -382,14 +382,20 @@ static void vkc__resolve_cache_dir(vkc_context *ctx)
 {
     if (!ctx->disk_cache || ctx->cache_dir[0])
         return;
-    const char *env = getenv("VKC_CACHE_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
-    if (env && *env)
+    const char *env = vkc__env_string("VKC_CACHE_DIR");
+    const char *xdg = vkc__env_string("XDG_CACHE_HOME");
+    const char *home = vkc__env_string("HOME");
+    /* Room in cache_dir (512) for the longest name under it (the pipeline cache's). */
+    if (env && strlen(env) > 350) {
+        vkc__env_ignored(ctx, "VKC_CACHE_DIR", env, "a directory path of at most 350 bytes",
+                         "the default: $XDG_CACHE_HOME/vkc or ~/.cache/vkc");
+        env = NULL;
+    }
+    if (env)
         snprintf(ctx->cache_dir, sizeof(ctx->cache_dir), "%s", env);
-    else if (xdg && *xdg)
+    else if (xdg)
         snprintf(ctx->cache_dir, sizeof(ctx->cache_dir), "%s/vkc", xdg);
-    else if (home && *home)
+    else if (home)
         snprintf(ctx->cache_dir, sizeof(ctx->cache_dir), "%s/.cache/vkc", home);
     else {
         ctx->disk_cache = false;

@@ -295,30 +295,21 @@ static int32_t vkc__pick_device(const vkc_device_info *devs, uint32_t n, const c
 
 /* ---- instance ------------------------------------------------------------- */
 
-static bool vkc__env_flag(const char *name, bool *out)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return false;
-    *out = !(v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' || v[0] == 'F' ||
-             !strcasecmp(v, "off"));
-    return true;
-}
-
-static bool vkc__want_validation(vkc_toggle t)
+static bool vkc__want_validation(vkc_context *ctx, vkc_toggle t)
 {
     if (t == VKC_ON)
         return true;
     if (t == VKC_OFF)
         return false;
-    bool v;
-    if (vkc__env_flag("VKC_VALIDATION", &v))
-        return v;
 #ifdef NDEBUG
-    return false;
+    bool v = false;
+    const char *fallback = "the build's default: off (release build)";
 #else
-    return true;
+    bool v = true;
+    const char *fallback = "the build's default: on (debug build)";
 #endif
+    vkc__env_flag(ctx, "VKC_VALIDATION", fallback, &v);
+    return v;
 }
 
 static VkBool32 VKAPI_PTR vkc__messenger_cb(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
@@ -415,7 +406,7 @@ vkc_result vkc__create_instance(vkc_context *ctx, const vkc_context_desc *desc)
     }
     uint32_t api = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loader_version;
 
-    bool want_val = vkc__want_validation(desc->validation);
+    bool want_val = vkc__want_validation(ctx, desc->validation);
     bool have_val = false;
     if (want_val)
         VKC_FORWARD(vkc__layer_present(t, VKC_VALIDATION_LAYER, &have_val));
@@ -547,9 +538,19 @@ vkc_result vkc__create_device(vkc_context *ctx, const vkc_context_desc *desc)
             "(Debian: apt-get install mesa-vulkan-drivers) or VK_DRIVER_FILES is wrong");
     }
     const char *want = desc->device;
-    if (!want)
-        want = getenv("VKC_DEVICE");
     int32_t idx = vkc__pick_device(infos, n, want);
+    const char *env = want ? NULL : vkc__env_string("VKC_DEVICE");
+    if (env) {
+        /* The desc's choice fails creation when nothing matches; the
+         * environment's falls back to the best device, as unset would. */
+        idx = vkc__pick_device(infos, n, env);
+        if (idx < 0) {
+            vkc__env_ignored(ctx, "VKC_DEVICE", env,
+                             "a device index or a name substring; run vkc-info to list them",
+                             "the best device");
+            idx = vkc__pick_device(infos, n, NULL);
+        }
+    }
     if (idx < 0) {
         vkc__free(infos);
         if (want && *want)
@@ -667,7 +668,8 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
     const vkc_device_info *info = &ctx->info;
     f->wait_mode = desc->wait_mode ? desc->wait_mode : VKC_WAIT_SPIN_THEN_BLOCK;
     bool labels = false;
-    ctx->debug_labels = vkc__env_flag("VKC_DEBUG_LABELS", &labels) && labels;
+    vkc__env_flag(ctx, "VKC_DEBUG_LABELS", "the default: off (on only with validation)", &labels);
+    ctx->debug_labels = labels;
     f->spin_ns = desc->spin_ns ? desc->spin_ns : 200000;
     /* Measured on the H200 (vkc-bench batch): 4.6 us per tiny dispatch at 64
      * per submit, 2.7 us at 256, 2.4 us at 4096. */
@@ -690,12 +692,16 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
      * count is known (for experiments). */
     f->groups_per_sm = 0;
     uint64_t max_groups = info->max_workgroup_count[0];
-    const char *gps = getenv("VKC_GROUPS_PER_SM");
-    if (gps && *gps && info->sm_count) {
-        unsigned long g = strtoul(gps, NULL, 10);
-        if (g > 0) {
-            f->groups_per_sm = (uint32_t)g;
+    uint32_t g = 0;
+    if (vkc__env_uint(ctx, "VKC_GROUPS_PER_SM", 0, 1u << 16, "the default: no cap", &g) && g) {
+        if (info->sm_count) {
+            f->groups_per_sm = g;
             max_groups = (uint64_t)info->sm_count * g;
+        } else {
+            vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
+                     "VKC_GROUPS_PER_SM=%u ignored: the device does not report its SM or CU "
+                     "count; no cap",
+                     g);
         }
     }
     max_groups = VKC_MIN(max_groups, (uint64_t)info->max_workgroup_count[0]);
@@ -768,10 +774,18 @@ vkc_result vkc_system_query(vkc_system_info *out)
         r = VKC_ERROR_NO_DEVICE;
         goto done;
     }
-    out->best_device = vkc__pick_device(out->devices, n, getenv("VKC_DEVICE"));
+    const char *env = vkc__env_string("VKC_DEVICE");
+    out->best_device = vkc__pick_device(out->devices, n, env);
+    if (env && out->best_device < 0) {
+        /* As vkc_context_create does: the best device instead. */
+        out->best_device = vkc__pick_device(out->devices, n, NULL);
+        snprintf(out->problem, sizeof(out->problem),
+                 "VKC_DEVICE=\"%s\" matches no device (an index or a name substring); "
+                 "contexts use the best device instead.",
+                 env);
+    }
     if (out->best_device < 0) {
-        snprintf(out->problem, sizeof(out->problem), "no device can compute%s.",
-                 getenv("VKC_DEVICE") ? " or matches VKC_DEVICE" : "");
+        snprintf(out->problem, sizeof(out->problem), "no device can compute.");
         r = VKC_ERROR_NO_DEVICE;
     } else if (out->devices[out->best_device].type == VKC_DEVICE_TYPE_CPU) {
         snprintf(out->problem, sizeof(out->problem),

@@ -720,6 +720,24 @@ static inline vkc_result vkc__flush_immediate(vkc_context *ctx)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Environment variables (env.c)                                            */
+/* ------------------------------------------------------------------------ */
+
+/* The value of name; NULL when unset or empty (empty means unset). */
+const char *vkc__env_string(const char *name);
+/* Warn that name=value is not recognised (expected says what would be)
+ * and that fallback (the default, in words) is used instead. */
+void vkc__env_ignored(vkc_context *ctx, const char *name, const char *value, const char *expected,
+                      const char *fallback);
+/* A flag (1/0, on/off, true/false, yes/no, any case) into *out. Returns
+ * false, *out untouched, when unset or not recognised (with a warning that
+ * fallback is used). */
+bool vkc__env_flag(vkc_context *ctx, const char *name, const char *fallback, bool *out);
+/* A decimal integer in [min, max] into *out; the same contract. */
+bool vkc__env_uint(vkc_context *ctx, const char *name, uint32_t min, uint32_t max,
+                   const char *fallback, uint32_t *out);
+
+/* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
 /* ------------------------------------------------------------------------ */
 

@@ -192,13 +192,17 @@ typedef enum vkc_wait_mode {
 typedef struct vkc_context_desc {
     /* Khronos validation + synchronization validation. DEFAULT: on in debug
      * builds, off in release; the environment variable VKC_VALIDATION=0|1
-     * overrides the build default, and this field overrides both. If the
-     * layer is missing, validation is reported off with a warning. */
+     * (or off/on, false/true, no/yes) overrides the build default, and this
+     * field overrides both; another value of it is warned about and means
+     * the build default. If the layer is missing, validation is reported
+     * off with a warning. */
     vkc_toggle validation;
     /* Which physical device: NULL picks the best (discrete > integrated >
      * virtual > CPU, then highest API version); "N" is an index; anything
-     * else is a case-insensitive name substring. When NULL, the environment
-     * variable VKC_DEVICE is used the same way. */
+     * else is a case-insensitive name substring; matching no device fails
+     * with VKC_ERROR_NO_DEVICE. When NULL, the environment variable
+     * VKC_DEVICE is used the same way, except that matching no device is
+     * warned about and picks the best one. */
     const char *device;
     /* Force a queue family instead of vkc's choice. */
     bool queue_family_override;
