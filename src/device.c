@@ -295,20 +295,18 @@ static int32_t vkc__pick_device(const vkc_device_info *devs, uint32_t n, const c
 
 /* ---- instance ------------------------------------------------------------- */
 
-static bool vkc__want_validation(vkc_context *ctx, vkc_toggle t)
+static bool vkc__want_validation(vkc_context *ctx, const vkc_context_desc *desc)
 {
-    if (t == VKC_ON)
+    if (desc->validation == VKC_ON)
         return true;
-    if (t == VKC_OFF)
+    if (desc->validation == VKC_OFF)
         return false;
-#ifdef NDEBUG
-    bool v = false;
-    const char *fallback = "the build's default: off (release build)";
-#else
-    bool v = true;
-    const char *fallback = "the build's default: on (debug build)";
-#endif
-    vkc__env_flag(ctx, "VKC_VALIDATION", fallback, &v);
+    /* The caller's build (vkc.h passes its NDEBUG), not vkc's own. */
+    bool v = desc->validation_default == VKC_ON;
+    vkc__env_flag(ctx, "VKC_VALIDATION",
+                  v ? "the build's default: on (debug build)"
+                    : "the build's default: off (NDEBUG build)",
+                  &v);
     return v;
 }
 
@@ -406,7 +404,7 @@ vkc_result vkc__create_instance(vkc_context *ctx, const vkc_context_desc *desc)
     }
     uint32_t api = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loader_version;
 
-    bool want_val = vkc__want_validation(ctx, desc->validation);
+    bool want_val = vkc__want_validation(ctx, desc);
     bool have_val = false;
     if (want_val)
         VKC_FORWARD(vkc__layer_present(t, VKC_VALIDATION_LAYER, &have_val));
