@@ -17,14 +17,19 @@ vkc_result vkc_choose_queue_family(const vkc_queue_family_info *families, uint32
                                    vkc_queue_reason *out_reason)
 {
     if (!families || !out_family || !out_reason)
-        return VKC_ERROR_INVALID_ARGUMENT;
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_ARGUMENT,
+                        "vkc_choose_queue_family: families, out_family and out_reason must not "
+                        "be NULL");
     *out_family = UINT32_MAX;
     *out_reason = VKC_QUEUE_REASON_NONE;
     if (override_family >= 0) {
         if ((uint32_t)override_family >= count ||
             !(families[override_family].flags & VK_QUEUE_COMPUTE_BIT) ||
             families[override_family].count == 0)
-            return VKC_ERROR_INVALID_ARGUMENT;
+            return VKC_FAIL(NULL, VKC_ERROR_INVALID_ARGUMENT,
+                            "vkc_choose_queue_family: family %d does not exist (%u families), "
+                            "lacks compute or has no queue",
+                            override_family, count);
         *out_family = (uint32_t)override_family;
         *out_reason = VKC_QUEUE_REASON_OVERRIDE;
         return VKC_SUCCESS;
@@ -51,7 +56,8 @@ vkc_result vkc_choose_queue_family(const vkc_queue_family_info *families, uint32
         *out_reason = VKC_QUEUE_REASON_NO_COMPUTE_ONLY;
         return VKC_SUCCESS;
     }
-    return VKC_ERROR_NO_COMPUTE_QUEUE;
+    return VKC_FAIL(NULL, VKC_ERROR_NO_COMPUTE_QUEUE,
+                    "vkc_choose_queue_family: none of the %u families has compute", count);
 }
 
 /* ---- physical devices ------------------------------------------------------ */
@@ -711,7 +717,7 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
 vkc_result vkc_system_query(vkc_system_info *out)
 {
     if (!out)
-        return VKC_ERROR_INVALID_ARGUMENT;
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_ARGUMENT, "vkc_system_query: out is NULL");
     memset(out, 0, sizeof(*out));
     out->best_device = -1;
     void *h = NULL;
@@ -720,7 +726,7 @@ vkc_result vkc_system_query(vkc_system_info *out)
         snprintf(out->problem, sizeof(out->problem),
                  "no Vulkan loader: libvulkan.so.1 could not be opened. Install it (Debian: "
                  "apt-get install libvulkan1) or set LD_LIBRARY_PATH / VKC_LOADER.");
-        return VKC_ERROR_NO_LOADER;
+        return VKC_FAIL(NULL, VKC_ERROR_NO_LOADER, "vkc_system_query: %s", out->problem);
     }
     out->loader_found = true;
     out->instance_version = VK_API_VERSION_1_0;
@@ -794,5 +800,8 @@ vkc_result vkc_system_query(vkc_system_info *out)
     }
 done:
     vkc__loader_close(h);
+    /* The problem is also the thread's last creation error. */
+    if (r < 0)
+        VKC_FAIL(NULL, r, "vkc_system_query: %s", out->problem);
     return r;
 }

@@ -216,10 +216,14 @@ vkc_result vkc__fuse_kernel(vkc_fuse *f, const char *source, const char *name, b
 
 /* ---- public: graph building -------------------------------------------------- */
 
+/* Latch the first graph-building error with its message (the context's,
+ * just set), which build and record restate. */
 static vkc_result fuse_error(vkc_fuse *f, vkc_result r)
 {
-    if (f->error == VKC_SUCCESS)
+    if (f->error == VKC_SUCCESS && r < 0) {
         f->error = r;
+        vkc__last_error_copy(f->ctx, f->first_error, sizeof f->first_error);
+    }
     return r;
 }
 
@@ -362,9 +366,10 @@ vkc_result vkc_fuse_input_ex(vkc_fuse *f, const vkc_fuse_input_desc *desc, vkc_v
                                       "fusion graph \"%s\": F16 buffers need "
                                       "storageBuffer16BitAccess, which the device lacks",
                                       f->name));
-    VKC_RETURN_IF(f->g.inputs + f->g.out_count + 1 > VKC_MAX_BINDINGS - 1, f->ctx,
-                  fuse_error(f, VKC_ERROR_LIMIT), "fusion graph: too many buffers (max %d)",
-                  VKC_MAX_BINDINGS - 1);
+    if (f->g.inputs + f->g.out_count + 1 > VKC_MAX_BINDINGS - 1)
+        return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_LIMIT,
+                                      "fusion graph \"%s\": too many buffers (max %d)", f->name,
+                                      VKC_MAX_BINDINGS - 1));
     vkc__fnode n = {.kind = VKC__FN_INPUT,
                     .type = t == VKC_DTYPE_F16 ? VKC_DTYPE_F32 : t,
                     .stype = t,
@@ -573,9 +578,10 @@ vkc_result vkc_fuse_output_as(vkc_fuse *f, vkc_value value, vkc_dtype type, uint
         return GRAPH_FAIL(f, "fusion graph \"%s\": output of type %s for a %s value (cast first)",
                           f->name, dtype_name(st), dtype_name(n->type));
     }
-    VKC_RETURN_IF(f->g.inputs + f->g.out_count + 1 > VKC_MAX_BINDINGS - 1, f->ctx,
-                  fuse_error(f, VKC_ERROR_LIMIT), "fusion graph: too many buffers (max %d)",
-                  VKC_MAX_BINDINGS - 1);
+    if (f->g.inputs + f->g.out_count + 1 > VKC_MAX_BINDINGS - 1)
+        return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_LIMIT,
+                                      "fusion graph \"%s\": too many buffers (max %d)", f->name,
+                                      VKC_MAX_BINDINGS - 1));
     if (!vkc__fgraph_push_out(&f->g, idx, st))
         return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion output"));
     fuse_invalidate(f);
@@ -614,8 +620,8 @@ vkc_result vkc__fuse_prepare(vkc_fuse *f)
 {
     if (f->error < 0)
         return VKC_FAIL(f->ctx, VKC_ERROR_INVALID_GRAPH,
-                        "fusion graph \"%s\": an earlier call building it failed (%s)", f->name,
-                        vkc_result_string(f->error));
+                        "fusion graph \"%s\": an earlier call building it failed: %s", f->name,
+                        f->first_error);
     if (f->g.out_count == 0 && f->g.reduce_node < 0)
         return VKC_FAIL(f->ctx, VKC_ERROR_INVALID_GRAPH,
                         "fusion graph \"%s\": no output and no reduction", f->name);

@@ -563,6 +563,7 @@ struct vkc_fuse {
     uint32_t serial; /* tells this graph's value ids from others' (fuse.c) */
     vkc__fgraph g;
     vkc_result error; /* first graph-building error, latched */
+    char first_error[512]; /* its message */
     char name[64];
     vkc_toggle vectorize;
     uint32_t workgroup_size;
@@ -745,6 +746,8 @@ bool vkc__env_uint(vkc_context *ctx, const char *name, uint32_t min, uint32_t ma
  * VK_ERROR_DEVICE_LOST latches the context as lost. ctx may be NULL. */
 vkc_result vkc__fail(vkc_context *ctx, vkc_result r, VkResult vr, const char *file, int line,
                      const char *fmt, ...) VKC_PRINTF(6, 7);
+/* A copy of the context's last error message (under its lock). */
+void vkc__last_error_copy(vkc_context *ctx, char *out, size_t size);
 /* Map a failed VkResult to a vkc_result and record it with "what". */
 vkc_result vkc__vk_fail(vkc_context *ctx, VkResult vr, const char *what, const char *file,
                         int line);
