@@ -562,7 +562,7 @@ struct vkc_fuse {
     vkc__node node;
     uint32_t serial; /* tells this graph's value ids from others' (fuse.c) */
     vkc__fgraph g;
-    vkc_result error; /* first graph-building error, latched */
+    vkc_result error;      /* first graph-building error, latched */
     char first_error[512]; /* its message */
     char name[64];
     vkc_toggle vectorize;
