@@ -742,8 +742,7 @@ bool vkc__profiling_wanted(vkc_toggle profile)
 {
     if (profile != VKC_DEFAULT)
         return profile == VKC_ON;
-    const char *path = getenv("VKC_PROFILE");
-    return path && *path;
+    return vkc__env_string("VKC_PROFILE") != NULL;
 }
 
 /* ---- system query -------------------------------------------------------------- */

@@ -492,8 +492,8 @@ vkc_result vkc__profile_init(vkc_context *ctx)
             return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "profile buffer of %u events",
                             st->cap);
     }
-    const char *path = getenv("VKC_PROFILE");
-    if (ctx->profiling && path && *path)
+    const char *path = vkc__env_string("VKC_PROFILE");
+    if (ctx->profiling && path)
         snprintf(st->trace_path, sizeof(st->trace_path), "%s", path);
     uint32_t bits = ctx->info.queue_family < VKC_MAX_QUEUE_FAMILIES
                         ? ctx->info.queue_families[ctx->info.queue_family].timestamp_valid_bits
