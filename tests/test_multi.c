@@ -101,8 +101,12 @@ static bool lane_round(worker *w, lane *l, uint32_t round)
     uint32_t a = 3u + round % 5u, b = l->id * 100u + round;
     push3 p = {N, a, b};
     vkc_arg arg = {.buffer = l->x};
-    vkc_dispatch_desc d = {
-        .kernel = l->k, .args = &arg, .arg_count = 1, .push = &p, .push_size = sizeof(p), .count = N};
+    vkc_dispatch_desc d = {.kernel = l->k,
+                           .args = &arg,
+                           .arg_count = 1,
+                           .push = &p,
+                           .push_size = sizeof(p),
+                           .count = N};
     vkc_seq *s = NULL;
     vkc_fuse *f = NULL;
     bool ok = false;

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(cmake ninja-build gcc g++ pkg-config libvulkan-dev libvulkan-volk-dev
           vulkan-validationlayers mesa-vulkan-drivers vulkan-tools glslang-tools glslang-dev
           spirv-tools libcmocka-dev libpng-dev clang libclang-rt-14-dev python3
-          make dpkg-dev file)
+          make dpkg-dev file openmpi-bin libopenmpi-dev)
 
 install_missing() {
   local missing=()
