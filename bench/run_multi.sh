@@ -29,18 +29,7 @@ grid=${VKC_MULTI_GRID:-16384}
 steps=${VKC_MULTI_STEPS:-200}
 status=0
 
-echo "== Vulkan runtime from .gl"
-if [ -d .gl/sys ]; then
-  for f in .gl/sys/*.deb; do dpkg -x "$f" / || status=1; done
-  ldconfig || true
-fi
-for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
-           /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
-  if [ -f "$icd" ]; then
-    export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
-    break
-  fi
-done
+. bench/vulkan_env.sh
 nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv > "$out/nvidia-smi.txt" 2>&1 || true
 nvidia-smi topo -m >> "$out/nvidia-smi.txt" 2>&1 || true
 cat "$out/nvidia-smi.txt"

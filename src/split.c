@@ -488,6 +488,20 @@ static vkc_result vkc__split_check_count(vkc_split *sp, uint64_t count, const ch
     return VKC_SUCCESS;
 }
 
+/* One per-context object of a split call (a kernel, a graph): valid, and
+ * made on the part's own context. */
+static vkc_result vkc__split_check_part(vkc_split *sp, bool valid, const vkc_context *owner,
+                                        uint32_t i, const char *what)
+{
+    if (!valid)
+        return SPLIT_FAIL(sp, sp->ctx[0], VKC_ERROR_INVALID_HANDLE, "split: %s[%u] is not valid",
+                          what, i);
+    if (owner != sp->ctx[i])
+        return SPLIT_FAIL(sp, sp->ctx[0], VKC_ERROR_MISMATCH,
+                          "split: %s[%u] was not created on contexts[%u]", what, i, i);
+    return VKC_SUCCESS;
+}
+
 /* ---- dispatch ---------------------------------------------------------------------------------
  */
 
@@ -504,12 +518,8 @@ vkc_result vkc_split_dispatch(vkc_split *sp, const vkc_split_dispatch_desc *d,
                           "split dispatch: kernels is NULL (one per context)");
     for (uint32_t i = 0; i < sp->n; ++i) {
         const vkc_kernel *k = d->kernels[i];
-        if (!k || k->magic != VKC_MAGIC_KERNEL)
-            return SPLIT_FAIL(sp, sp->ctx[0], VKC_ERROR_INVALID_HANDLE,
-                              "split dispatch: kernels[%u] is not a valid vkc_kernel", i);
-        if (k->ctx != sp->ctx[i])
-            return SPLIT_FAIL(sp, sp->ctx[0], VKC_ERROR_MISMATCH,
-                              "split dispatch: kernels[%u] was not created on contexts[%u]", i, i);
+        bool valid = k && k->magic == VKC_MAGIC_KERNEL;
+        VKC_FORWARD(vkc__split_check_part(sp, valid, valid ? k->ctx : NULL, i, "kernels"));
     }
     VKC_FORWARD(vkc__split_check_args(sp, d->args, d->arg_count, d->count, "dispatch arg"));
     if (d->arg_count > VKC_MAX_BINDINGS)
@@ -571,12 +581,8 @@ static vkc_result vkc__split_check_graph(vkc_split *sp, vkc_fuse *const *fuses)
     uint64_t hash = 0;
     for (uint32_t i = 0; i < sp->n; ++i) {
         vkc_fuse *f = fuses[i];
-        if (!f || f->magic != VKC_MAGIC_FUSE)
-            return SPLIT_FAIL(sp, sp->ctx[0], VKC_ERROR_INVALID_HANDLE,
-                              "split fuse: fuses[%u] is not a valid vkc_fuse", i);
-        if (f->ctx != sp->ctx[i])
-            return SPLIT_FAIL(sp, sp->ctx[0], VKC_ERROR_MISMATCH,
-                              "split fuse: fuses[%u] was not created on contexts[%u]", i, i);
+        bool valid = f && f->magic == VKC_MAGIC_FUSE;
+        VKC_FORWARD(vkc__split_check_part(sp, valid, valid ? f->ctx : NULL, i, "fuses"));
         vkc_result r = vkc_fuse_build(f);
         if (r < 0)
             return vkc__split_part_error(sp, i, r, "vkc_fuse_build");

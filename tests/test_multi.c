@@ -17,16 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *AXPB_GLSL =
-    "#version 450\n"
-    "layout(local_size_x_id = 0) in;\n"
-    "layout(set = 0, binding = 0) buffer X { uint x[]; };\n"
-    "layout(push_constant) uniform P { uint n; uint a; uint b; } pc;\n"
-    "void main() {\n"
-    "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
-    "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride) x[i] = x[i] * pc.a + pc.b;\n"
-    "}\n";
-
 typedef struct push3 {
     uint32_t n, a, b;
 } push3;
@@ -85,8 +75,8 @@ typedef struct worker {
 static bool lane_build(worker *w, lane *l)
 {
     LCHECK(l, w,
-           vkc_kernel_create_glsl(l->ctx, &(vkc_glsl_desc){.source = AXPB_GLSL, .name = "axpb"},
-                                  &l->k));
+           vkc_kernel_create_glsl(
+               l->ctx, &(vkc_glsl_desc){.source = vkc_test_axpb_glsl, .name = "axpb"}, &l->k));
     LCHECK(l, w, vkc_buffer_create(l->ctx, &(vkc_buffer_desc){.size = N * 4, .name = "x"}, &l->x));
     for (uint32_t i = 0; i < N; ++i)
         l->host[i] = i * 7u + l->id;

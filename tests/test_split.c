@@ -11,16 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *AXPB_GLSL =
-    "#version 450\n"
-    "layout(local_size_x_id = 0) in;\n"
-    "layout(set = 0, binding = 0) buffer X { uint x[]; };\n"
-    "layout(push_constant) uniform P { uint n; uint a; uint b; } pc;\n"
-    "void main() {\n"
-    "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
-    "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride) x[i] = x[i] * pc.a + pc.b;\n"
-    "}\n";
-
 /* y[i] = global index of element i: needs the part's first element. */
 static const char *IOTA_GLSL =
     "#version 450\n"
@@ -41,6 +31,9 @@ typedef struct push3 {
 typedef struct fx {
     vkc_context *ctx[2];
     vkc_kernel *axpb[2], *iota[2];
+    /* Host arrays of N elements, 4 bytes each, for any test. */
+    uint32_t *host, *got;
+    float *fa, *fb, *fz;
 } fx;
 
 static int setup(void **state)
@@ -49,10 +42,17 @@ static int setup(void **state)
     fx *f = calloc(1, sizeof(*f));
     if (!f)
         return -1;
+    f->host = malloc(N * 4);
+    f->got = malloc(N * 4);
+    f->fa = malloc(N * 4);
+    f->fb = malloc(N * 4);
+    f->fz = malloc(N * 4);
+    assert_true(f->host && f->got && f->fa && f->fb && f->fz);
     for (int i = 0; i < 2; ++i) {
         f->ctx[i] = vkc_test_context_create(NULL);
         assert_int_equal(
-            vkc_kernel_create_glsl(f->ctx[i], &(vkc_glsl_desc){.source = AXPB_GLSL, .name = "axpb"},
+            vkc_kernel_create_glsl(f->ctx[i],
+                                   &(vkc_glsl_desc){.source = vkc_test_axpb_glsl, .name = "axpb"},
                                    &f->axpb[i]),
             VKC_SUCCESS);
         assert_int_equal(
@@ -69,12 +69,30 @@ static int teardown(void **state)
     fx *f = *state;
     vkc_context_destroy(f->ctx[1]);
     vkc_context_destroy(f->ctx[0]);
+    free(f->host);
+    free(f->got);
+    free(f->fa);
+    free(f->fb);
+    free(f->fz);
     free(f);
     if (vkc_test_validation_count()) {
         fprintf(stderr, "%u validation message(s) in this group\n", vkc_test_validation_count());
         return -1;
     }
     return 0;
+}
+
+/* x = x * p->a + p->b over count elements of split buffer *x. */
+static vkc_split_dispatch_desc axpb_desc(fx *f, vkc_split_buffer **x, const push3 *p,
+                                         uint64_t count)
+{
+    return (vkc_split_dispatch_desc){.kernels = f->axpb,
+                                     .args = x,
+                                     .arg_count = 1,
+                                     .push = p,
+                                     .push_size = sizeof(*p),
+                                     .count_in_push = true,
+                                     .count = count};
 }
 
 static vkc_split *make_split(fx *f, const double *weights, vkc_toggle calibrate)
@@ -105,13 +123,7 @@ static void run_axpb(fx *f, vkc_split *sp, uint32_t *host, uint32_t *got)
         host[i] = i * 2654435761u;
     assert_int_equal(vkc_split_scatter(x, host), VKC_SUCCESS);
     push3 p = {0, 5, 11};
-    vkc_split_dispatch_desc d = {.kernels = f->axpb,
-                                 .args = &x,
-                                 .arg_count = 1,
-                                 .push = &p,
-                                 .push_size = sizeof(p),
-                                 .count_in_push = true,
-                                 .count = N};
+    vkc_split_dispatch_desc d = axpb_desc(f, &x, &p, N);
     assert_int_equal(vkc_split_dispatch(sp, &d, NULL), VKC_SUCCESS);
     /* Again, through tickets. */
     vkc_ticket t[2];
@@ -148,9 +160,7 @@ static void run_axpb(fx *f, vkc_split *sp, uint32_t *host, uint32_t *got)
 static void test_dispatch_calibrated(void **state)
 {
     fx *f = *state;
-    uint32_t *host = malloc(N * 4), *got = malloc(N * 4);
-    assert_non_null(host);
-    assert_non_null(got);
+    uint32_t *host = f->host, *got = f->got;
     vkc_split *sp = make_split(f, NULL, VKC_DEFAULT);
     vkc_split_info info;
     assert_int_equal(vkc_split_info_get(sp, &info), VKC_SUCCESS);
@@ -171,16 +181,12 @@ static void test_dispatch_calibrated(void **state)
     assert_int_equal(count[0] % 256, 0);
     run_axpb(f, sp, host, got);
     vkc_split_destroy(sp);
-    free(got);
-    free(host);
 }
 
 static void test_dispatch_weighted(void **state)
 {
     fx *f = *state;
-    uint32_t *host = malloc(N * 4), *got = malloc(N * 4);
-    assert_non_null(host);
-    assert_non_null(got);
+    uint32_t *host = f->host, *got = f->got;
     /* 3 : 1 in units of 256 elements: round(0.75 * ceil(N / 256)) * 256. */
     vkc_split *sp = make_split(f, (double[]){3.0, 1.0}, VKC_DEFAULT);
     uint64_t first[2], count[2];
@@ -205,23 +211,13 @@ static void test_dispatch_weighted(void **state)
         host[i] = i;
     assert_int_equal(vkc_split_scatter(x, host), VKC_SUCCESS);
     push3 p = {0, 2, 1};
-    assert_int_equal(vkc_split_dispatch(sp,
-                                        &(vkc_split_dispatch_desc){.kernels = f->axpb,
-                                                                   .args = &x,
-                                                                   .arg_count = 1,
-                                                                   .push = &p,
-                                                                   .push_size = sizeof(p),
-                                                                   .count_in_push = true,
-                                                                   .count = 100},
-                                        NULL),
-                     VKC_SUCCESS);
+    vkc_split_dispatch_desc d = axpb_desc(f, &x, &p, 100);
+    assert_int_equal(vkc_split_dispatch(sp, &d, NULL), VKC_SUCCESS);
     assert_int_equal(vkc_split_gather(x, got), VKC_SUCCESS);
     for (uint32_t i = 0; i < 100; ++i)
         assert_int_equal(got[i], 2 * i + 1);
     /* Left alive on purpose: vkc_split_destroy frees it. */
     vkc_split_destroy(sp);
-    free(got);
-    free(host);
 }
 
 /* z = a * s + b (F32), the same graph built on each context. */
@@ -252,10 +248,7 @@ static void test_fuse(void **state)
 {
     fx *f = *state;
     vkc_split *sp = make_split(f, (double[]){1.0, 2.0}, VKC_DEFAULT);
-    float *ha = malloc(N * 4), *hb = malloc(N * 4), *got = malloc(N * 4);
-    assert_non_null(ha);
-    assert_non_null(hb);
-    assert_non_null(got);
+    float *ha = f->fa, *hb = f->fb, *got = f->fz;
     for (uint32_t i = 0; i < N; ++i) {
         ha[i] = (float)(i % 1000) * 0.25f;
         hb[i] = (float)(i % 77) - 30.0f;
@@ -324,9 +317,6 @@ static void test_fuse(void **state)
     vkc_fuse_destroy(g[0]);
     vkc_fuse_destroy(g[1]);
     vkc_split_destroy(sp);
-    free(got);
-    free(hb);
-    free(ha);
 }
 
 static void test_bad_input(void **state)
@@ -399,13 +389,7 @@ static void test_bad_input(void **state)
     assert_int_equal(vkc_split_buffer_create(other, &(vkc_split_buffer_desc){.count = 4096}, &w),
                      VKC_SUCCESS);
     push3 p = {0, 1, 1};
-    vkc_split_dispatch_desc d = {.kernels = f->axpb,
-                                 .args = &x,
-                                 .arg_count = 1,
-                                 .push = &p,
-                                 .push_size = sizeof(p),
-                                 .count_in_push = true,
-                                 .count = 4096};
+    vkc_split_dispatch_desc d = axpb_desc(f, &x, &p, 4096);
     /* Mismatched sizes: a buffer of 4000 elements in a 4096-element call. */
     d.args = &y;
     assert_int_equal(vkc_split_dispatch(sp, &d, NULL), VKC_ERROR_MISMATCH);
@@ -455,20 +439,12 @@ static void test_device_fails(void **state)
     vkc_split_buffer *x;
     assert_int_equal(vkc_split_buffer_create(sp, &(vkc_split_buffer_desc){.count = 8192}, &x),
                      VKC_SUCCESS);
-    uint32_t *host = malloc(8192 * 4), *got = malloc(8192 * 4);
-    assert_non_null(host);
-    assert_non_null(got);
+    uint32_t *host = f->host, *got = f->got;
     for (uint32_t i = 0; i < 8192; ++i)
         host[i] = i;
     assert_int_equal(vkc_split_scatter(x, host), VKC_SUCCESS);
     push3 p = {0, 3, 1};
-    vkc_split_dispatch_desc d = {.kernels = f->axpb,
-                                 .args = &x,
-                                 .arg_count = 1,
-                                 .push = &p,
-                                 .push_size = sizeof(p),
-                                 .count_in_push = true,
-                                 .count = 8192};
+    vkc_split_dispatch_desc d = axpb_desc(f, &x, &p, 8192);
     vkc_context_features feat;
     assert_int_equal(vkc_context_features_get(f->ctx[1], &feat), VKC_SUCCESS);
     vkc_test_quiet_errors(1);
@@ -502,8 +478,6 @@ static void test_device_fails(void **state)
     for (uint32_t i = 0; i < 8192; ++i)
         assert_int_equal(got[i], 3 * i + 1);
     vkc_split_destroy(sp);
-    free(got);
-    free(host);
 }
 
 /* Part 1 waits on a host semaphore nobody signals: the call returns
@@ -534,13 +508,7 @@ static void test_part_never_finishes(void **state)
     assert_int_equal(c1->vk.vkCreateSemaphore(c1->device, &si, NULL, &sem), VK_SUCCESS);
     assert_int_equal(vkc_wait_host_semaphore(c1, sem, 1), VKC_SUCCESS);
     push3 p = {0, 1, 7};
-    vkc_split_dispatch_desc d = {.kernels = f->axpb,
-                                 .args = &x,
-                                 .arg_count = 1,
-                                 .push = &p,
-                                 .push_size = sizeof(p),
-                                 .count_in_push = true,
-                                 .count = 4096};
+    vkc_split_dispatch_desc d = axpb_desc(f, &x, &p, 4096);
     vkc_test_quiet_errors(1);
     assert_int_equal(vkc_split_dispatch(sp, &d, NULL), VKC_TIMEOUT);
     vkc_test_quiet_errors(0);
