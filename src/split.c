@@ -83,8 +83,7 @@ static vkc_result vkc__split_part_error(vkc_split *sp, uint32_t i, vkc_result r,
             return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_split handle");           \
     } while (0)
 
-/* ---- ranges -----------------------------------------------------------------------------------
- */
+/* ---- ranges -------------------------------------------------------------- */
 
 static void vkc__split_ranges(const vkc_split *sp, uint64_t count, uint64_t *first, uint64_t *part)
 {
@@ -104,8 +103,7 @@ static void vkc__split_ranges(const vkc_split *sp, uint64_t count, uint64_t *fir
     }
 }
 
-/* ---- calibration ------------------------------------------------------------------------------
- */
+/* ---- calibration --------------------------------------------------------- */
 
 static const char *vkc__split_triad_glsl =
     "#version 450\n"
@@ -170,8 +168,7 @@ static vkc_result vkc__split_calibrate_one(vkc_split *sp, uint32_t i, uint64_t c
     return r;
 }
 
-/* ---- create / destroy -------------------------------------------------------------------------
- */
+/* ---- create / destroy ---------------------------------------------------- */
 
 static vkc_result vkc__split_check_desc(const vkc_split_desc *d)
 {
@@ -293,8 +290,7 @@ const char *vkc_split_last_error(const vkc_split *sp)
     return sp && sp->magic == VKC_MAGIC_SPLIT ? sp->last_error : "";
 }
 
-/* ---- buffers ----------------------------------------------------------------------------------
- */
+/* ---- buffers ------------------------------------------------------------- */
 
 vkc_result vkc_split_buffer_create(vkc_split *sp, const vkc_split_buffer_desc *desc,
                                    vkc_split_buffer **out)
@@ -364,7 +360,31 @@ vkc_result vkc_split_buffer_part(const vkc_split_buffer *b, uint32_t index, vkc_
     return VKC_SUCCESS;
 }
 
-/* Scatter (src given) or gather (dst given), part after part. */
+/* One part's transfer, run by the caller or a helper thread. */
+typedef struct vkc__split_job {
+    vkc_buffer *buf;
+    const void *src;
+    void *dst;
+    uint64_t size;
+    vkc_result r;
+} vkc__split_job;
+
+static void *vkc__split_job_run(void *arg)
+{
+    vkc__split_job *j = arg;
+    j->r = j->src ? vkc_buffer_upload(j->buf, 0, j->src, j->size)
+                  : vkc_buffer_download(j->buf, 0, j->dst, j->size);
+    return NULL;
+}
+
+/* Below this many bytes in all, a thread per part costs more than the
+ * parts' transfers overlapping saves. */
+#define VKC__SPLIT_THREAD_BYTES (4u << 20)
+
+/* Scatter (src given) or gather (dst given). Large transfers run one
+ * thread per part beyond the first, so that devices on separate links copy
+ * at once (vkc_buffer_upload / download are thread-safe); small ones, part
+ * after part in the caller's thread. */
 static vkc_result vkc__split_transfer(vkc_split_buffer *b, const void *src, void *dst)
 {
     VKC_RETURN_IF(!b || b->magic != VKC_MAGIC_SPLIT_BUFFER, NULL, VKC_ERROR_INVALID_HANDLE,
@@ -374,15 +394,38 @@ static vkc_result vkc__split_transfer(vkc_split_buffer *b, const void *src, void
     if (!src && !dst)
         return SPLIT_FAIL(sp, sp->ctx[0], VKC_ERROR_INVALID_ARGUMENT, "split %s: data is NULL",
                           what);
+    vkc__split_job job[VKC_MAX_SPLIT];
+    pthread_t th[VKC_MAX_SPLIT];
+    bool threaded[VKC_MAX_SPLIT] = {false};
+    uint32_t parts = 0;
     for (uint32_t i = 0; i < sp->n; ++i) {
+        uint64_t at = b->first[i] * b->element_size;
+        job[i] = (vkc__split_job){.buf = b->buf[i],
+                                  .src = src ? (const char *)src + at : NULL,
+                                  .dst = dst ? (char *)dst + at : NULL,
+                                  .size = b->part[i] * b->element_size};
+        parts += b->part[i] != 0;
+    }
+    bool threads = parts > 1 && b->count * b->element_size >= VKC__SPLIT_THREAD_BYTES;
+    bool first = true;
+    for (uint32_t i = 0; i < sp->n && threads; ++i) {
         if (!b->part[i])
             continue;
-        uint64_t at = b->first[i] * b->element_size, size = b->part[i] * b->element_size;
-        vkc_result r = src ? vkc_buffer_upload(b->buf[i], 0, (const char *)src + at, size)
-                           : vkc_buffer_download(b->buf[i], 0, (char *)dst + at, size);
-        if (r < 0)
-            return vkc__split_part_error(sp, i, r, what);
+        /* The first part stays in this thread; a thread that cannot be
+         * started leaves its part to this thread too. */
+        if (!first)
+            threaded[i] = pthread_create(&th[i], NULL, vkc__split_job_run, &job[i]) == 0;
+        first = false;
     }
+    for (uint32_t i = 0; i < sp->n; ++i)
+        if (b->part[i] && !threaded[i])
+            vkc__split_job_run(&job[i]);
+    for (uint32_t i = 0; i < sp->n; ++i)
+        if (threaded[i])
+            pthread_join(th[i], NULL);
+    for (uint32_t i = 0; i < sp->n; ++i)
+        if (b->part[i] && job[i].r < 0)
+            return vkc__split_part_error(sp, i, job[i].r, what);
     return VKC_SUCCESS;
 }
 
@@ -399,8 +442,7 @@ vkc_result vkc_split_gather(vkc_split_buffer *b, void *data)
     return vkc__split_transfer(b, NULL, data);
 }
 
-/* ---- waiting ----------------------------------------------------------------------------------
- */
+/* ---- waiting ------------------------------------------------------------- */
 
 /* Wait for every part within one deadline; the first failure is returned
  * after all parts were waited for, so no part's work is left running when
@@ -502,8 +544,7 @@ static vkc_result vkc__split_check_part(vkc_split *sp, bool valid, const vkc_con
     return VKC_SUCCESS;
 }
 
-/* ---- dispatch ---------------------------------------------------------------------------------
- */
+/* ---- dispatch ------------------------------------------------------------ */
 
 vkc_result vkc_split_dispatch(vkc_split *sp, const vkc_split_dispatch_desc *d,
                               vkc_ticket *out_tickets)
@@ -570,8 +611,7 @@ vkc_result vkc_split_dispatch(vkc_split *sp, const vkc_split_dispatch_desc *d,
     return vkc__split_finish(sp, t, r, out_tickets);
 }
 
-/* ---- fusion -----------------------------------------------------------------------------------
- */
+/* ---- fusion -------------------------------------------------------------- */
 
 static vkc_result vkc__split_check_graph(vkc_split *sp, vkc_fuse *const *fuses)
 {

@@ -220,6 +220,33 @@ static void test_dispatch_weighted(void **state)
     vkc_split_destroy(sp);
 }
 
+/* Scatter and gather of 8 MiB: the parts' transfers run on threads. */
+static void test_large_transfer(void **state)
+{
+    fx *f = *state;
+    const uint32_t n = 2u << 20;
+    uint32_t *h = malloc(n * 4), *g = malloc(n * 4);
+    assert_non_null(h);
+    assert_non_null(g);
+    for (uint32_t i = 0; i < n; ++i)
+        h[i] = i ^ 0x5a5a5a5au;
+    vkc_split *sp = make_split(f, (double[]){1.0, 1.0}, VKC_DEFAULT);
+    vkc_split_buffer *x;
+    assert_int_equal(vkc_split_buffer_create(sp, &(vkc_split_buffer_desc){.count = n}, &x),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_split_scatter(x, h), VKC_SUCCESS);
+    push3 p = {0, 3, 5};
+    vkc_split_dispatch_desc d = axpb_desc(f, &x, &p, n);
+    assert_int_equal(vkc_split_dispatch(sp, &d, NULL), VKC_SUCCESS);
+    assert_int_equal(vkc_split_gather(x, g), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i)
+        if (g[i] != h[i] * 3u + 5u)
+            fail_msg("x[%u] = %u, expected %u", i, g[i], h[i] * 3u + 5u);
+    vkc_split_destroy(sp);
+    free(g);
+    free(h);
+}
+
 /* z = a * s + b (F32), the same graph built on each context. */
 static void build_graph(vkc_fuse *f, int variant)
 {
@@ -529,11 +556,9 @@ static void test_part_never_finishes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dispatch_calibrated),
-        cmocka_unit_test(test_dispatch_weighted),
-        cmocka_unit_test(test_fuse),
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_device_fails),
+        cmocka_unit_test(test_dispatch_calibrated), cmocka_unit_test(test_dispatch_weighted),
+        cmocka_unit_test(test_large_transfer),      cmocka_unit_test(test_fuse),
+        cmocka_unit_test(test_bad_input),           cmocka_unit_test(test_device_fails),
         cmocka_unit_test(test_part_never_finishes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1154,7 +1154,8 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
  * the host). Data lives in split buffers: one vkc buffer per context holding
  * that context's range, filled from host memory by vkc_split_scatter and
  * read back by vkc_split_gather (vkc_buffer_upload / download per part, so
- * through host-visible staging, one part after another). Parts do not see
+ * through host-visible staging; from 4 MiB on, the parts' transfers run at
+ * once, one thread per part). Parts do not see
  * each other's elements: a kernel whose element i reads element j != i
  * (a stencil) needs halos, which a split does not make (samples/mpi_stencil
  * shows halos between processes).
@@ -1259,7 +1260,9 @@ VKC_API vkc_result vkc_split_buffer_part(const vkc_split_buffer *buf, uint32_t i
                                          vkc_buffer **out_buffer, uint64_t *out_first,
                                          uint64_t *out_count);
 /* Copy count * element_size bytes of host memory into the parts, or the
- * parts back into host memory. Blocking, one part after another. */
+ * parts back into host memory. Blocking; from 4 MiB in all, each part past
+ * the first is copied by a thread of its own, started and joined within
+ * the call. */
 VKC_API vkc_result vkc_split_scatter(vkc_split_buffer *buf, const void *data);
 VKC_API vkc_result vkc_split_gather(vkc_split_buffer *buf, void *data);
 
