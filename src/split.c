@@ -31,6 +31,7 @@ struct vkc_split {
      * re-recording and at destroy). */
     vkc_seq *seq[VKC_MAX_SPLIT];
     vkc_ticket pending[VKC_MAX_SPLIT];
+    vkc_buffer *partial[VKC_MAX_SPLIT]; /* each part's reduction result, one float */
     vkc__node buffers;
     char last_error[1024];
 };
@@ -257,6 +258,7 @@ void vkc_split_destroy(vkc_split *sp)
         if (sp->seq[i] && !atomic_load(&sp->ctx[i]->lost))
             (void)vkc_wait(sp->ctx[i], sp->pending[i], sp->timeout_ns);
         vkc_seq_destroy(sp->seq[i]);
+        vkc_buffer_destroy(sp->partial[i]);
     }
     sp->magic = 0;
     vkc__free(sp);
@@ -627,9 +629,6 @@ static vkc_result vkc__split_check_graph(vkc_split *sp, vkc_fuse *const *fuses)
         if (r < 0)
             return vkc__split_part_error(sp, i, r, "vkc_fuse_build");
         const vkc__fgraph *g = &f->g;
-        if (g->reduce_node >= 0)
-            return SPLIT_FAIL(sp, sp->ctx[i], VKC_ERROR_UNSUPPORTED,
-                              "split fuse: graph \"%s\" has a reduction (not split yet)", f->name);
         for (uint32_t n = 0; n < g->count; ++n) {
             const vkc__fnode *nd = &g->nodes[n];
             if (nd->kind == VKC__FN_INPUT && nd->period)
@@ -654,6 +653,31 @@ static vkc_result vkc__split_check_graph(vkc_split *sp, vkc_fuse *const *fuses)
     return VKC_SUCCESS;
 }
 
+/* The parts' reductions, waited for, combined into one on the host. */
+static vkc_result vkc__split_combine(vkc_split *sp, uint8_t op, uint64_t count,
+                                     const uint64_t *part, float *out)
+{
+    double acc = 0;
+    bool any = false;
+    for (uint32_t i = 0; i < sp->n; ++i) {
+        if (!part[i])
+            continue;
+        float v;
+        vkc_result r = vkc_buffer_download(sp->partial[i], 0, &v, sizeof(v));
+        if (r < 0)
+            return vkc__split_part_error(sp, i, r, "reading its reduction");
+        if (op == VKC_REDUCE_MEAN)
+            acc += (double)v * (double)part[i] / (double)count;
+        else if (!any || op == VKC_REDUCE_SUM)
+            acc = any ? acc + v : v;
+        else
+            acc = op == VKC_REDUCE_MIN ? (v < acc ? v : acc) : (v > acc ? v : acc);
+        any = true;
+    }
+    *out = (float)acc;
+    return VKC_SUCCESS;
+}
+
 vkc_result vkc_split_fuse(vkc_split *sp, vkc_fuse *const *fuses, const vkc_split_fuse_args *a,
                           vkc_ticket *out_tickets)
 {
@@ -662,6 +686,16 @@ vkc_result vkc_split_fuse(vkc_split *sp, vkc_fuse *const *fuses, const vkc_split
         return SPLIT_FAIL(sp, sp->ctx[0], VKC_ERROR_INVALID_ARGUMENT, "split fuse: args is NULL");
     VKC_FORWARD(vkc__split_check_count(sp, a->count, "fuse"));
     VKC_FORWARD(vkc__split_check_graph(sp, fuses));
+    bool reduce = fuses[0]->g.reduce_node >= 0;
+    if (reduce && (!a->reduce_result || out_tickets))
+        return SPLIT_FAIL(sp, sp->ctx[0], VKC_ERROR_INVALID_ARGUMENT,
+                          "split fuse: graph \"%s\" has a reduction: give args.reduce_result "
+                          "and no out_tickets (the parts' results are combined on the host)",
+                          fuses[0]->name);
+    if (!reduce && a->reduce_result)
+        return SPLIT_FAIL(sp, sp->ctx[0], VKC_ERROR_INVALID_ARGUMENT,
+                          "split fuse: args.reduce_result given but graph \"%s\" has no reduction",
+                          fuses[0]->name);
     VKC_FORWARD(vkc__split_check_args(sp, a->inputs, a->input_count, a->count, "fuse input"));
     VKC_FORWARD(vkc__split_check_args(sp, a->outputs, a->output_count, a->count, "fuse output"));
     if (a->input_count > VKC_MAX_BINDINGS || a->output_count > VKC_MAX_BINDINGS)
@@ -697,16 +731,24 @@ vkc_result vkc_split_fuse(vkc_split *sp, vkc_fuse *const *fuses, const vkc_split
             in[j] = (vkc_arg){.buffer = a->inputs[j]->buf[i]};
         for (uint32_t j = 0; j < a->output_count; ++j)
             out[j] = (vkc_arg){.buffer = a->outputs[j]->buf[i]};
+        if (r >= 0 && reduce && !sp->partial[i])
+            r = vkc_buffer_create(ctx,
+                                  &(vkc_buffer_desc){.size = 4,
+                                                     .memory = VKC_MEMORY_READBACK,
+                                                     .name = "vkc split partial"},
+                                  &sp->partial[i]);
         if (r >= 0)
-            r = vkc_fuse_record(sp->seq[i], fuses[i],
-                                &(vkc_fuse_args){.inputs = in,
-                                                 .input_count = a->input_count,
-                                                 .outputs = out,
-                                                 .output_count = a->output_count,
-                                                 .scalars = a->scalars,
-                                                 .scalar_count = a->scalar_count,
-                                                 .count = part[i],
-                                                 .label = a->label});
+            r = vkc_fuse_record(
+                sp->seq[i], fuses[i],
+                &(vkc_fuse_args){.inputs = in,
+                                 .input_count = a->input_count,
+                                 .outputs = out,
+                                 .output_count = a->output_count,
+                                 .scalars = a->scalars,
+                                 .scalar_count = a->scalar_count,
+                                 .reduce = {.buffer = reduce ? sp->partial[i] : NULL},
+                                 .count = part[i],
+                                 .label = a->label});
         if (r >= 0)
             r = vkc_seq_end(sp->seq[i]);
         if (r >= 0)
@@ -716,5 +758,8 @@ vkc_result vkc_split_fuse(vkc_split *sp, vkc_fuse *const *fuses, const vkc_split
         else
             vkc__split_part_error(sp, i, r, "fuse");
     }
-    return vkc__split_finish(sp, t, r, out_tickets);
+    r = vkc__split_finish(sp, t, r, out_tickets);
+    if (r < 0 || !reduce)
+        return r;
+    return vkc__split_combine(sp, fuses[0]->g.reduce_op, a->count, part, a->reduce_result);
 }

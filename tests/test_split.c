@@ -7,6 +7,7 @@
 
 #include "vkc_test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,8 +266,8 @@ static void build_graph(vkc_fuse *f, int variant)
         assert_int_equal(vkc_fuse_op(f, VKC_OP_DROPOUT, (vkc_value[]){y, p, seed}, 3, &y),
                          VKC_SUCCESS);
     }
-    if (variant == 4)
-        assert_int_equal(vkc_fuse_reduce(f, y, VKC_REDUCE_SUM), VKC_SUCCESS);
+    if (variant >= 4) /* 4 + a vkc_reduce_op */
+        assert_int_equal(vkc_fuse_reduce(f, y, (vkc_reduce_op)(variant - 4)), VKC_SUCCESS);
     else
         assert_int_equal(vkc_fuse_output(f, y, NULL), VKC_SUCCESS);
 }
@@ -322,7 +323,7 @@ static void test_fuse(void **state)
 
     /* Graphs a split refuses, and mismatched graphs. */
     vkc_test_quiet_errors(1);
-    for (int variant = 1; variant <= 4; ++variant) {
+    for (int variant = 1; variant <= 3; ++variant) {
         vkc_fuse *h[2];
         for (int i = 0; i < 2; ++i) {
             assert_int_equal(vkc_fuse_create(f->ctx[i], NULL, &h[i]), VKC_SUCCESS);
@@ -331,12 +332,57 @@ static void test_fuse(void **state)
         vkc_result want = variant == 1 ? VKC_ERROR_MISMATCH : VKC_ERROR_UNSUPPORTED;
         assert_int_equal(vkc_split_fuse(sp, h, &args, NULL), want);
         const char *e = vkc_split_last_error(sp);
-        const char *key[] = {"", "not the same graph", "broadcast", "dropout", "reduction"};
+        const char *key[] = {"", "not the same graph", "broadcast", "dropout"};
         if (!strstr(e, key[variant]))
             fail_msg("variant %d: \"%s\" lacks \"%s\"", variant, e, key[variant]);
         vkc_fuse_destroy(h[0]);
         vkc_fuse_destroy(h[1]);
     }
+    /* Reductions: each part reduces its range, the split combines them. */
+    for (int op = VKC_REDUCE_SUM; op <= VKC_REDUCE_MEAN; ++op) {
+        vkc_fuse *h[2];
+        for (int i = 0; i < 2; ++i) {
+            assert_int_equal(vkc_fuse_create(f->ctx[i], NULL, &h[i]), VKC_SUCCESS);
+            build_graph(h[i], 4 + op);
+        }
+        double sum = 0, abs_sum = 0, lo = INFINITY, hi = -INFINITY;
+        for (uint32_t i = 0; i < N; ++i) {
+            double y = (double)ha[i] * s.f32 + hb[i];
+            sum += y;
+            abs_sum += fabs(y);
+            lo = y < lo ? y : lo;
+            hi = y > hi ? y : hi;
+        }
+        double want = op == VKC_REDUCE_SUM   ? sum
+                      : op == VKC_REDUCE_MIN ? lo
+                      : op == VKC_REDUCE_MAX ? hi
+                                             : sum / N;
+        double tol = op == VKC_REDUCE_SUM    ? 1e-5 * abs_sum
+                     : op == VKC_REDUCE_MEAN ? 1e-5 * abs_sum / N
+                                             : 1e-6 * fabs(want);
+        float got_r = NAN;
+        vkc_split_fuse_args ra = {.inputs = args.inputs,
+                                  .input_count = 2,
+                                  .scalars = &s,
+                                  .scalar_count = 1,
+                                  .count = N,
+                                  .reduce_result = &got_r};
+        assert_int_equal(vkc_split_fuse(sp, h, &ra, NULL), VKC_SUCCESS);
+        if (!(fabs((double)got_r - want) <= tol))
+            fail_msg("reduce op %d: %.9g, expected %.9g (tolerance %.3g)", op, (double)got_r, want,
+                     tol);
+        /* Asynchronously, or without a place for the result: refused. */
+        vkc_ticket t[2];
+        assert_int_equal(vkc_split_fuse(sp, h, &ra, t), VKC_ERROR_INVALID_ARGUMENT);
+        ra.reduce_result = NULL;
+        assert_int_equal(vkc_split_fuse(sp, h, &ra, NULL), VKC_ERROR_INVALID_ARGUMENT);
+        vkc_fuse_destroy(h[0]);
+        vkc_fuse_destroy(h[1]);
+    }
+    float stray;
+    args.reduce_result = &stray;
+    assert_int_equal(vkc_split_fuse(sp, g, &args, NULL), VKC_ERROR_INVALID_ARGUMENT);
+    args.reduce_result = NULL;
     /* A graph of the wrong context, in both places. */
     assert_int_equal(vkc_split_fuse(sp, (vkc_fuse *[]){g[1], g[0]}, &args, NULL),
                      VKC_ERROR_MISMATCH);

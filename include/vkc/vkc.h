@@ -1177,6 +1177,9 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
  * after the other parts' work has completed or timed out too; the failed
  * context stays usable as its own rules say (vkc_context_recover).
  *
+ * A fusion graph's reduction is reduced per part on each device and the
+ * partial results combined on the host (vkc_split_fuse_args.reduce_result).
+ *
  * Not done: device groups are reported by vkc_system_query (and vkc-info)
  * but a split never creates a device over a group; external memory between
  * devices (VK_KHR_external_memory_fd) is not used: data always passes
@@ -1304,11 +1307,17 @@ typedef struct vkc_split_fuse_args {
     uint32_t scalar_count;
     uint64_t count;
     const char *label;
+    /* The graph's reduction over all count elements, on the host: each
+     * part reduces its range on its device and the partial results are
+     * combined here (sum: added; min, max; mean: the parts' means weighted
+     * by their counts). Required for a graph with a reduction, which also
+     * needs out_tickets NULL. */
+    float *reduce_result;
 } vkc_split_fuse_args;
 
 /* Run a fusion graph split: fuses[i] is the same graph built on
- * contexts[i] (checked by structure). Graphs with a reduction, a broadcast
- * input (period) or dropout (both index the whole range) are
+ * contexts[i] (checked by structure). Graphs with a broadcast input
+ * (period) or dropout (both index the whole range) are
  * VKC_ERROR_UNSUPPORTED. Tickets and errors as vkc_split_dispatch. */
 VKC_API vkc_result vkc_split_fuse(vkc_split *split, vkc_fuse *const *fuses,
                                   const vkc_split_fuse_args *args, vkc_ticket *out_tickets);
