@@ -747,6 +747,33 @@ bool vkc__profiling_wanted(vkc_toggle profile)
 
 /* ---- system query -------------------------------------------------------------- */
 
+/* Device groups, as indices into the enumerated devices; for diagnosis
+ * only, so a failure leaves group_count 0. */
+static void vkc__query_groups(const vkc__itable *t, VkInstance inst, const VkPhysicalDevice *pds,
+                              uint32_t n, vkc_system_info *out)
+{
+    PFN_vkEnumeratePhysicalDeviceGroups enum_groups =
+        (PFN_vkEnumeratePhysicalDeviceGroups)t->vkGetInstanceProcAddr(
+            inst, "vkEnumeratePhysicalDeviceGroups");
+    if (!enum_groups)
+        return;
+    VkPhysicalDeviceGroupProperties g[VKC_MAX_DEVICES];
+    uint32_t count = VKC_MAX_DEVICES;
+    for (uint32_t i = 0; i < count; ++i)
+        g[i] = (VkPhysicalDeviceGroupProperties){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES};
+    if (enum_groups(inst, &count, g) < 0)
+        return;
+    for (uint32_t i = 0; i < count; ++i) {
+        struct vkc_device_group *dg = &out->groups[out->group_count];
+        for (uint32_t m = 0; m < g[i].physicalDeviceCount; ++m)
+            for (uint32_t d = 0; d < n; ++d)
+                if (pds[d] == g[i].physicalDevices[m] && dg->member_count < VKC_MAX_DEVICES)
+                    dg->members[dg->member_count++] = d;
+        dg->subset_allocation = g[i].subsetAllocation;
+        out->group_count++;
+    }
+}
+
 vkc_result vkc_system_query(vkc_system_info *out)
 {
     if (!out)
@@ -798,8 +825,11 @@ vkc_result vkc_system_query(vkc_system_info *out)
     }
     vkc__itable_load_instance(&t, inst);
     uint32_t n = 0;
-    r = vkc__enumerate(&t, inst, NULL, out->devices, &n);
+    VkPhysicalDevice pds[VKC_MAX_DEVICES];
+    r = vkc__enumerate(&t, inst, pds, out->devices, &n);
     out->device_count = n;
+    if (r >= 0 && out->instance_version >= VK_API_VERSION_1_1)
+        vkc__query_groups(&t, inst, pds, n, out);
     t.vkDestroyInstance(inst, NULL);
     if (r < 0)
         goto done;
