@@ -635,7 +635,8 @@ static int vkc__cmp_event(const void *a, const void *b)
 static void vkc__settle_locked(vkc_context *ctx, vkc__pstate *st)
 {
     vkc__collect_all_locked(ctx, st, true);
-    qsort(st->ev, st->count, sizeof(*st->ev), vkc__cmp_event);
+    if (st->count) /* the buffer may not exist yet */
+        qsort(st->ev, st->count, sizeof(*st->ev), vkc__cmp_event);
 }
 
 /* Caller holds the lock; events sorted. */
