@@ -274,12 +274,21 @@ static void test_percentiles(void **state)
     assert_int_equal(vkc__percentile(t, 3, 95), 9);
 }
 
-static void nested_run(bool correlate, vkc_profile_clock want)
+static void profile_fallbacks(vkc_context_desc *d)
+{
+    d->profile = VKC_ON;
+    d->timeline_semaphores = VKC_OFF; /* fences */
+    d->push_descriptors = VKC_OFF;    /* descriptor pools */
+    d->wait_mode = VKC_WAIT_SPIN_MARKER;
+}
+
+static void nested_run_with(void (*tweak)(vkc_context_desc *), bool correlate,
+                            vkc_profile_clock want)
 {
     world w;
     /* The fallback is chosen at context creation. */
     vkc__profile_force_correlation(correlate);
-    make_world(&w, profile_on, VKC_DEFAULT);
+    make_world(&w, tweak, VKC_DEFAULT);
     vkc__profile_force_correlation(false);
     assert_int_equal(record(&w), VKC_SUCCESS);
     run_and_check(&w, 5);
@@ -323,8 +332,9 @@ static void nested_run(bool correlate, vkc_profile_clock want)
     assert_int_equal(fl->count, 5);
     assert_int_equal(sb->count, 5);
     assert_int_equal(su->count, 5);
-    /* Recorded once per copy of the ring (2), not per submission. */
-    assert_true(rc->count >= 1 && rc->count <= 2);
+    /* Recorded once per copy of the ring (2; 8 with the completion
+     * marker), not per submission. */
+    assert_true(rc->count >= 1 && rc->count <= 5);
     /* One barrier before each level, per submission. */
     vkc_seq_info si;
     assert_int_equal(vkc_seq_info_get(w.seq, &si), VKC_SUCCESS);
@@ -339,6 +349,11 @@ static void nested_run(bool correlate, vkc_profile_clock want)
     }
     free(ev);
     vkc_test_context_destroy(w.ctx);
+}
+
+static void nested_run(bool correlate, vkc_profile_clock want)
+{
+    nested_run_with(profile_on, correlate, want);
 }
 
 static void test_nested_calibrated(void **state)
@@ -356,6 +371,14 @@ static void test_nested_correlated(void **state)
 {
     (void)state;
     nested_run(true, VKC_PROFILE_CLOCK_CORRELATED);
+}
+
+/* Fences instead of a timeline, descriptor pools instead of push
+ * descriptors, the completion marker (a ring of 8 copies). */
+static void test_nested_fallbacks(void **state)
+{
+    (void)state;
+    nested_run_with(profile_fallbacks, true, VKC_PROFILE_CLOCK_CORRELATED);
 }
 
 /* Durations in proportion to the work: the same kernel at 1x and 4x the
@@ -629,11 +652,12 @@ static void test_kernel_stats(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_percentiles),       cmocka_unit_test(test_nested_calibrated),
-        cmocka_unit_test(test_nested_correlated), cmocka_unit_test(test_proportional),
-        cmocka_unit_test(test_trace_files),       cmocka_unit_test(test_off_and_per_sequence),
-        cmocka_unit_test(test_fault_query_pool),  cmocka_unit_test(test_full_buffer),
-        cmocka_unit_test(test_device_loss),       cmocka_unit_test(test_kernel_stats),
+        cmocka_unit_test(test_percentiles),          cmocka_unit_test(test_nested_calibrated),
+        cmocka_unit_test(test_nested_correlated),    cmocka_unit_test(test_nested_fallbacks),
+        cmocka_unit_test(test_proportional),         cmocka_unit_test(test_trace_files),
+        cmocka_unit_test(test_off_and_per_sequence), cmocka_unit_test(test_fault_query_pool),
+        cmocka_unit_test(test_full_buffer),          cmocka_unit_test(test_device_loss),
+        cmocka_unit_test(test_kernel_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
