@@ -834,7 +834,8 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
  *
  * Limits and failures
  *   The profile keeps profile_capacity events (default 65536; a submission
- *   of n commands in l levels makes n + l + 3 events). Once full, new
+ *   of n commands in l levels makes n + l + 2 events, one more for each
+ *   vkc_wait and for its recording when it was recorded anew). Once full, new
  *   events are counted in dropped and status reports VKC_ERROR_LIMIT (call
  *   vkc_profile_reset, or raise the capacity). A query pool that cannot be
  *   created leaves that recording unprofiled with status set to the error.
