@@ -675,7 +675,7 @@ vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)
 void vkc__seq_lose(vkc_seq *s)
 {
     vkc__seq_release_units(s);
-    for (int i = 0; i < VKC_SEQ_RING; ++i)
+    for (int i = 0; i < VKC_SEQ_RING_MAX; ++i)
         s->unit_gen[i] = 0;
     s->lost = true;
 }

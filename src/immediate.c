@@ -136,11 +136,6 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     pthread_mutex_init(&m->lock, NULL);
     ctx->imm = m;
     ctx->flush_immediate = vkc__imm_flush_hook;
-    ctx->seq_ring =
-        ctx->features.wait_mode == VKC_WAIT_SPIN_MARKER ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
-    const char *ring = getenv("VKC_SEQ_RING"); /* for experiments */
-    if (ring && atoi(ring) >= 1 && atoi(ring) <= VKC_SEQ_RING_MAX)
-        ctx->seq_ring = (uint32_t)atoi(ring);
     m->count = ctx->features.batches_in_flight;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
@@ -208,32 +203,90 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx)
     return r;
 }
 
+/* Recorded copies each sequence uses in turn, once the wait mode is known. */
+static void vkc__seq_ring_resolve(vkc_context *ctx)
+{
+    ctx->seq_ring = vkc__marker_on(ctx) ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
+    const char *ring = getenv("VKC_SEQ_RING"); /* for experiments */
+    if (ring && atoi(ring) >= 1 && atoi(ring) <= VKC_SEQ_RING_MAX)
+        ctx->seq_ring = (uint32_t)atoi(ring);
+}
+
+/* Back to the timeline: the marker is not used on this context. */
+static void vkc__marker_off(vkc_context *ctx, const char *why)
+{
+    atomic_store(&ctx->marker_on, false);
+    ctx->features.wait_mode = VKC_WAIT_SPIN_THEN_BLOCK;
+    snprintf(ctx->wait_reason, sizeof(ctx->wait_reason), "%s", why);
+}
+
 /* The completion marker (VKC_WAIT_SPIN_MARKER): pool.c records and reads it;
- * it is made here, where buffers and kernels can be created. */
+ * it is made here, where buffers and kernels can be created, and checked on
+ * the device before it is trusted (the default wait mode uses it only then;
+ * an explicit request that fails the check falls back the same way, with a
+ * warning). */
 vkc_result vkc__marker_init(vkc_context *ctx)
 {
-    if (ctx->features.wait_mode != VKC_WAIT_SPIN_MARKER)
+    if (ctx->features.wait_mode != VKC_WAIT_SPIN_MARKER) {
+        vkc__seq_ring_resolve(ctx);
         return VKC_SUCCESS;
+    }
+    const vkc_log_level level = ctx->wait_auto ? VKC_LOG_INFO : VKC_LOG_WARN;
     if (!ctx->features.timeline_semaphores) {
         /* The fence fallback keeps its own completion tracking. */
-        ctx->features.wait_mode = VKC_WAIT_SPIN_THEN_BLOCK;
-        vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
+        vkc__marker_off(ctx, "no timeline semaphores");
+        vkc__log(ctx, level, VKC_LOG_ID_GENERAL,
                  "VKC_WAIT_SPIN_MARKER needs timeline semaphores; using spin-then-block");
+        vkc__seq_ring_resolve(ctx);
         return VKC_SUCCESS;
     }
     VKC_FORWARD(vkc_buffer_create(
         ctx, &(vkc_buffer_desc){.size = 64, .memory = VKC_MEMORY_READBACK, .name = "vkc marker"},
         &ctx->marker_buf));
     ctx->marker = vkc_buffer_map(ctx->marker_buf);
-    if (!ctx->marker || !ctx->marker_buf->host_coherent)
-        return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
-                        "VKC_WAIT_SPIN_MARKER needs host-visible coherent memory");
-    *ctx->marker = 0;
+    if (!ctx->marker || !ctx->marker_buf->host_coherent) {
+        vkc__marker_off(ctx, "no host-visible coherent memory for the marker");
+        vkc__log(ctx, level, VKC_LOG_ID_GENERAL,
+                 "VKC_WAIT_SPIN_MARKER needs host-visible coherent memory; using spin-then-block");
+        vkc__seq_ring_resolve(ctx);
+        return VKC_SUCCESS;
+    }
+    /* The count equals the timeline value (both start where the timeline
+     * does: above 0 only after device-loss recovery). */
+    *ctx->marker = (uint32_t)ctx->next_value;
     VKC_FORWARD(vkc_kernel_create(ctx,
                                   &(vkc_kernel_desc){.spirv = vkc_builtin_marker,
                                                      .spirv_size = vkc_builtin_marker_size,
                                                      .name = "vkc completion marker"},
                                   &ctx->marker_kernel));
+    const char *form = getenv("VKC_MARKER_FORM"); /* for experiments */
+    ctx->marker_lean = form && strcmp(form, "lean") == 0;
     atomic_store(&ctx->marker_on, true);
+    bool ok = false;
+    VKC_FORWARD(vkc__marker_check(ctx, &ok));
+    if (ok) {
+        if (ctx->wait_auto)
+            snprintf(ctx->wait_reason, sizeof(ctx->wait_reason), "self-test passed");
+    } else {
+        ctx->features.wait_mode = VKC_WAIT_SPIN_THEN_BLOCK;
+        vkc__log(ctx, level, VKC_LOG_ID_GENERAL,
+                 "completion marker not used (%s); waits use the timeline", ctx->wait_reason);
+    }
+    vkc__seq_ring_resolve(ctx);
+    return VKC_SUCCESS;
+}
+
+/* After device-loss recovery the marker's buffer has new memory: map it again
+ * and start the count where the new timeline starts. */
+vkc_result vkc__marker_rebuild(vkc_context *ctx)
+{
+    if (!ctx->marker_buf)
+        return VKC_SUCCESS;
+    ctx->marker = vkc_buffer_map(ctx->marker_buf);
+    if (!ctx->marker) {
+        vkc__marker_off(ctx, "marker memory lost in recovery");
+        return VKC_SUCCESS;
+    }
+    *ctx->marker = (uint32_t)ctx->next_value;
     return VKC_SUCCESS;
 }

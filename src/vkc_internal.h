@@ -234,6 +234,12 @@ void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stag
 vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_ns);
 /* The marker says value is complete (results visible to the host). */
 bool vkc__marker_done(vkc_context *ctx, uint64_t value);
+/* Check that the completion marker can be trusted on this device: a few
+ * one-shot submissions whose count and results must be seen, right, and no
+ * later than the timeline says they are done. On a failed check the marker
+ * is turned off (waits use the timeline) and *ok is false, with the reason
+ * in ctx->wait_reason. Returns an error only when a submission fails. */
+vkc_result vkc__marker_check(vkc_context *ctx, bool *ok);
 #define vkc__marker_on(ctx) atomic_load_explicit(&(ctx)->marker_on, memory_order_relaxed)
 /* Flush immediate-mode work (through ctx->flush_immediate) and wait until
  * everything submitted so far has completed (vkc_finish; the blocking buffer
@@ -491,6 +497,7 @@ void vkc__dispatch_drop(vkc_context *ctx);
 /* Create the completion marker's buffer and kernel (VKC_WAIT_SPIN_MARKER);
  * immediate.c, after dispatch's init. */
 vkc_result vkc__marker_init(vkc_context *ctx);
+vkc_result vkc__marker_rebuild(vkc_context *ctx);
 /* Device-loss recovery: every sequence gives its recording units back (they
  * die with the pool) and must be recorded again before its next submit;
  * after the new device is up, the immediate-mode ring starts empty. */
@@ -667,6 +674,12 @@ struct vkc_context {
     vkc_kernel *marker_kernel;
     atomic_bool marker_on; /* cleared for good if a submission lacks the marker */
     volatile uint32_t *marker;
+    bool marker_lean; /* VKC_MARKER_FORM=lean: no barrier after the marker (experiments) */
+    bool wait_auto;   /* wait_mode was DEFAULT: the self-test decides */
+    /* Test-only: the marker's barriers are recorded, its dispatch is not (the
+     * count never moves), to prove the self-test catches it. */
+    bool test_marker_mute;
+    char wait_reason[96];
 
     /* Objects alive, destroyed with the context if the caller did not. */
     pthread_mutex_t objects_lock;
