@@ -500,7 +500,7 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                          VK_ACCESS_2_HOST_READ_BIT);
     }
     if (r >= 0)
-        vkc__cmd_marker(ctx, unit, before); /* its barrier covers host reads too */
+        vkc__cmd_marker(ctx, unit, before, s->writes_mapped); /* covers host reads too */
     if (r >= 0) {
         VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cb));
         if (vr < 0)

@@ -251,17 +251,18 @@ vkc_result vkc__marker_init(vkc_context *ctx)
         vkc__seq_ring_resolve(ctx);
         return VKC_SUCCESS;
     }
-    /* The count equals the timeline value (both start where the timeline
-     * does: above 0 only after device-loss recovery). */
-    *ctx->marker = (uint32_t)ctx->next_value;
+    VKC_FORWARD(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 64, .name = "vkc marker count"},
+                                  &ctx->marker_count));
     VKC_FORWARD(vkc_kernel_create(ctx,
                                   &(vkc_kernel_desc){.spirv = vkc_builtin_marker,
                                                      .spirv_size = vkc_builtin_marker_size,
                                                      .name = "vkc completion marker"},
                                   &ctx->marker_kernel));
     const char *form = getenv("VKC_MARKER_FORM"); /* for experiments */
-    ctx->marker_lean = form && strcmp(form, "lean") == 0;
-    atomic_store(&ctx->marker_on, true);
+    ctx->marker_lean = form && strstr(form, "lean");
+    ctx->marker_atomic = form && strstr(form, "atomic");
+    /* The count equals the timeline value from here on. */
+    VKC_FORWARD(vkc__marker_reset(ctx));
     bool ok = false;
     VKC_FORWARD(vkc__marker_check(ctx, &ok));
     if (ok) {
@@ -276,17 +277,16 @@ vkc_result vkc__marker_init(vkc_context *ctx)
     return VKC_SUCCESS;
 }
 
-/* After device-loss recovery the marker's buffer has new memory: map it again
- * and start the count where the new timeline starts. */
+/* After device-loss recovery the marker's buffers have new memory: map the
+ * host one again and start both counts where the new timeline is. */
 vkc_result vkc__marker_rebuild(vkc_context *ctx)
 {
-    if (!ctx->marker_buf)
+    if (!ctx->marker_buf || !vkc__marker_on(ctx))
         return VKC_SUCCESS;
     ctx->marker = vkc_buffer_map(ctx->marker_buf);
     if (!ctx->marker) {
         vkc__marker_off(ctx, "marker memory lost in recovery");
         return VKC_SUCCESS;
     }
-    *ctx->marker = (uint32_t)ctx->next_value;
-    return VKC_SUCCESS;
+    return vkc__marker_reset(ctx);
 }

@@ -559,7 +559,7 @@ vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineSt
     /* Make the results visible to the host. */
     vkc__cmd_barrier(ctx, cmd->cb, stages, writes, VK_PIPELINE_STAGE_2_HOST_BIT,
                      VK_ACCESS_2_HOST_READ_BIT);
-    vkc__cmd_marker(ctx, cmd, stages);
+    vkc__cmd_marker(ctx, cmd, stages, false); /* the barrier above serves the host */
     VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cmd->cb));
     vkc_result r = vr < 0 ? vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__)
                           : vkc__submit(ctx, cmd, out_value);
@@ -637,44 +637,69 @@ void vkc__pool_finish(vkc_context *ctx)
 
 /* ---- completion marker (VKC_WAIT_SPIN_MARKER) ------------------------------------------ */
 
-void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages)
+void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages, bool host_reads)
 {
     const vkc_kernel *k = ctx->marker_kernel;
     if (!k || !vkc__marker_on(ctx))
         return;
     VkCommandBuffer cb = cmd->cb;
-    /* Everything before is done and available to the host before the count
-     * moves. */
+    /* Everything before is done before the count moves, and available to
+     * the host when the host reads the submission's results in place. */
     const VkAccessFlags2 writes = vkc__writes_of(stages);
     vkc__cmd_barrier(ctx, cb, stages, writes,
-                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_HOST_BIT,
+                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                         (host_reads ? VK_PIPELINE_STAGE_2_HOST_BIT : 0),
                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
-                         VK_ACCESS_2_HOST_READ_BIT);
+                         (host_reads ? VK_ACCESS_2_HOST_READ_BIT : 0));
     ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-    VkDescriptorBufferInfo bi = {ctx->marker_buf->buffer, ctx->marker_buf->offset, 64};
-    VkWriteDescriptorSet w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstBinding = 0;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w.pBufferInfo = &bi;
+    VkDescriptorBufferInfo bi[2] = {{ctx->marker_buf->buffer, ctx->marker_buf->offset, 64},
+                                    {ctx->marker_count->buffer, ctx->marker_count->offset, 64}};
+    VkWriteDescriptorSet w[2];
+    for (uint32_t i = 0; i < 2; ++i) {
+        w[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w[i].dstBinding = i;
+        w[i].descriptorCount = 1;
+        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[i].pBufferInfo = &bi[i];
+    }
     if (ctx->features.push_descriptors) {
-        ctx->vk.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &w);
+        ctx->vk.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 2, w);
     } else {
         VkDescriptorSet set;
         if (vkc__cmd_alloc_set(ctx, cmd, k->set_layout, &set) < 0)
             return; /* the wait falls back to the timeline for this one */
-        w.dstSet = set;
-        ctx->vk.vkUpdateDescriptorSets(ctx->device, 1, &w, 0, NULL);
+        w[0].dstSet = w[1].dstSet = set;
+        ctx->vk.vkUpdateDescriptorSets(ctx->device, 2, w, 0, NULL);
         ctx->vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &set,
                                         0, NULL);
     }
+    const uint32_t form = ctx->marker_atomic ? 1u : 0u;
+    ctx->vk.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &form);
     if (!ctx->test_marker_mute)
         ctx->vk.vkCmdDispatch(cb, 1, 1, 1);
     cmd->has_marker = true;
+    /* The count itself, made available to the host (the lean form leaves
+     * that to the end of the submission: measured side by side). */
     if (!ctx->marker_lean)
         vkc__cmd_barrier(ctx, cb, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                          VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
                          VK_ACCESS_2_HOST_READ_BIT);
+}
+
+vkc_result vkc__marker_reset(vkc_context *ctx)
+{
+    /* The fill is the next submission, and carries no marker: both counts
+     * start at its value. Nothing else submits during init or recovery. */
+    atomic_store(&ctx->marker_on, false);
+    vkc__cmd *cmd;
+    VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
+    const uint32_t start = (uint32_t)(ctx->next_value + 1);
+    ctx->vk.vkCmdFillBuffer(cmd->cb, ctx->marker_count->buffer, ctx->marker_count->offset, 64,
+                            start);
+    *ctx->marker = start;
+    VKC_FORWARD(vkc__oneshot_end_wait(ctx, cmd));
+    atomic_store(&ctx->marker_on, true);
+    return VKC_SUCCESS;
 }
 
 /* Rounds of the marker's self-test, and how long the count may trail the

@@ -226,8 +226,13 @@ uint64_t vkc__completed_value(vkc_context *ctx);
 uint64_t vkc__submitted_value(vkc_context *ctx);
 
 /* In VKC_WAIT_SPIN_MARKER mode, record the completion marker (after all work
- * recorded so far, `stages`); no-op otherwise. */
-void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages);
+ * recorded so far, `stages`; host_reads: the host reads that work's results
+ * in place, so they are made available to it too); no-op otherwise. */
+void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages,
+                     bool host_reads);
+/* Start both marker counts at the timeline's next value (one blocking
+ * submission without a marker); the marker is on afterwards. */
+vkc_result vkc__marker_reset(vkc_context *ctx);
 /* Wait until value's results are visible to the host: through the
  * completion marker when it is on (VKC_WAIT_SPIN_MARKER), else as
  * vkc__wait_value. Not for resource lifetimes: those follow the timeline. */
@@ -670,12 +675,15 @@ struct vkc_context {
 
     /* VKC_WAIT_SPIN_MARKER: the count of completed submissions, written by a
      * one-invocation dispatch at the end of every submission. */
-    vkc_buffer *marker_buf;
+    vkc_buffer *marker_buf;   /* host-visible: the count the host reads */
+    vkc_buffer *marker_count; /* device-local: the count the marker adds to */
     vkc_kernel *marker_kernel;
     atomic_bool marker_on; /* cleared for good if a submission lacks the marker */
     volatile uint32_t *marker;
-    bool marker_lean; /* VKC_MARKER_FORM=lean: no barrier after the marker (experiments) */
-    bool wait_auto;   /* wait_mode was DEFAULT: the self-test decides */
+    /* VKC_MARKER_FORM (experiments): "lean" drops the barrier after the
+     * marker, "atomic" adds to the host word instead of storing to it. */
+    bool marker_lean, marker_atomic;
+    bool wait_auto; /* wait_mode was DEFAULT: the self-test decides */
     /* Test-only: the marker's barriers are recorded, its dispatch is not (the
      * count never moves), to prove the self-test catches it. */
     bool test_marker_mute;

@@ -62,6 +62,8 @@ enum {
     SP_RING1 = 1u << 5,         /* one command buffer re-submitted instead of a ring */
     SP_NOSIMUL = 1u << 6,       /* recorded without SIMULTANEOUS_USE (vkc sets it) */
     SP_WAIT_TIMELINE = 1u << 7, /* spin on the timeline's counter, not on the word */
+    SP_STORE = 1u << 8,         /* count in device memory, store to the word (not an atomic) */
+    SP_FILL = 1u << 9,          /* a barrier, vkCmdFillBuffer of a per-slot word, a host barrier */
 };
 #define SP_RING 4
 #define SP_BASE "reuse/raw-seqpoll"
@@ -110,21 +112,28 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
     char err[512] = "";
     bench_rec rec = bench_rec_init(b, variant, SP_BASE);
     raw_pipe p = {0};
-    raw_buf x = {0}, seq = {0};
+    raw_buf x = {0}, seq = {0}, dev = {0};
     VkCommandBuffer cbs[SP_RING] = {0};
     VkSemaphore tl = VK_NULL_HANDLE;
     bench_times tm = {0};
     const uint32_t ring = flags & SP_RING1 ? 1 : SP_RING;
     const bool counted = flags & (SP_OWN | SP_MARKER);
+    const uint32_t how = flags & SP_STORE ? 2u : 1u; /* the shader's count mode */
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
-    RTRY(raw_pipe_create(r, BENCH_SPV(inc_seq), 2, 12, TINY_WG, 0, &p));
+    RTRY(raw_pipe_create(r, BENCH_SPV(inc_seq), 3, 12, TINY_WG, 0, &p));
     RTRY(raw_buf_create(r, TINY_N * 4, false, &x));
     RTRY(raw_buf_create(r, 64, true, &seq));
+    RTRY(raw_buf_create(r, 64, false, &dev));
     uint32_t zeros[TINY_N] = {0};
     RTRY(raw_upload(r, &x, 0, zeros, sizeof(zeros)));
+    RTRY(raw_upload(r, &dev, 0, zeros, 64));
+    /* word[0]: the count; word[1 + k]: the fill variant's flag for slot k */
     volatile uint32_t *word = seq.map;
-    *word = 0;
-    raw_args a = {.b = {{x.buf, 0, VK_WHOLE_SIZE}, {seq.buf, 0, VK_WHOLE_SIZE}}, .n = 2};
+    for (uint32_t k = 0; k < 16; ++k)
+        word[k] = 0;
+    raw_args a = {
+        .b = {{x.buf, 0, VK_WHOLE_SIZE}, {seq.buf, 0, VK_WHOLE_SIZE}, {dev.buf, 0, VK_WHOLE_SIZE}},
+        .n = 3};
     RTRY(raw_prepare(r, &p, &a));
     if (flags & (SP_TIMELINE | SP_WAIT_TIMELINE)) {
         VkSemaphoreTypeCreateInfo tci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
@@ -133,8 +142,8 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
                                      .pNext = &tci};
         RTRY(raw_ok(r, r->vkCreateSemaphore(r->dev, &sci, NULL, &tl), "vkCreateSemaphore"));
     }
-    const uint32_t work[3] = {TINY_N, 1, flags & SP_OWN ? 1u : 0u};
-    const uint32_t mark[3] = {0, 0, 1};
+    const uint32_t work[3] = {TINY_N, 1, flags & SP_OWN ? how : 0u};
+    const uint32_t mark[3] = {0, 0, how};
     const VkPipelineStageFlags cs = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
     const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
     for (uint32_t k = 0; k < ring; ++k) {
@@ -151,6 +160,14 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
                        rw | VK_ACCESS_HOST_READ_BIT);
             raw_cmd_dispatch(r, cbs[k], &p, &a, mark, 1, 1);
         }
+        if (flags & SP_FILL) {
+            const VkPipelineStageFlags tr = VK_PIPELINE_STAGE_TRANSFER_BIT;
+            sp_barrier(r, cbs[k], cs, VK_ACCESS_SHADER_WRITE_BIT, tr | VK_PIPELINE_STAGE_HOST_BIT,
+                       VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
+            r->vkCmdFillBuffer(cbs[k], seq.buf, 4 * (1 + k), 4, 1);
+            sp_barrier(r, cbs[k], tr, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                       VK_ACCESS_HOST_READ_BIT);
+        }
         if (flags & (SP_MARKER | SP_HOSTB))
             sp_barrier(r, cbs[k], cs, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                        VK_ACCESS_HOST_READ_BIT);
@@ -158,9 +175,15 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
     }
     for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         const uint64_t value = (uint64_t)i + 1;
+        volatile uint32_t *flag = &word[1 + i % ring];
+        if (flags & SP_FILL)
+            *flag = 0; /* before the submit, which makes it visible to the device */
         uint64_t t0 = bench_now_ns();
         RTRY(sp_submit(r, cbs[i % ring], flags & SP_TIMELINE ? tl : VK_NULL_HANDLE, value));
-        if (flags & SP_WAIT_TIMELINE) {
+        if (flags & SP_FILL) {
+            while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != 1)
+                ;
+        } else if (flags & SP_WAIT_TIMELINE) {
             uint64_t v = 0;
             while (v < value)
                 RTRY(raw_ok(r, r->vkGetSemaphoreCounterValue(r->dev, tl, &v),
@@ -194,6 +217,7 @@ fail:
             r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cbs[k]);
     if (tl)
         r->vkDestroySemaphore(r->dev, tl, NULL);
+    raw_buf_destroy(r, &dev);
     raw_buf_destroy(r, &seq);
     raw_buf_destroy(r, &x);
     raw_pipe_destroy(r, &p);
@@ -252,13 +276,18 @@ void scen_reuse(bench *b, raw *r)
             const char *name;
         } sp[] = {
             {SP_OWN, "raw-seqpoll"},
+            {SP_OWN | SP_STORE, "raw-seqpoll-store"},
             {SP_OWN | SP_RING1, "raw-seqpoll-ring1"},
             {SP_OWN | SP_NOSIMUL, "raw-seqpoll-nosimul"},
             {SP_OWN | SP_LEAD, "raw-seqpoll+lead"},
             {SP_OWN | SP_HOSTB, "raw-seqpoll+hostbarrier"},
             {SP_OWN | SP_TIMELINE, "raw-seqpoll+timeline"},
             {SP_MARKER, "raw-marker"},
+            {SP_MARKER | SP_STORE, "raw-marker-store"},
+            {SP_FILL, "raw-fill"},
+            {SP_FILL | SP_LEAD | SP_TIMELINE, "raw-fill+lead+timeline"},
             {SP_MARKER | SP_LEAD | SP_TIMELINE, "raw-marker+lead+timeline"},
+            {SP_MARKER | SP_STORE | SP_LEAD | SP_TIMELINE, "raw-marker-store+lead+timeline"},
             {SP_LEAD | SP_TIMELINE | SP_WAIT_TIMELINE, "raw-timeline-spin+lead"},
         };
         for (size_t i = 0; i < sizeof(sp) / sizeof(sp[0]); ++i)
@@ -274,7 +303,9 @@ void scen_reuse(bench *b, raw *r)
                  {VKC_WAIT_BLOCK, NULL, "vkc-block"},
                  {VKC_WAIT_SPIN, NULL, "vkc-spin"},
                  {VKC_WAIT_SPIN_MARKER, NULL, "vkc-spin-marker"},
-                 {VKC_WAIT_SPIN_MARKER, "lean", "vkc-spin-marker-lean"}};
+                 {VKC_WAIT_SPIN_MARKER, "lean", "vkc-spin-marker-lean"},
+                 {VKC_WAIT_SPIN_MARKER, "atomic", "vkc-spin-marker-atomic"},
+                 {VKC_WAIT_SPIN_MARKER, "atomic,lean", "vkc-spin-marker-atomic-lean"}};
     for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); ++i) {
         vkc_context_desc desc = {.wait_mode = modes[i].mode};
         if (modes[i].form)
