@@ -133,21 +133,27 @@ def targets(recs):
                      "%s %s = %.3g" % (theirs["source"], theirs["variant"], b), "%.3f" % (a / b),
                      goal, result))
 
-    vkc_rt = find(recs, "reuse", "vkc-default") or find(recs, "reuse", "vkc-spin-then-block")
-    row("round trip p50 (vkc default wait) vs CUDA launch+sync", vkc_rt,
-        find(recs, "reuse", "cuda-launch-sync-spin"), "p50_us", "ratio <= 1",
-        lambda a, b: a <= b)
-    if vkc_rt and vkc_rt.get("p50_us") and vkc_rt.get("p99_us"):
-        rows.append(("round trip p99 / p50 (vkc default wait)",
-                     "%s p99 = %.3g" % (vkc_rt["variant"], vkc_rt["p99_us"]),
-                     "p50 = %.3g" % vkc_rt["p50_us"], "%.3f" % (vkc_rt["p99_us"] / vkc_rt["p50_us"]),
-                     "ratio <= 1.5",
-                     "met" if vkc_rt["p99_us"] <= 1.5 * vkc_rt["p50_us"] else "MISSED"))
-    else:
-        rows.append(("round trip p99 / p50 (vkc default wait)", "-", "-", "-", "ratio <= 1.5",
-                     "not measured"))
-    row("round trip p50 (vkc default wait) vs raw host-polled sequence word", vkc_rt,
-        find(recs, "reuse", "raw-seqpoll"), "p50_us", "report", None)
+    def tail_row(name, r):
+        if r and r.get("p50_us") and r.get("p99_us"):
+            rows.append((name, "%s p99 = %.3g" % (r["variant"], r["p99_us"]),
+                         "p50 = %.3g" % r["p50_us"], "%.3f" % (r["p99_us"] / r["p50_us"]),
+                         "ratio <= 1.5", "met" if r["p99_us"] <= 1.5 * r["p50_us"] else "MISSED"))
+        else:
+            rows.append((name, "-", "-", "-", "ratio <= 1.5", "not measured"))
+
+    cuda_rt = find(recs, "reuse", "cuda-launch-sync-spin")
+    # Every pass must meet it: the driver's fast and slow modes differ between passes.
+    for sc, label in (("reuse", ""), ("reuse-pass2", ", second pass")):
+        rt = find(recs, sc, "vkc-default") or find(recs, sc, "vkc-spin-then-block")
+        if sc == "reuse":
+            vkc_rt = rt
+        elif not rt:
+            continue
+        row("round trip p50 (vkc default wait%s) vs CUDA launch+sync" % label, rt, cuda_rt,
+            "p50_us", "ratio <= 1", lambda a, b: a <= b)
+        tail_row("round trip p99 / p50 (vkc default wait%s)" % label, rt)
+        row("round trip p50 (vkc default wait%s) vs raw host-polled sequence word" % label, rt,
+            find(recs, sc, "raw-seqpoll"), "p50_us", "report", None)
     row("round trip p50 (vkc default wait) vs one-node CUDA graph", vkc_rt,
         find(recs, "reuse", "cuda-graph-1node"), "p50_us", "report the gap", None)
     row("round trip p50 (vkc spin) vs CUDA launch+sync", find(recs, "reuse", "vkc-spin"),
