@@ -2,7 +2,8 @@
  * dispatch module's lifecycle hooks.
  *
  * Immediate commands go into a ring of sequences (batches); a batch is
- * submitted when it holds batch_size commands or at a flush. Being the top
+ * submitted when it holds batch_size commands, at a flush, or, when the GPU
+ * is idle, once it has waited VKC_IMM_IDLE_NS. Being the top
  * of the dispatch module, this file also holds the module's hooks in the
  * context's module table: init (sequence ring depth, the batch ring, the
  * flush hook memory uses, the completion marker), drop, finish, lose,
@@ -15,14 +16,17 @@
 #include "vkc_builtin_shaders.h"
 
 #include <stdio.h>
+#include <time.h>
 
 struct vkc__imm {
     pthread_mutex_t lock;
     uint32_t count; /* batches in the ring */
     uint32_t cur;
     vkc_seq **batches;
-    uint64_t *values; /* ticket of each batch's last submit */
-    uint32_t pending; /* commands in the open batch */
+    uint64_t *values;   /* ticket of each batch's last submit */
+    uint32_t pending;   /* commands in the open batch */
+    bool fixed;         /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
+    uint64_t opened_ns; /* when the open batch got its first command */
 };
 
 /* Caller holds m->lock. Submit the open batch and move to the next slot. */
@@ -77,6 +81,45 @@ static vkc_result vkc__imm_flush_hook(vkc_context *ctx)
     return vkc__imm_flush(ctx, NULL);
 }
 
+/* An open batch older than this goes to an idle GPU at once. A burst of
+ * enqueues (about 100 ns each) followed by a flush stays one submission,
+ * as fast as recording it by hand; work that trickles in while the GPU has
+ * nothing to do does not wait for batch_size or a flush. */
+#define VKC_IMM_IDLE_NS 10000u
+
+static uint64_t vkc__imm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Nothing submitted is still running, as far as can be told without asking
+ * the driver (the marker's count, or the completed value vkc saw last). */
+static bool vkc__imm_queue_idle(vkc_context *ctx)
+{
+    uint64_t submitted = vkc__submitted_value(ctx);
+    if (atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= submitted)
+        return true;
+    return vkc__marker_on(ctx) && vkc__marker_done(ctx, submitted);
+}
+
+/* Caller holds m->lock; the open batch holds m->pending commands. A busy GPU
+ * gets it at batch_size commands (or a flush), an idle one once it has
+ * waited VKC_IMM_IDLE_NS, so batches grow only while the GPU has work. */
+static bool vkc__imm_due(vkc_context *ctx, vkc__imm *m)
+{
+    if (m->pending >= ctx->features.batch_size)
+        return true;
+    if (m->fixed)
+        return false;
+    if (m->pending == 1) {
+        m->opened_ns = vkc__imm_now_ns();
+        return false;
+    }
+    return vkc__imm_queue_idle(ctx) && vkc__imm_now_ns() - m->opened_ns >= VKC_IMM_IDLE_NS;
+}
+
 static vkc_result vkc__imm_enqueue(vkc_context *ctx, const vkc_dispatch_desc *d, vkc_buffer *dst,
                                    uint64_t dst_offset, vkc_buffer *src, uint64_t src_offset,
                                    uint64_t size)
@@ -92,7 +135,7 @@ static vkc_result vkc__imm_enqueue(vkc_context *ctx, const vkc_dispatch_desc *d,
             s->error = VKC_SUCCESS;
         } else {
             m->pending = s->cmd_count;
-            if (m->pending >= ctx->features.batch_size)
+            if (vkc__imm_due(ctx, m))
                 r = vkc__imm_submit_locked(ctx, m);
         }
     }
@@ -136,6 +179,8 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     pthread_mutex_init(&m->lock, NULL);
     ctx->imm = m;
     ctx->flush_immediate = vkc__imm_flush_hook;
+    const char *fixed = getenv("VKC_IMM_FIXED");
+    m->fixed = fixed && atoi(fixed) == 1;
     m->count = ctx->features.batches_in_flight;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));

@@ -356,11 +356,11 @@ fail:
     raw_tiny_finish(r, &t);
 }
 
-static void vkc_batch(bench *b, uint32_t K, uint32_t iters)
+/* name: "vkc-immediate" on the bench's context, or another variant on vctx. */
+static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K, uint32_t iters)
 {
-    vkc_context *vctx = b->ctx;
     char err[512] = "", variant[64], base[64];
-    snprintf(variant, sizeof(variant), "vkc-immediate K=%u", K);
+    snprintf(variant, sizeof(variant), "%s K=%u", name, K);
     snprintf(base, sizeof(base), "batch/raw-record-submit K=%u", K);
     bench_tiny t = {0};
     bench_times tm = {0};
@@ -387,6 +387,11 @@ fail:
 
 void scen_batch(bench *b, raw *r)
 {
+    /* The old policy beside the default: a flush only every batch_size. */
+    setenv("VKC_IMM_FIXED", "1", 1);
+    vkc_context *fixed =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-fixed", NULL);
+    unsetenv("VKC_IMM_FIXED");
     uint32_t kmax = b->opt.quick ? 1024 : 4096;
     uint32_t total = bench_n(b, 4096, 200000); /* dispatches per K */
     for (uint32_t K = 1; K <= kmax; K *= 4) {
@@ -397,8 +402,11 @@ void scen_batch(bench *b, raw *r)
             iters = bench_n(b, 100, 2000);
         if (r)
             raw_batch(b, r, K, iters);
-        vkc_batch(b, K, iters);
+        vkc_batch(b, b->ctx, "vkc-immediate", K, iters);
+        if (fixed)
+            vkc_batch(b, fixed, "vkc-immediate-fixed", K, iters);
     }
+    vkc_context_destroy(fixed);
 }
 
 /* ---- family -------------------------------------------------------------------- */

@@ -225,8 +225,9 @@ typedef struct vkc_context_desc {
      * $XDG_CACHE_HOME/vkc, else ~/.cache/vkc. OFF: memory only. */
     vkc_toggle disk_cache;
     const char *cache_dir;
-    /* Immediate mode: dispatches per automatic flush (0 = default) and how
-     * many batches may be in flight before an enqueue waits (0 = default). */
+    /* Immediate mode: the most dispatches a batch takes (0 = default; an
+     * idle GPU may get it earlier, see vkc_dispatch) and how many batches
+     * may be in flight before an enqueue waits (0 = default). */
     uint32_t batch_size;
     uint32_t batches_in_flight;
 } vkc_context_desc;
@@ -704,9 +705,12 @@ VKC_API vkc_result vkc_finish(vkc_context *ctx);
 /* ------------------------------------------------------------------------ */
 
 /* Append a dispatch to the context's open batch. The batch is submitted when
- * it reaches the batch size, on vkc_flush, or when a wait needs it. When all
- * batches are in flight, this waits for the oldest. Does not allocate.
- * Thread-safe. */
+ * it reaches the batch size, on vkc_flush, when a wait needs it, or, when
+ * the GPU has nothing left to run, at the first enqueue 10 us or more after
+ * the batch was opened (a burst of enqueues then a flush stays one
+ * submission; work trickling in to an idle GPU starts without waiting).
+ * When all batches are in flight, this waits for the oldest. Does not
+ * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
 VKC_API vkc_result vkc_copy(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
                             uint64_t src_offset, uint64_t size);
