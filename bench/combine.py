@@ -120,12 +120,14 @@ def targets(recs):
     rows = []
 
     def row(name, ours, theirs, field, goal, cmp):
+        # A goal that was not measured is not met.
+        missing = "not measured" if cmp is None else "MISSED (not measured)"
         if not ours or not theirs:
-            rows.append((name, "-", "-", "-", goal, "not measured"))
+            rows.append((name, "-", "-", "-", goal, missing))
             return
         a, b = ours.get(field), theirs.get(field)
         if a is None or b is None:
-            rows.append((name, "-", "-", "-", goal, "not measured"))
+            rows.append((name, "-", "-", "-", goal, missing))
             return
         # A row whose goal is only to report a figure never says "met".
         result = "report" if cmp is None else ("met" if cmp(a, b) else "MISSED")
@@ -172,6 +174,8 @@ def targets(recs):
         "gbps", "ratio >= 0.99", lambda a, b: a >= 0.99 * b)
     row("copy GB/s: vkc default grid vs PyTorch copy", find(recs, "bandwidth", "vkc-copy-default"),
         find(recs, "bandwidth", "torch-copy"), "gbps", "ratio >= 1", lambda a, b: a >= b)
+    row("triad GB/s: vkc default grid vs PyTorch copy", find(recs, "bandwidth", "vkc-triad-default"),
+        find(recs, "bandwidth", "torch-copy"), "gbps", "ratio >= 1", lambda a, b: a >= b)
     row("triad GB/s: vkc default grid vs one thread per element",
         find(recs, "bandwidth", "vkc-triad-default"), find(recs, "bandwidth", "raw-triad-1per"),
         "gbps", "ratio >= 0.99", lambda a, b: a >= 0.99 * b)
@@ -186,10 +190,73 @@ def targets(recs):
     tc8 = [r for r in recs if r["scenario"] == "fusion" and r["variant"] == "torch-compile L=8"]
     row("fused 8-step chain p50: vkc vs torch.compile", fused8[0] if fused8 else None,
         tc8[0] if tc8 else None, "p50_us", "report", None)
+    sweep_rows(recs, rows)
     print("| target | ours | reference | ratio | goal | result |")
     print("|---|---|---|--:|---|---|")
     for r in rows:
         print("| %s | %s | %s | %s | %s | %s |" % r)
+
+
+def sweep(recs, scenario, prefix, source=None):
+    """{x: record} of a sweep's ok records whose variant is "prefix x_name=x"."""
+    out = {}
+    for r in recs:
+        if r["scenario"] != scenario or not r.get("ok") or r.get("x") is None:
+            continue
+        if source and r["source"] != source:
+            continue
+        head, _, point = r["variant"].rpartition(" ")
+        if head == prefix and point.endswith("=%g" % r["x"]):
+            out[r["x"]] = r
+    return out
+
+
+def sweep_rows(recs, rows):
+    """Goals of issue 13 that must hold at every point of a sweep: the worst
+    point decides; a point measured on one side only counts as missed."""
+
+    def worst(name, ours, theirs, field, limit, lower_better, xmin=None):
+        xs = sorted(x for x in set(ours) | set(theirs) if xmin is None or x >= xmin)
+        goal = "ratio %s %g at every point" % ("<=" if lower_better else ">=", limit)
+        if not xs:
+            rows.append((name, "-", "-", "-", goal, "MISSED (not measured)"))
+            return
+        bad, worst_q, worst_x = [], None, None
+        for x in xs:
+            a, b = ours.get(x), theirs.get(x)
+            if not a or not b or a.get(field) is None or not b.get(field):
+                bad.append("%g: not measured" % x)
+                continue
+            q = a[field] / b[field]
+            if worst_q is None or (q > worst_q if lower_better else q < worst_q):
+                worst_q, worst_x = q, x
+            if (q > limit) if lower_better else (q < limit):
+                bad.append("%g: %.3f" % (x, q))
+        some = next(iter(ours.values()), None) or next(iter(theirs.values()))
+        xn = some["variant"].rpartition(" ")[2].split("=")[0]
+        rows.append((name, "worst at %s=%s" % (xn, "-" if worst_x is None else "%g" % worst_x),
+                     "%d points" % len(xs), "-" if worst_q is None else "%.3f" % worst_q, goal,
+                     "met" if not bad else "MISSED (%s)" % ", ".join(bad[:6])))
+
+    fused = sweep(recs, "fusion", "vkc-fused")
+    worst("fusion p50: vkc-fused vs torch.compile (goal: the builder)", fused,
+          sweep(recs, "fusion", "torch-compile"), "p50_us", 1.0, True)
+    worst("fusion p50: vkc-fused vs raw-fused (goal: builder vs vec4 raw)", fused,
+          sweep(recs, "fusion", "raw-fused"), "p50_us", 1.03, True)
+    imm = sweep(recs, "batch", "vkc-immediate")
+    worst("immediate mode: vkc vs raw record + submit of the same batch", imm,
+          sweep(recs, "batch", "raw-record-submit"), "p50_us", 1.0, True)
+    worst("immediate mode ns/dispatch from K=16: vkc vs CUDA stream launches", imm,
+          sweep(recs, "batch", "cuda-stream"), "per_dispatch_ns", 1.0, True, xmin=16)
+    coop = find(recs, "chain", "vkc-cooperative")
+    if coop and coop.get("per_dispatch_ns"):
+        ok = coop["per_dispatch_ns"] <= 1330
+        rows.append(("serial chain: vkc cooperative dispatch ns/step", "%.0f" % coop["per_dispatch_ns"],
+                     "1330", "%.3f" % (coop["per_dispatch_ns"] / 1330), "<= 1330 ns",
+                     "met" if ok else "MISSED"))
+    else:
+        rows.append(("serial chain: vkc cooperative dispatch ns/step", "-", "1330", "-",
+                     "<= 1330 ns", "MISSED (not measured)"))
 
 
 if __name__ == "__main__":
