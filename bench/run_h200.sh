@@ -16,7 +16,7 @@
 # vkc-bench; reuse2.json, a second pass of the round trips after the others
 # (the driver's fast and slow modes differ between passes); tests.txt when
 # test binaries were built (-DVKC_BUILD_TESTS=ON: test_context, test_dispatch,
-# test_memory run under validation, VKC_TESTS="..." to choose).
+# test_memory, test_fuse run under validation, VKC_TESTS="..." to choose).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -102,13 +102,13 @@ PY
   grep -E "vkc-default|raw-seqpoll \||vkc-spin-marker" "$out/reuse2.txt"
 fi
 
-tests=${VKC_TESTS:-"test_context test_dispatch test_memory"}
+tests=${VKC_TESTS:-"test_context test_dispatch test_memory test_fuse"}
 testdir="$(dirname "$bench")/../tests"
 if [ -x "$testdir/test_dispatch" ]; then
   echo "== tests under validation: $tests"
   : > "$out/tests.txt"
   for t in $tests; do
-    if VKC_VALIDATION=1 VKC_CACHE_DIR="$out/cache" timeout 200 "$testdir/$t" >> "$out/tests.txt" 2>&1; then
+    if VKC_VALIDATION=1 VKC_CACHE_DIR=/tmp/vkc-test-cache timeout 200 "$testdir/$t" >> "$out/tests.txt" 2>&1; then
       echo "$t passed"
     else
       echo "$t FAILED (see tests.txt)"
