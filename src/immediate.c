@@ -179,8 +179,8 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     pthread_mutex_init(&m->lock, NULL);
     ctx->imm = m;
     ctx->flush_immediate = vkc__imm_flush_hook;
-    const char *fixed = getenv("VKC_IMM_FIXED");
-    m->fixed = fixed && atoi(fixed) == 1;
+    bool fixed = false; /* for experiments: the fixed-count flush only */
+    m->fixed = vkc__env_flag(ctx, "VKC_IMM_FIXED", "the default: off", &fixed) && fixed;
     m->count = ctx->features.batches_in_flight;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
@@ -252,9 +252,34 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx)
 static void vkc__seq_ring_resolve(vkc_context *ctx)
 {
     ctx->seq_ring = vkc__marker_on(ctx) ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
-    const char *ring = getenv("VKC_SEQ_RING"); /* for experiments */
-    if (ring && atoi(ring) >= 1 && atoi(ring) <= VKC_SEQ_RING_MAX)
-        ctx->seq_ring = (uint32_t)atoi(ring);
+    char fallback[48];
+    snprintf(fallback, sizeof(fallback), "the default: %u", ctx->seq_ring);
+    /* for experiments */
+    vkc__env_uint(ctx, "VKC_SEQ_RING", 1, VKC_SEQ_RING_MAX, fallback, &ctx->seq_ring);
+}
+
+/* VKC_MARKER_FORM (experiments): "lean", "atomic" or both, comma-separated. */
+static void vkc__marker_form(vkc_context *ctx)
+{
+    static const struct {
+        const char *name;
+        bool lean, atomic;
+    } forms[] = {{"lean", true, false},
+                 {"atomic", false, true},
+                 {"atomic,lean", true, true},
+                 {"lean,atomic", true, true}};
+    const char *form = vkc__env_string("VKC_MARKER_FORM");
+    if (!form)
+        return;
+    for (size_t i = 0; i < VKC_ARRAY_COUNT(forms); ++i) {
+        if (strcmp(form, forms[i].name) == 0) {
+            ctx->marker_lean = forms[i].lean;
+            ctx->marker_atomic = forms[i].atomic;
+            return;
+        }
+    }
+    vkc__env_ignored(ctx, "VKC_MARKER_FORM", form, "lean, atomic or atomic,lean",
+                     "the default form");
 }
 
 /* Back to the timeline: the marker is not used on this context. */
@@ -303,9 +328,7 @@ vkc_result vkc__marker_init(vkc_context *ctx)
                                                      .spirv_size = vkc_builtin_marker_size,
                                                      .name = "vkc completion marker"},
                                   &ctx->marker_kernel));
-    const char *form = getenv("VKC_MARKER_FORM"); /* for experiments */
-    ctx->marker_lean = form && strstr(form, "lean");
-    ctx->marker_atomic = form && strstr(form, "atomic");
+    vkc__marker_form(ctx);
     /* The count equals the timeline value from here on. */
     VKC_FORWARD(vkc__marker_reset(ctx));
     bool ok = false;

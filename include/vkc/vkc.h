@@ -200,14 +200,17 @@ typedef struct vkc_context_desc {
     /* Khronos validation + synchronization validation. DEFAULT: on when the
      * code calling vkc_context_create was compiled without NDEBUG (a debug
      * build), off with NDEBUG, however vkc itself was built; the environment
-     * variable VKC_VALIDATION=0|1 overrides that, and this field overrides
-     * both. If the layer is missing, validation is reported off with a
-     * warning. */
+     * variable VKC_VALIDATION=0|1 (or off/on, false/true, no/yes) overrides
+     * that, and this field overrides both; another value of the variable is
+     * warned about and means the build default. If the layer is missing,
+     * validation is reported off with a warning. */
     vkc_toggle validation;
     /* Which physical device: NULL picks the best (discrete > integrated >
      * virtual > CPU, then highest API version); "N" is an index; anything
-     * else is a case-insensitive name substring. When NULL, the environment
-     * variable VKC_DEVICE is used the same way. */
+     * else is a case-insensitive name substring; matching no device fails
+     * with VKC_ERROR_NO_DEVICE. When NULL, the environment variable
+     * VKC_DEVICE is used the same way, except that matching no device is
+     * warned about and picks the best one. */
     const char *device;
     /* Force a queue family instead of vkc's choice. */
     bool queue_family_override;
@@ -349,6 +352,7 @@ typedef struct vkc_device_info {
     vkc_device_type type;
     uint8_t device_uuid[16];
     uint8_t pipeline_cache_uuid[16];
+    uint8_t driver_uuid[16]; /* VkPhysicalDeviceIDProperties::driverUUID */
 
     uint32_t queue_family_count;
     vkc_queue_family_info queue_families[VKC_MAX_QUEUE_FAMILIES];
@@ -778,9 +782,10 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
  *                   .scalar_count = 2, .count = n});
  *
  * Value ids are handed out in creation order and an operation can only name
- * values that exist already, so the API cannot express a cycle; an id that
- * does not belong to this graph (dangling, foreign, or not created yet) is
- * VKC_ERROR_INVALID_GRAPH. Type rules: operands of an operation must have the
+ * values that exist already, so the API cannot express a cycle; an id not
+ * created yet (or 0) is VKC_ERROR_INVALID_GRAPH, an id of another graph
+ * VKC_ERROR_INVALID_ARGUMENT (an id carries its graph's serial, which
+ * repeats only after 2^32 - 1 graphs). Type rules: operands of an operation must have the
  * same type (cast explicitly), math functions need F32, compare gives BOOL,
  * select takes a BOOL condition. Graph-building errors are also latched and
  * returned again by vkc_fuse_build / record.
@@ -834,8 +839,9 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
 
 typedef struct vkc_fuse vkc_fuse;
 
-/* A value in a fusion graph; 0 is never a valid id. */
-typedef uint32_t vkc_value;
+/* A value in a fusion graph; 0 is never a valid id. An id names its graph
+ * too: passing it to another graph fails with VKC_ERROR_INVALID_ARGUMENT. */
+typedef uint64_t vkc_value;
 
 typedef enum vkc_dtype {
     VKC_DTYPE_DEFAULT = 0, /* = F32 */
