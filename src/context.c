@@ -86,7 +86,7 @@ static const vkc__module vkc__modules[] = {
      vkc__dispatch_rebuild, false},
     /* Its buffer and kernel are listed objects, dropped, lost and rebuilt
      * with the others. */
-    {"marker", vkc__marker_init, NULL, NULL, NULL, NULL, false},
+    {"marker", vkc__marker_init, NULL, NULL, NULL, vkc__marker_rebuild, false},
 };
 
 #define VKC_MODULE_COUNT ((int)VKC_ARRAY_COUNT(vkc__modules))

@@ -670,7 +670,13 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
 {
     vkc_context_features *f = &ctx->features;
     const vkc_device_info *info = &ctx->info;
-    f->wait_mode = desc->wait_mode ? desc->wait_mode : VKC_WAIT_SPIN_THEN_BLOCK;
+    /* DEFAULT: the completion marker, if its self-test passes at init
+     * (vkc__marker_init), else spin-then-block on the timeline. */
+    ctx->wait_auto = desc->wait_mode == VKC_WAIT_DEFAULT;
+    f->wait_mode = desc->wait_mode ? desc->wait_mode : VKC_WAIT_SPIN_MARKER;
+    snprintf(ctx->wait_reason, sizeof(ctx->wait_reason), "%s",
+             ctx->wait_auto ? "default" : "asked");
+    f->wait_reason = ctx->wait_reason;
     bool labels = false;
     vkc__env_flag(ctx, "VKC_DEBUG_LABELS",
                   "the default: off (labels are on anyway while validation is)", &labels);

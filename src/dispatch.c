@@ -510,7 +510,7 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                          VK_ACCESS_2_HOST_READ_BIT);
     }
     if (r >= 0)
-        vkc__cmd_marker(ctx, unit, before); /* its barrier covers host reads too */
+        vkc__cmd_marker(ctx, unit, before, s->writes_mapped); /* covers host reads too */
     if (r >= 0) {
         VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cb));
         if (vr < 0)
@@ -693,7 +693,7 @@ vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)
 void vkc__seq_lose(vkc_seq *s)
 {
     vkc__seq_release_units(s);
-    for (int i = 0; i < VKC_SEQ_RING; ++i)
+    for (int i = 0; i < VKC_SEQ_RING_MAX; ++i)
         s->unit_gen[i] = 0;
     s->lost = true;
 }

@@ -226,14 +226,25 @@ uint64_t vkc__completed_value(vkc_context *ctx);
 uint64_t vkc__submitted_value(vkc_context *ctx);
 
 /* In VKC_WAIT_SPIN_MARKER mode, record the completion marker (after all work
- * recorded so far, `stages`); no-op otherwise. */
-void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages);
+ * recorded so far, `stages`; host_reads: the host reads that work's results
+ * in place, so they are made available to it too); no-op otherwise. */
+void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages,
+                     bool host_reads);
+/* Start both marker counts at the timeline's next value (one blocking
+ * submission without a marker); the marker is on afterwards. */
+vkc_result vkc__marker_reset(vkc_context *ctx);
 /* Wait until value's results are visible to the host: through the
  * completion marker when it is on (VKC_WAIT_SPIN_MARKER), else as
  * vkc__wait_value. Not for resource lifetimes: those follow the timeline. */
 vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_ns);
 /* The marker says value is complete (results visible to the host). */
 bool vkc__marker_done(vkc_context *ctx, uint64_t value);
+/* Check that the completion marker can be trusted on this device: a few
+ * one-shot submissions whose count and results must be seen, right, and no
+ * later than the timeline says they are done. On a failed check the marker
+ * is turned off (waits use the timeline) and *ok is false, with the reason
+ * in ctx->wait_reason. Returns an error only when a submission fails. */
+vkc_result vkc__marker_check(vkc_context *ctx, bool *ok);
 #define vkc__marker_on(ctx) atomic_load_explicit(&(ctx)->marker_on, memory_order_relaxed)
 /* Flush immediate-mode work (through ctx->flush_immediate) and wait until
  * everything submitted so far has completed (vkc_finish; the blocking buffer
@@ -503,6 +514,7 @@ void vkc__dispatch_drop(vkc_context *ctx);
 /* Create the completion marker's buffer and kernel (VKC_WAIT_SPIN_MARKER);
  * immediate.c, after dispatch's init. */
 vkc_result vkc__marker_init(vkc_context *ctx);
+vkc_result vkc__marker_rebuild(vkc_context *ctx);
 /* Device-loss recovery: every sequence gives its recording units back (they
  * die with the pool) and must be recorded again before its next submit;
  * after the new device is up, the immediate-mode ring starts empty. */
@@ -676,10 +688,19 @@ struct vkc_context {
 
     /* VKC_WAIT_SPIN_MARKER: the count of completed submissions, written by a
      * one-invocation dispatch at the end of every submission. */
-    vkc_buffer *marker_buf;
+    vkc_buffer *marker_buf;   /* host-visible: the count the host reads */
+    vkc_buffer *marker_count; /* device-local: the count the marker adds to */
     vkc_kernel *marker_kernel;
     atomic_bool marker_on; /* cleared for good if a submission lacks the marker */
     volatile uint32_t *marker;
+    /* VKC_MARKER_FORM (experiments): "lean" drops the barrier after the
+     * marker, "atomic" adds to the host word instead of storing to it. */
+    bool marker_lean, marker_atomic;
+    bool wait_auto; /* wait_mode was DEFAULT: the self-test decides */
+    /* Test-only: the marker's barriers are recorded, its dispatch is not (the
+     * count never moves), to prove the self-test catches it. */
+    bool test_marker_mute;
+    char wait_reason[96];
 
     /* Objects alive, destroyed with the context if the caller did not. */
     pthread_mutex_t objects_lock;

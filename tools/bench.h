@@ -107,6 +107,8 @@ vkc_result bench_context(bench *b, vkc_context_desc *desc, vkc_context **out);
     X(vkQueueWaitIdle)                                                                             \
     X(vkDeviceWaitIdle)                                                                            \
     X(vkCreateFence)                                                                               \
+    X(vkCreateSemaphore)                                                                           \
+    X(vkDestroySemaphore)                                                                          \
     X(vkDestroyFence)                                                                              \
     X(vkWaitForFences)                                                                             \
     X(vkResetFences)                                                                               \
@@ -152,8 +154,9 @@ typedef struct raw {
 #define RAW_X_MEMBER(name) PFN_##name name;
     RAW_DEVICE_FUNCS(RAW_X_MEMBER)
 #undef RAW_X_MEMBER
-    PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSetKHR; /* NULL: not enabled */
-    PFN_vkCmdPipelineBarrier2 vkCmdPipelineBarrier2;         /* NULL: not enabled */
+    PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSetKHR;   /* NULL: not enabled */
+    PFN_vkCmdPipelineBarrier2 vkCmdPipelineBarrier2;           /* NULL: not enabled */
+    PFN_vkGetSemaphoreCounterValue vkGetSemaphoreCounterValue; /* NULL: no timelines */
     VkPhysicalDeviceMemoryProperties memprops;
     VkCommandPool pool;
     VkDescriptorPool dpool; /* fallback sets when push descriptors are missing */

@@ -38,6 +38,9 @@ bool raw_init(raw *r, vkc_context *ctx)
     if (f.push_descriptors)
         r->vkCmdPushDescriptorSetKHR = (PFN_vkCmdPushDescriptorSetKHR)r->h.get_device_proc_addr(
             r->dev, "vkCmdPushDescriptorSetKHR");
+    if (f.timeline_semaphores)
+        r->vkGetSemaphoreCounterValue = (PFN_vkGetSemaphoreCounterValue)r->h.get_device_proc_addr(
+            r->dev, "vkGetSemaphoreCounterValue");
     if (f.synchronization2)
         r->vkCmdPipelineBarrier2 =
             (PFN_vkCmdPipelineBarrier2)r->h.get_device_proc_addr(r->dev, "vkCmdPipelineBarrier2");

@@ -172,7 +172,10 @@ typedef enum vkc_toggle {
 /* How vkc_wait waits. Blocking on the driver costs 3-4x the latency of
  * polling on some drivers; spinning costs a CPU core. */
 typedef enum vkc_wait_mode {
-    VKC_WAIT_DEFAULT = 0,     /* = VKC_WAIT_SPIN_THEN_BLOCK */
+    /* VKC_WAIT_SPIN_MARKER where the device passes its self-test at context
+     * creation (see there), else VKC_WAIT_SPIN_THEN_BLOCK.
+     * vkc_context_features says which, and why. */
+    VKC_WAIT_DEFAULT = 0,
     VKC_WAIT_SPIN_THEN_BLOCK, /* poll for spin_ns, then block */
     VKC_WAIT_BLOCK,           /* block in the driver at once */
     VKC_WAIT_SPIN,            /* poll until done or the timeout */
@@ -183,9 +186,13 @@ typedef enum vkc_wait_mode {
      * fences and semaphores tens of microseconds after the work is done.
      * Vulkan does not promise that a shader's write is seen before the
      * semaphore signals; this mode relies on the device making it visible
-     * (it does on NVIDIA and lavapipe). Command buffers and resources are
-     * still recycled only on the real timeline. Costs one extra dispatch and
-     * barrier per submission. Opt-in; not used with the fence fallback. */
+     * (it does on NVIDIA and lavapipe), so context creation checks it: a
+     * few submissions whose results and count must be seen, right, and no
+     * later than the timeline; where they are not, the context uses
+     * VKC_WAIT_SPIN_THEN_BLOCK instead (logged, and reported in
+     * vkc_context_features). Command buffers and resources are still
+     * recycled only on the real timeline. Costs one extra dispatch and
+     * barrier per submission. Not used with the fence fallback. */
     VKC_WAIT_SPIN_MARKER,
 } vkc_wait_mode;
 
@@ -223,8 +230,9 @@ typedef struct vkc_context_desc {
      * $XDG_CACHE_HOME/vkc, else ~/.cache/vkc. OFF: memory only. */
     vkc_toggle disk_cache;
     const char *cache_dir;
-    /* Immediate mode: dispatches per automatic flush (0 = default) and how
-     * many batches may be in flight before an enqueue waits (0 = default). */
+    /* Immediate mode: the most dispatches a batch takes (0 = default; an
+     * idle GPU may get it earlier, see vkc_dispatch) and how many batches
+     * may be in flight before an enqueue waits (0 = default). */
     uint32_t batch_size;
     uint32_t batches_in_flight;
     /* What validation DEFAULT means (ON or OFF). Filled by vkc.h's
@@ -401,6 +409,10 @@ typedef struct vkc_context_features {
     uint32_t default_workgroup_size;
     uint32_t groups_per_sm; /* grid cap per SM (VKC_GROUPS_PER_SM); 0: no cap */
     uint32_t max_grid_groups;
+    /* Why wait_mode is what it is: "asked", "self-test passed", or the
+     * reason the completion marker is not used ("no timeline semaphores",
+     * "self-test: ..."). Valid for the context's lifetime. */
+    const char *wait_reason;
 } vkc_context_features;
 
 VKC_API vkc_result vkc_context_features_get(const vkc_context *ctx, vkc_context_features *out);
@@ -739,9 +751,12 @@ VKC_API vkc_result vkc_finish(vkc_context *ctx);
 /* ------------------------------------------------------------------------ */
 
 /* Append a dispatch to the context's open batch. The batch is submitted when
- * it reaches the batch size, on vkc_flush, or when a wait needs it. When all
- * batches are in flight, this waits for the oldest. Does not allocate.
- * Thread-safe. */
+ * it reaches the batch size, on vkc_flush, when a wait needs it, or, when
+ * the GPU has nothing left to run, at the first enqueue 10 us or more after
+ * the batch was opened (a burst of enqueues then a flush stays one
+ * submission; work trickling in to an idle GPU starts without waiting).
+ * When all batches are in flight, this waits for the oldest. Does not
+ * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
 VKC_API vkc_result vkc_copy(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
                             uint64_t src_offset, uint64_t size);
