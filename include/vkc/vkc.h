@@ -345,6 +345,11 @@ typedef struct vkc_device_info {
     uint32_t sm_count;
     uint32_t warps_per_sm; /* resident subgroups per SM/CU, 0 when unknown */
     const char *sm_source; /* the extension that reported it, or NULL */
+
+    /* Storage images declared without a format qualifier can be read /
+     * written (else such a kernel is VKC_ERROR_UNSUPPORTED). */
+    bool storage_image_read_without_format;
+    bool storage_image_write_without_format;
 } vkc_device_info;
 
 /* The device the context uses. Valid for the context's lifetime. */
