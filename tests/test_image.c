@@ -800,6 +800,259 @@ static void test_copies(void **state)
     vkc_test_context_destroy(ctx);
 }
 
+/* ---- bad input -------------------------------------------------------------------------- */
+
+static void expect(vkc_context *ctx, vkc_result got, vkc_result want, const char *needle)
+{
+    if (got != want)
+        fail_msg("got %s, want %s (%s)", vkc_result_string(got), vkc_result_string(want),
+                 vkc_context_last_error(ctx));
+    if (needle && !strstr(vkc_context_last_error(ctx), needle))
+        fail_msg("message \"%s\" does not name \"%s\"", vkc_context_last_error(ctx), needle);
+}
+
+/* Each a clear error with a message that names the problem; nothing leaks
+ * (the context's destruction reports leaked objects), the sequences that
+ * failed are recorded again and still work. */
+static void test_bad_input(void **state)
+{
+    (void)state;
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    vkc_test_quiet_errors(1);
+    vkc_image *img = (vkc_image *)(void *)&img; /* not NULL: must be reset */
+    /* A format storage cannot use, and unknown usage bits. */
+    expect(ctx,
+           vkc_image_create(ctx,
+                            &(vkc_image_desc){.format = VKC_FORMAT_RGBA8_SRGB,
+                                              .width = 8,
+                                              .usage = VKC_IMAGE_USAGE_STORAGE},
+                            &img),
+           VKC_ERROR_UNSUPPORTED, "RGBA8_SRGB does not support storage");
+    assert_null(img);
+    expect(ctx, vkc_image_create(ctx, &(vkc_image_desc){.width = 8, .usage = 64}, &img),
+           VKC_ERROR_INVALID_ARGUMENT, "usage");
+    expect(ctx, vkc_image_create(ctx, &(vkc_image_desc){.width = 0}, &img),
+           VKC_ERROR_INVALID_ARGUMENT, "width");
+    expect(ctx,
+           vkc_image_create(ctx, &(vkc_image_desc){.format = (vkc_format)99, .width = 1}, &img),
+           VKC_ERROR_INVALID_ARGUMENT, "format");
+    expect(ctx,
+           vkc_image_create(ctx, &(vkc_image_desc){.width = 8, .height = 8, .depth_or_layers = 2},
+                            &img),
+           VKC_ERROR_INVALID_ARGUMENT, "VKC_IMAGE_2D_ARRAY");
+    expect(ctx, vkc_image_create(ctx, &(vkc_image_desc){.width = 8, .mip_levels = 5}, &img),
+           VKC_ERROR_INVALID_ARGUMENT, "at most 4");
+    expect(ctx, vkc_image_create(ctx, &(vkc_image_desc){.width = 1u << 30}, &img), VKC_ERROR_LIMIT,
+           "exceeds");
+    assert_null(img);
+
+    vkc_image *a = image(ctx, &(vkc_image_desc){.type = VKC_IMAGE_2D_ARRAY,
+                                                .format = VKC_FORMAT_R32F,
+                                                .width = 8,
+                                                .height = 4,
+                                                .depth_or_layers = 2,
+                                                .name = "bad a"});
+    uint32_t buf[64] = {0};
+    /* Region, mip and layer out of range; a wrong size. */
+    expect(ctx, vkc_image_upload(a, &(vkc_image_region){.mip = 1}, buf, 64),
+           VKC_ERROR_INVALID_ARGUMENT, "mip 1 is out of range");
+    expect(ctx, vkc_image_upload(a, &(vkc_image_region){.base_layer = 2}, buf, 64),
+           VKC_ERROR_INVALID_ARGUMENT, "layers [2, +0) are out of range");
+    expect(ctx, vkc_image_download(a, &(vkc_image_region){.x = 6, .width = 3}, buf, 96),
+           VKC_ERROR_INVALID_ARGUMENT, "outside mip 0");
+    expect(ctx, vkc_image_upload(a, NULL, buf, 64), VKC_ERROR_INVALID_ARGUMENT, "holds 256");
+    expect(ctx, vkc_image_clear(a, &(vkc_image_range){.base_mip = 1}, &(vkc_clear_value){{0}}),
+           VKC_ERROR_INVALID_ARGUMENT, "mips [1, +0)");
+    assert_int_equal(vkc_image_region_size(a, &(vkc_image_region){.y = 4}), 0);
+
+    /* Kernels: image where a buffer is expected and the reverse, a format
+     * or type the kernel does not declare, a usage the image lacks. */
+    vkc_kernel *add = make_kernel(ctx, test_shaders_add, test_shaders_add_size, "add");
+    vkc_kernel *aff = KERNEL(ctx, img_affine), *c3 = KERNEL(ctx, img_coords3d),
+               *samp = KERNEL(ctx, img_sample);
+    vkc_buffer *b;
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 256}, &b), VKC_SUCCESS);
+    vkc_image *rgba = image(ctx, &(vkc_image_desc){.format = VKC_FORMAT_RGBA32F,
+                                                   .width = 8,
+                                                   .height = 8,
+                                                   .usage = VKC_IMAGE_USAGE_SAMPLED,
+                                                   .name = "sampled only"});
+    vkc_image *ui = image(ctx, &(vkc_image_desc){.format = VKC_FORMAT_R32UI, .width = 8});
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    uint32_t n = 4;
+    vkc_arg wrong[3] = {{.buffer = b}, {.image = ui}, {.buffer = b}};
+    expect(ctx,
+           vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = add,
+                                                    .args = wrong,
+                                                    .arg_count = 3,
+                                                    .push = &n,
+                                                    .push_size = 4,
+                                                    .count = n}),
+           VKC_ERROR_MISMATCH, "expects a buffer but the arg names an image");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    float ab[2] = {1, 0};
+    vkc_arg buf_for_img[2] = {{.buffer = b}, {.image = rgba}};
+    expect(ctx,
+           vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = aff,
+                                                    .args = buf_for_img,
+                                                    .arg_count = 2,
+                                                    .push = ab,
+                                                    .push_size = 8,
+                                                    .groups = {1, 1, 1}}),
+           VKC_ERROR_MISMATCH, "expects a storage image but the arg names a buffer");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    vkc_arg fmt[2] = {{.image = a, .range = {.layer_count = 1}}, {.image = rgba}};
+    expect(ctx,
+           vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = aff,
+                                                    .args = fmt,
+                                                    .arg_count = 2,
+                                                    .push = ab,
+                                                    .push_size = 8,
+                                                    .groups = {1, 1, 1}}),
+           VKC_ERROR_MISMATCH, "declares a RGBA32F storage image but image \"bad a\" is R32F");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    vkc_arg nostore[2] = {{.image = rgba}, {.image = rgba}};
+    expect(ctx,
+           vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = aff,
+                                                    .args = nostore,
+                                                    .arg_count = 2,
+                                                    .push = ab,
+                                                    .push_size = 8,
+                                                    .groups = {1, 1, 1}}),
+           VKC_ERROR_INVALID_ARGUMENT, "not created with storage usage");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    vkc_arg two_d = {.image = a, .range = {.layer_count = 1}};
+    expect(ctx,
+           vkc_seq_dispatch(s,
+                            &(vkc_dispatch_desc){
+                                .kernel = c3, .args = &two_d, .arg_count = 1, .groups = {1, 1, 1}}),
+           VKC_ERROR_MISMATCH, "declares a 3D image but image \"bad a\" is 2D array");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    /* A 2D binding of an array needs one layer. */
+    vkc_sampler *lin;
+    assert_int_equal(vkc_sampler_get(ctx, &(vkc_sampler_desc){.filter = VKC_FILTER_LINEAR}, &lin),
+                     VKC_SUCCESS);
+    struct {
+        uint32_t n;
+        float lod;
+    } sp = {1, 0};
+    vkc_arg layers[3] = {{.image = a, .sampler = lin}, {.buffer = b}, {.buffer = b}};
+    expect(ctx,
+           vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = samp,
+                                                    .args = layers,
+                                                    .arg_count = 3,
+                                                    .push = &sp,
+                                                    .push_size = sizeof(sp),
+                                                    .groups = {1, 1, 1}}),
+           VKC_ERROR_MISMATCH, "set range.layer_count = 1");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    vkc_arg nosamp[3] = {{.image = rgba}, {.buffer = b}, {.buffer = b}};
+    expect(ctx,
+           vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = samp,
+                                                    .args = nosamp,
+                                                    .arg_count = 3,
+                                                    .push = &sp,
+                                                    .push_size = sizeof(sp),
+                                                    .groups = {1, 1, 1}}),
+           VKC_ERROR_MISMATCH, "set vkc_arg.sampler");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    vkc_arg range[3] = {
+        {.image = rgba, .sampler = lin, .range = {.base_mip = 1}}, {.buffer = b}, {.buffer = b}};
+    expect(ctx,
+           vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = samp,
+                                                    .args = range,
+                                                    .arg_count = 3,
+                                                    .push = &sp,
+                                                    .push_size = sizeof(sp),
+                                                    .groups = {1, 1, 1}}),
+           VKC_ERROR_INVALID_ARGUMENT, "out of range");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    /* Recorded copies out of range, and overlapping boxes of one image. */
+    expect(ctx, vkc_seq_copy_image_to_buffer(s, b, 4, a, NULL), VKC_ERROR_INVALID_ARGUMENT,
+           "outside buffer");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    expect(
+        ctx,
+        vkc_seq_copy_image(s, ui, &(vkc_image_region){.x = 2}, ui, &(vkc_image_region){.width = 4}),
+        VKC_ERROR_INVALID_ARGUMENT, "overlap");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    expect(ctx, vkc_seq_copy_image(s, rgba, NULL, ui, NULL), VKC_ERROR_INVALID_ARGUMENT,
+           "differ in size");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    expect(ctx, vkc_seq_copy_image(s, ui, NULL, rgba, NULL), VKC_ERROR_INVALID_ARGUMENT,
+           "outside mip 0");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    expect(ctx, vkc_seq_release_image(s, a, 0, VK_IMAGE_LAYOUT_UNDEFINED),
+           VKC_ERROR_INVALID_ARGUMENT, "cannot be named");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    expect(ctx, vkc_seq_acquire_image(s, a, 99, VK_IMAGE_LAYOUT_GENERAL),
+           VKC_ERROR_INVALID_ARGUMENT, "queue family 99");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    /* Linear filtering of a format that has none. */
+    vkc_image *uis =
+        image(ctx, &(vkc_image_desc){
+                       .format = VKC_FORMAT_R32UI, .width = 8, .usage = VKC_IMAGE_USAGE_SAMPLED});
+    vkc_image_info uinfo;
+    assert_int_equal(vkc_image_info_get(uis, &uinfo), VKC_SUCCESS);
+    vkc_arg lin_ui[3] = {{.image = uis, .sampler = lin}, {.buffer = b}, {.buffer = b}};
+    vkc_result lr = vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = samp,
+                                                             .args = lin_ui,
+                                                             .arg_count = 3,
+                                                             .push = &sp,
+                                                             .push_size = sizeof(sp),
+                                                             .groups = {1, 1, 1}});
+    /* R32UI is not float, but the check is on the format's features. */
+    if (lr != VKC_SUCCESS)
+        expect(ctx, lr, VKC_ERROR_UNSUPPORTED, "cannot filter R32UI");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+
+    /* Destroyed images (a cleared magic, as freed memory holds) and
+     * samplers. */
+    static uint64_t dead[sizeof(vkc_image) / 8 + 1];
+    vkc_image *gone = (vkc_image *)(void *)dead;
+    expect(ctx, vkc_image_upload(gone, NULL, buf, 4), VKC_ERROR_INVALID_HANDLE, NULL);
+    vkc_arg dead_arg[2] = {{.image = gone}, {.image = rgba}};
+    expect(ctx,
+           vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = aff,
+                                                    .args = dead_arg,
+                                                    .arg_count = 2,
+                                                    .push = ab,
+                                                    .push_size = 8,
+                                                    .groups = {1, 1, 1}}),
+           VKC_ERROR_INVALID_HANDLE, "invalid vkc_image handle");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    expect(ctx, vkc_seq_clear_image(s, gone, NULL, &(vkc_clear_value){{0}}),
+           VKC_ERROR_INVALID_HANDLE, "vkc_image");
+    assert_int_equal(vkc_seq_begin(s), VKC_SUCCESS);
+    vkc_image_destroy(NULL);
+    vkc_image_destroy(gone); /* a no-op, like destroy(NULL) */
+    vkc_test_quiet_errors(0);
+
+    /* After all that the sequence still records and runs. */
+    vkc_clear_value seven = {.u32 = {7, 0, 0, 0}};
+    assert_int_equal(vkc_seq_clear_image(s, ui, NULL, &seven), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    uint32_t got[8];
+    assert_int_equal(vkc_image_download(ui, NULL, got, sizeof(got)), VKC_SUCCESS);
+    for (int i = 0; i < 8; ++i)
+        assert_int_equal(got[i], 7);
+    vkc_seq_destroy(s);
+    vkc_kernel_destroy(add);
+    vkc_kernel_destroy(aff);
+    vkc_kernel_destroy(c3);
+    vkc_kernel_destroy(samp);
+    vkc_buffer_destroy(b);
+    vkc_image_destroy(a);
+    vkc_image_destroy(rgba);
+    vkc_image_destroy(uis);
+    /* ui is left alive: destroyed with the context, nothing leaked. */
+    vkc_test_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -813,6 +1066,7 @@ int main(void)
         cmocka_unit_test(test_sampling_layers_mips),
         cmocka_unit_test(test_hazard_chain),
         cmocka_unit_test(test_copies),
+        cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
