@@ -245,11 +245,14 @@ static VkImageMemoryBarrier2 vkc__transition(const vkc_image *img, VkImageLayout
 }
 
 /* Move the whole image from one layout to another in a one-shot unit and
- * wait (creation, wrapping). */
-static vkc_result vkc__oneshot_transition(vkc_image *img, VkImageLayout from, VkImageLayout to)
+ * wait (creation, wrapping, recovery). flush: submit the open immediate
+ * batch first (not during recovery, when dispatch is not rebuilt yet). */
+static vkc_result vkc__oneshot_transition(vkc_image *img, VkImageLayout from, VkImageLayout to,
+                                          bool flush)
 {
     vkc_context *ctx = img->ctx;
-    VKC_FORWARD(vkc__flush_immediate(ctx));
+    if (flush)
+        VKC_FORWARD(vkc__flush_immediate(ctx));
     vkc__cmd *cmd;
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     VkImageMemoryBarrier2 b = vkc__transition(img, from, to, 0, img->mips, 0, img->layers);
@@ -317,7 +320,7 @@ static void vkc__image_free(vkc_image *img)
 }
 
 /* The VkImage and its dedicated memory, for a new image or after loss. */
-static vkc_result vkc__image_make(vkc_image *img)
+static vkc_result vkc__image_make(vkc_image *img, bool flush)
 {
     vkc_context *ctx = img->ctx;
     VkImageCreateInfo ci = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
@@ -368,7 +371,7 @@ static vkc_result vkc__image_make(vkc_image *img)
     VKC_RETURN_IF_VK(ctx, vr, "vkBindImageMemory");
     if (img->name[0])
         vkc__set_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)img->image, img->name);
-    return vkc__oneshot_transition(img, VK_IMAGE_LAYOUT_UNDEFINED, img->resting);
+    return vkc__oneshot_transition(img, VK_IMAGE_LAYOUT_UNDEFINED, img->resting, flush);
 }
 
 static void vkc__image_list(vkc_image *img)
@@ -399,7 +402,7 @@ vkc_result vkc_image_create(vkc_context *ctx, const vkc_image_desc *desc, vkc_im
     img->usage = usage;
     img->vk_usage = vkc__vk_usage(usage);
     img->resting = VK_IMAGE_LAYOUT_GENERAL;
-    vkc_result r = vkc__image_make(img);
+    vkc_result r = vkc__image_make(img, true);
     if (r < 0) {
         vkc__image_free(img);
         return r;
@@ -456,7 +459,7 @@ vkc_result vkc_image_wrap(vkc_context *ctx, const vkc_image_wrap_desc *desc, vkc
     img->vk_usage = desc->usage;
     img->resting = layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : layout;
     if (layout == VK_IMAGE_LAYOUT_UNDEFINED) {
-        vkc_result r = vkc__oneshot_transition(img, VK_IMAGE_LAYOUT_UNDEFINED, img->resting);
+        vkc_result r = vkc__oneshot_transition(img, VK_IMAGE_LAYOUT_UNDEFINED, img->resting, true);
         if (r < 0) {
             vkc__image_free(img);
             return r;
@@ -1020,7 +1023,7 @@ vkc_result vkc__image_rebuild(vkc_context *ctx)
             continue;
         /* A new uid tells sequences the image was replaced. */
         img->uid = atomic_fetch_add(&vkc__is(ctx)->next_uid, 1) + 1;
-        VKC_FORWARD(vkc__image_make(img));
+        VKC_FORWARD(vkc__image_make(img, false));
     }
     return VKC_SUCCESS;
 }
