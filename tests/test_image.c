@@ -792,6 +792,25 @@ static void test_copies(void **state)
     uint32_t first;
     assert_int_equal(vkc_buffer_download(dst, 252, &first, 4), VKC_SUCCESS);
     assert_int_equal(first, 0xffffffffu); /* nothing before the offset */
+    /* The same in immediate mode: b back into mip 1 of layer 0 of a, a
+     * box of it out to the buffer. */
+    assert_int_equal(vkc_copy_image(ctx, a, &(vkc_image_region){.mip = 1}, b, NULL), VKC_SUCCESS);
+    assert_int_equal(vkc_copy_image_to_buffer(
+                         ctx, dst, 0, a,
+                         &(vkc_image_region){
+                             .mip = 1, .layer_count = 1, .x = 2, .y = 1, .width = 4, .height = 3}),
+                     VKC_SUCCESS);
+    assert_int_equal(
+        vkc_copy_buffer_to_image(ctx, b, &(vkc_image_region){.width = 1, .height = 1}, src, 4092),
+        VKC_SUCCESS);
+    uint32_t boxed[12], corner;
+    assert_int_equal(vkc_buffer_download(dst, 0, boxed, sizeof(boxed)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < 12; ++i)
+        assert_int_equal(boxed[i], host[16 + i]);
+    assert_int_equal(
+        vkc_image_download(b, &(vkc_image_region){.width = 1, .height = 1}, &corner, 4),
+        VKC_SUCCESS);
+    assert_int_equal(corner, host[1023]);
     vkc_seq_destroy(s);
     vkc_buffer_destroy(src);
     vkc_buffer_destroy(dst);

@@ -1039,6 +1039,16 @@ VKC_API vkc_result vkc_finish(vkc_context *ctx);
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
 VKC_API vkc_result vkc_copy(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
                             uint64_t src_offset, uint64_t size);
+/* Image copies in the open batch, as vkc_seq_copy_image and friends (see
+ * "Images"); kernels on images go through vkc_dispatch. Thread-safe. */
+VKC_API vkc_result vkc_copy_image(vkc_context *ctx, vkc_image *dst,
+                                  const vkc_image_region *dst_region, vkc_image *src,
+                                  const vkc_image_region *src_region);
+VKC_API vkc_result vkc_copy_buffer_to_image(vkc_context *ctx, vkc_image *dst,
+                                            const vkc_image_region *region, vkc_buffer *src,
+                                            uint64_t src_offset);
+VKC_API vkc_result vkc_copy_image_to_buffer(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset,
+                                            vkc_image *src, const vkc_image_region *region);
 /* Submit the open batch. *out_ticket (may be NULL) covers all work enqueued
  * so far. Thread-safe. */
 VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
