@@ -878,7 +878,7 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
 /* Resolve device-dependent defaults into ctx->features. */
 void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc);
 /* Module state on top of a device: context.c's module table, walked
- * forwards (pool, memory, kernel, dispatch, marker). */
+ * forwards (pool, memory, image, kernel, fuse, dispatch, marker). */
 vkc_result vkc__context_init_modules(vkc_context *ctx);
 /* Device-loss recovery through the same table: on the old device, every
  * module's lose backwards, then the renewed modules' finish; on the new one,
