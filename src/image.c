@@ -226,15 +226,16 @@ static vkc_result vkc__check_limits(vkc_context *ctx, const vkc__shape *sh, VkIm
 
 /* ---- barriers ----------------------------------------------------------------------- */
 
-static VkImageMemoryBarrier2 vkc__transition(const vkc_image *img, VkImageLayout from,
-                                             VkImageLayout to, uint32_t base_mip, uint32_t mips,
-                                             uint32_t base_layer, uint32_t layers)
+VkImageMemoryBarrier2 vkc__image_barrier(const vkc_image *img, VkImageLayout from, VkImageLayout to,
+                                         VkPipelineStageFlags2 src_stages,
+                                         VkPipelineStageFlags2 dst_stages, uint32_t base_mip,
+                                         uint32_t mips, uint32_t base_layer, uint32_t layers)
 {
     VkImageMemoryBarrier2 b = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
-    b.srcStageMask = VKC_WORK_STAGES;
-    b.srcAccessMask = vkc__writes_of(VKC_WORK_STAGES);
-    b.dstStageMask = VKC_WORK_STAGES;
-    b.dstAccessMask = vkc__accesses_of(VKC_WORK_STAGES);
+    b.srcStageMask = src_stages;
+    b.srcAccessMask = vkc__writes_of(src_stages);
+    b.dstStageMask = dst_stages;
+    b.dstAccessMask = vkc__accesses_of(dst_stages);
     b.oldLayout = from;
     b.newLayout = to;
     b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -242,6 +243,15 @@ static VkImageMemoryBarrier2 vkc__transition(const vkc_image *img, VkImageLayout
     b.subresourceRange =
         (VkImageSubresourceRange){VK_IMAGE_ASPECT_COLOR_BIT, base_mip, mips, base_layer, layers};
     return b;
+}
+
+/* Between the blocking calls' one-shot work and what comes before and after. */
+static VkImageMemoryBarrier2 vkc__transition(const vkc_image *img, VkImageLayout from,
+                                             VkImageLayout to, uint32_t base_mip, uint32_t mips,
+                                             uint32_t base_layer, uint32_t layers)
+{
+    return vkc__image_barrier(img, from, to, VKC_WORK_STAGES, VKC_WORK_STAGES, base_mip, mips,
+                              base_layer, layers);
 }
 
 /* Move the whole image from one layout to another in a one-shot unit and
@@ -470,26 +480,12 @@ vkc_result vkc_image_wrap(vkc_context *ctx, const vkc_image_wrap_desc *desc, vkc
     return VKC_SUCCESS;
 }
 
-static void vkc__image_wait(vkc_context *ctx)
-{
-    /* The GPU may still use it: wait for all submitted work; after a
-     * failure (device loss) wait for the device as far as it still can. */
-    vkc_result r = VKC_ERROR_DEVICE_LOST;
-    if (!atomic_load_explicit(&ctx->lost, memory_order_relaxed))
-        r = vkc__drain(ctx);
-    if (r < 0) {
-        vkc_queue_lock(ctx);
-        (void)ctx->vk.vkDeviceWaitIdle(ctx->device);
-        vkc_queue_unlock(ctx);
-    }
-}
-
 void vkc_image_destroy(vkc_image *img)
 {
     if (!img || img->magic != VKC_MAGIC_IMAGE)
         return;
     vkc_context *ctx = img->ctx;
-    vkc__image_wait(ctx);
+    vkc__drain_or_idle(ctx); /* the GPU may still use it */
     pthread_mutex_lock(&ctx->objects_lock);
     vkc__list_remove(&img->node);
     pthread_mutex_unlock(&ctx->objects_lock);
