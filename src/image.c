@@ -414,6 +414,8 @@ vkc_result vkc_image_create(vkc_context *ctx, const vkc_image_desc *desc, vkc_im
     img->resting = VK_IMAGE_LAYOUT_GENERAL;
     vkc_result r = vkc__image_make(img, true);
     if (r < 0) {
+        /* The transition may have been submitted and its wait failed. */
+        vkc__drain_or_idle(ctx);
         vkc__image_free(img);
         return r;
     }
@@ -471,6 +473,7 @@ vkc_result vkc_image_wrap(vkc_context *ctx, const vkc_image_wrap_desc *desc, vkc
     if (layout == VK_IMAGE_LAYOUT_UNDEFINED) {
         vkc_result r = vkc__oneshot_transition(img, VK_IMAGE_LAYOUT_UNDEFINED, img->resting, true);
         if (r < 0) {
+            vkc__drain_or_idle(ctx);
             vkc__image_free(img);
             return r;
         }
