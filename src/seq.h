@@ -142,6 +142,10 @@ struct vkc_seq {
     bool recording;
     bool lost;        /* recorded before a device loss: record again */
     vkc_result error; /* first recording error, latched */
+    /* Its message, naming the call, for end and submit to restate; valid
+     * while error < 0. call is the recording call under way. */
+    char first_error[512];
+    const char *call;
 
     /* Recorded copies; generation says whether a copy matches the commands. */
     vkc__cmd *units[VKC_SEQ_RING_MAX];
@@ -168,10 +172,15 @@ static inline bool vkc__grow(void **p, uint32_t *cap, uint32_t need, size_t elem
     return true;
 }
 
+/* Keep the context's message of the failure just latched (dispatch.c). */
+void vkc__seq_keep_error(vkc_seq *s);
+
 static inline vkc_result vkc__latch(vkc_seq *s, vkc_result r)
 {
-    if (r < 0 && s->error >= 0)
+    if (r < 0 && s->error >= 0) {
         s->error = r;
+        vkc__seq_keep_error(s);
+    }
     return r;
 }
 
@@ -202,8 +211,9 @@ static inline vkc__sub *vkc__sub_at(vkc__imgrec *r, uint32_t mip, uint32_t layer
     return &r->sub[mip * r->layers + layer];
 }
 
-/* dispatch.c: fails (not latched) when the sequence has ended. */
-vkc_result vkc__check_recording(vkc_seq *s);
+/* dispatch.c: fails (not latched) when the sequence has ended; call names
+ * the recording call for a latched error's message. */
+vkc_result vkc__check_recording(vkc_seq *s, const char *call);
 /* dispatch.c: a buffer handle of this context; a range inside it (latched). */
 vkc_result vkc__seq_check_buffer(vkc_seq *s, const vkc_buffer *b, const char *what);
 vkc_result vkc__seq_check_range(vkc_seq *s, const vkc_buffer *b, uint64_t offset, uint64_t size,

@@ -81,7 +81,7 @@ vkc_result vkc_seq_copy_image(vkc_seq *s, vkc_image *dst, const vkc_image_region
                               vkc_image *src, const vkc_image_region *src_region)
 {
     VKC_CHECK_SEQ(s);
-    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(vkc__check_recording(s, "vkc_seq_copy_image"));
     VKC_FORWARD(vkc__seq_check_image(s, dst, "copy_image dst"));
     VKC_FORWARD(vkc__seq_check_image(s, src, "copy_image src"));
     VKC_FORWARD(vkc__seq_check_transfer(s, dst, false, "copy_image dst"));
@@ -132,7 +132,7 @@ static vkc_result vkc__seq_buffer_image(vkc_seq *s, vkc_image *img, const vkc_im
 {
     const char *what = to_image ? "copy_buffer_to_image" : "copy_image_to_buffer";
     VKC_CHECK_SEQ(s);
-    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(vkc__check_recording(s, what));
     VKC_FORWARD(vkc__seq_check_image(s, img, what));
     VKC_FORWARD(vkc__seq_check_buffer(s, buf, what));
     VKC_FORWARD(vkc__seq_check_transfer(s, img, !to_image, what));
@@ -182,7 +182,7 @@ vkc_result vkc_seq_clear_image(vkc_seq *s, vkc_image *img, const vkc_image_range
                                const vkc_clear_value *value)
 {
     VKC_CHECK_SEQ(s);
-    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(vkc__check_recording(s, "vkc_seq_clear_image"));
     VKC_FORWARD(vkc__seq_check_image(s, img, "clear_image"));
     VKC_FORWARD(vkc__seq_check_transfer(s, img, false, "clear_image"));
     vkc__aux a;
@@ -204,7 +204,8 @@ static vkc_result vkc__seq_image_ownership(vkc_seq *s, vkc_image *img, uint32_t 
 {
     const char *what = acquire ? "acquire_image" : "release_image";
     VKC_CHECK_SEQ(s);
-    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(
+        vkc__check_recording(s, acquire ? "vkc_seq_acquire_image" : "vkc_seq_release_image"));
     VKC_FORWARD(vkc__seq_check_image(s, img, what));
     VKC_FORWARD(vkc__seq_check_family(s, family, what));
     if (layout == VK_IMAGE_LAYOUT_PREINITIALIZED ||
