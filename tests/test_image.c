@@ -316,6 +316,30 @@ static void test_storage(void **state)
     assert_int_equal(vkc_image_download(src, NULL, in, w * h * 16), VKC_SUCCESS);
     for (uint32_t i = 0; i < w * h * 4; ++i)
         assert_true(in[i] == out[i] * 2.0f + 0.5f);
+    /* Replace the source of the recorded dispatch (relevelled, recorded
+     * again at the next submit), then a buffer where the image was: refused,
+     * and the recording stays as it was. */
+    vkc_image *src2 = image(ctx, &(vkc_image_desc){.format = VKC_FORMAT_RGBA32F,
+                                                   .width = w,
+                                                   .height = h,
+                                                   .usage = VKC_IMAGE_USAGE_STORAGE});
+    vkc_clear_value one = {.f32 = {1, 2, 3, 4}};
+    assert_int_equal(vkc_image_clear(src2, NULL, &one), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_set_arg(s, 0, 0, &(vkc_arg){.image = src2}), VKC_SUCCESS);
+    vkc_buffer *nb;
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 64}, &nb), VKC_SUCCESS);
+    vkc_test_quiet_errors(1);
+    assert_int_equal(vkc_seq_set_arg(s, 0, 0, &(vkc_arg){.buffer = nb}), VKC_ERROR_MISMATCH);
+    vkc_test_quiet_errors(0);
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    float *re = malloc(w * h * 16);
+    assert_int_equal(vkc_image_download(dst, NULL, re, w * h * 16), VKC_SUCCESS);
+    for (uint32_t i = 0; i < w * h * 4; ++i)
+        assert_true(re[i] == one.f32[i % 4] * 2.0f + 0.5f);
+    free(re);
+    vkc_buffer_destroy(nb);
+    vkc_image_destroy(src2);
     vkc_seq_destroy(s);
     vkc_kernel_destroy(k);
     vkc_image_destroy(src);
