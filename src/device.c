@@ -225,6 +225,8 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
         t->vkGetPhysicalDeviceFeatures2(pd, &f2);
         info->shader_int64 = f2.features.shaderInt64;
         info->shader_float64 = f2.features.shaderFloat64;
+        info->storage_image_read_without_format = f2.features.shaderStorageImageReadWithoutFormat;
+        info->storage_image_write_without_format = f2.features.shaderStorageImageWriteWithoutFormat;
         if (v12) {
             info->timeline_semaphore = f12.timelineSemaphore;
             info->storage_buffer_8bit = f12.storageBuffer8BitAccess;
@@ -614,6 +616,8 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
     VkPhysicalDeviceVulkan13Features f13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     f2.features.shaderInt64 = info->shader_int64;
     f2.features.shaderFloat64 = info->shader_float64;
+    f2.features.shaderStorageImageReadWithoutFormat = info->storage_image_read_without_format;
+    f2.features.shaderStorageImageWriteWithoutFormat = info->storage_image_write_without_format;
     if (v12) {
         f2.pNext = &f11;
         f11.pNext = &f12;
@@ -734,7 +738,8 @@ static void vkc__query_groups(const vkc__itable *t, VkInstance inst, const VkPhy
     VkPhysicalDeviceGroupProperties g[VKC_MAX_DEVICES];
     uint32_t count = VKC_MAX_DEVICES;
     for (uint32_t i = 0; i < count; ++i)
-        g[i] = (VkPhysicalDeviceGroupProperties){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES};
+        g[i] =
+            (VkPhysicalDeviceGroupProperties){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES};
     if (enum_groups(inst, &count, g) < 0)
         return;
     for (uint32_t i = 0; i < count; ++i) {

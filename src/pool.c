@@ -338,10 +338,14 @@ vkc_result vkc__cmd_alloc_set(vkc_context *ctx, vkc__cmd *c, VkDescriptorSetLayo
         VkDescriptorPoolSize sizes[] = {
             {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VKC_DPOOL_STORAGE},
             {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_SAMPLER, VKC_DPOOL_UNIFORM},
         };
         VkDescriptorPoolCreateInfo pci = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
         pci.maxSets = VKC_DPOOL_SETS;
-        pci.poolSizeCount = 2;
+        pci.poolSizeCount = (uint32_t)VKC_ARRAY_COUNT(sizes);
         pci.pPoolSizes = sizes;
         VkDescriptorPool dp;
         VkResult vr = VKC_VK(vkCreateDescriptorPool,
@@ -379,6 +383,59 @@ void vkc__cmd_barrier(vkc_context *ctx, VkCommandBuffer cb, VkPipelineStageFlags
     mb.dstAccessMask = (VkAccessFlags)dst_access;
     ctx->vk.vkCmdPipelineBarrier(cb, (VkPipelineStageFlags)src_stages,
                                  (VkPipelineStageFlags)dst_stages, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+void vkc__cmd_barrier2(vkc_context *ctx, VkCommandBuffer cb, const VkMemoryBarrier2 *mb,
+                       const VkImageMemoryBarrier2 *ib, uint32_t n)
+{
+    if (!mb && !n)
+        return;
+    VKC_STAT_ADD(ctx, barriers, 1);
+    if (ctx->features.synchronization2) {
+        VkDependencyInfo di = {VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+        di.memoryBarrierCount = mb ? 1 : 0;
+        di.pMemoryBarriers = mb;
+        di.imageMemoryBarrierCount = n;
+        di.pImageMemoryBarriers = ib;
+        ctx->vk.vkCmdPipelineBarrier2(cb, &di);
+        return;
+    }
+    /* The legacy call has one pair of stage masks for all its barriers. */
+    VkPipelineStageFlags src = 0, dst = 0;
+    VkMemoryBarrier m = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    if (mb) {
+        src |= (VkPipelineStageFlags)mb->srcStageMask;
+        dst |= (VkPipelineStageFlags)mb->dstStageMask;
+        m.srcAccessMask = (VkAccessFlags)mb->srcAccessMask;
+        m.dstAccessMask = (VkAccessFlags)mb->dstAccessMask;
+    }
+    VkImageMemoryBarrier small[16], *lb = small;
+    if (n > VKC_ARRAY_COUNT(small)) {
+        lb = vkc__malloc(n * sizeof(*lb));
+        if (!lb) { /* no memory for the list: one barrier at a time */
+            for (uint32_t i = 0; i < n; ++i)
+                vkc__cmd_barrier2(ctx, cb, i ? NULL : mb, &ib[i], 1);
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        src |= (VkPipelineStageFlags)ib[i].srcStageMask;
+        dst |= (VkPipelineStageFlags)ib[i].dstStageMask;
+        lb[i] = (VkImageMemoryBarrier){VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+        lb[i].srcAccessMask = (VkAccessFlags)ib[i].srcAccessMask;
+        lb[i].dstAccessMask = (VkAccessFlags)ib[i].dstAccessMask;
+        lb[i].oldLayout = ib[i].oldLayout;
+        lb[i].newLayout = ib[i].newLayout;
+        lb[i].srcQueueFamilyIndex = ib[i].srcQueueFamilyIndex;
+        lb[i].dstQueueFamilyIndex = ib[i].dstQueueFamilyIndex;
+        lb[i].image = ib[i].image;
+        lb[i].subresourceRange = ib[i].subresourceRange;
+    }
+    ctx->vk.vkCmdPipelineBarrier(cb, src ? src : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                                 dst ? dst : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, mb ? 1 : 0,
+                                 &m, 0, NULL, n, lb);
+    if (lb != small)
+        vkc__free(lb);
 }
 
 void vkc__cmd_ownership(vkc_context *ctx, VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset,
@@ -786,6 +843,18 @@ vkc_result vkc__drain(vkc_context *ctx)
 {
     VKC_FORWARD(vkc__flush_immediate(ctx));
     return vkc__wait_value(ctx, vkc__submitted_value(ctx), UINT64_MAX, VKC_WAIT_DEFAULT);
+}
+
+void vkc__drain_or_idle(vkc_context *ctx)
+{
+    vkc_result r = VKC_ERROR_DEVICE_LOST;
+    if (!atomic_load_explicit(&ctx->lost, memory_order_relaxed))
+        r = vkc__drain(ctx);
+    if (r < 0) {
+        vkc_queue_lock(ctx);
+        (void)ctx->vk.vkDeviceWaitIdle(ctx->device);
+        vkc_queue_unlock(ctx);
+    }
 }
 
 vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_ns)
