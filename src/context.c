@@ -77,12 +77,14 @@ static const vkc__module vkc__modules[] = {
     {"pool", vkc__pool_init, NULL, vkc__pool_finish, NULL, NULL, true},
     {"memory", vkc__memory_init, vkc__memory_drop, vkc__memory_finish, vkc__memory_lose,
      vkc__memory_rebuild, false},
-    /* After memory: images hold dedicated memory of their own, and the
-     * blocking image transfers use memory's staging buffers. */
-    {"image", vkc__image_init, vkc__image_drop, vkc__image_finish, vkc__image_lose,
-     vkc__image_rebuild, false},
     {"kernel", vkc__kernel_init, vkc__kernel_drop, vkc__kernel_finish, vkc__kernel_lose_hook,
      vkc__kernel_rebuild, true},
+    /* After memory (images hold dedicated memory of their own, and the
+     * blocking image transfers use memory's staging buffers) and after
+     * kernels: re-creating an image in recovery submits its layout
+     * transition, which records the completion marker's kernel. */
+    {"image", vkc__image_init, vkc__image_drop, vkc__image_finish, vkc__image_lose,
+     vkc__image_rebuild, false},
     /* Fusion sits above dispatch, but its objects are kernels that sequences
      * may name: they go after the sequences and before the other kernels.
      * Its state is made on first use and holds nothing of the device. */
