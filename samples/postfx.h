@@ -1,0 +1,229 @@
+/* postfx: the renderer's post-process chain, its parameters and its CPU
+ * reference. Shared by samples/renderer.c and vkc-bench's postfx scenario
+ * so that both check the GPU against the same plain C code.
+ *
+ * The chain (samples/shaders/postfx_*.comp), on a linear HDR frame:
+ *   1. bright: 2x2 box downsample to half resolution, then a soft threshold
+ *      on luminance (colour scaled by max(l - T, 0) / l);
+ *   2. blur_h, blur_v: a separable Gaussian of radius POSTFX_RADIUS at half
+ *      resolution, each line of a workgroup loaded into shared memory once;
+ *   3. composite: the bloom upsampled bilinearly (by hand, with loads, so
+ *      the CPU can follow it exactly), added to the frame, exposure, the
+ *      ACES fit of Narkowicz (2015), gamma 1/2.2, stored as RGBA8.
+ * Intermediates are RGBA16F images; the reference rounds to fp16 at the
+ * same points (postfx_half_round). */
+#ifndef VKC_POSTFX_H
+#define VKC_POSTFX_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POSTFX_RADIUS 8 /* as in shaders/postfx_blur.comp */
+#define POSTFX_TILE 128 /* pixels of one line per blur workgroup */
+#define POSTFX_WG 8     /* bright and composite: 8x8 workgroups */
+
+/* Push constants, laid out as the shaders declare them (std430). */
+typedef struct postfx_bright_push {
+    uint32_t src_w, src_h, dst_w, dst_h;
+    float threshold;
+} postfx_bright_push;
+
+typedef struct postfx_blur_push {
+    uint32_t w, h, dir; /* dir 0: along x, 1: along y */
+    float weights[POSTFX_RADIUS + 1];
+} postfx_blur_push;
+
+typedef struct postfx_composite_push {
+    uint32_t w, h, half_w, half_h;
+    float bloom, exposure;
+} postfx_composite_push;
+
+typedef struct postfx_params {
+    uint32_t w, h, half_w, half_h;
+    float threshold, bloom, exposure;
+    float weights[POSTFX_RADIUS + 1]; /* centre first; sum over -R..R is 1 */
+} postfx_params;
+
+static inline postfx_params postfx_defaults(uint32_t w, uint32_t h)
+{
+    postfx_params p = {w, h, (w + 1) / 2, (h + 1) / 2, 1.0f, 0.8f, 0.9f, {0}};
+    const float sigma = 3.5f;
+    double sum = 0;
+    for (int k = 0; k <= POSTFX_RADIUS; ++k) {
+        p.weights[k] = expf(-(float)(k * k) / (2.0f * sigma * sigma));
+        sum += (k ? 2.0 : 1.0) * p.weights[k];
+    }
+    for (int k = 0; k <= POSTFX_RADIUS; ++k)
+        p.weights[k] = (float)(p.weights[k] / sum);
+    return p;
+}
+
+static inline postfx_bright_push postfx_bright_args(const postfx_params *p)
+{
+    return (postfx_bright_push){p->w, p->h, p->half_w, p->half_h, p->threshold};
+}
+
+static inline postfx_blur_push postfx_blur_args(const postfx_params *p, uint32_t dir)
+{
+    postfx_blur_push b = {p->half_w, p->half_h, dir, {0}};
+    memcpy(b.weights, p->weights, sizeof(b.weights));
+    return b;
+}
+
+static inline postfx_composite_push postfx_composite_args(const postfx_params *p)
+{
+    return (postfx_composite_push){p->w, p->h, p->half_w, p->half_h, p->bloom, p->exposure};
+}
+
+/* IEEE half (bits) to float. */
+static inline float postfx_half_to_float(uint16_t h)
+{
+    uint32_t sign = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+    float v;
+    if (e == 0)
+        v = ldexpf((float)m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(m | 1024), (int)e - 25);
+    return sign ? -v : v;
+}
+
+/* x rounded to the nearest fp16 value (ties to even), as a float: what an
+ * RGBA16F store keeps. Our values stay far below fp16's maximum. */
+static inline float postfx_half_round(float x)
+{
+    if (x == 0 || !isfinite(x))
+        return x;
+    int e;
+    frexpf(x, &e);                       /* |x| = m * 2^e, m in [0.5, 1) */
+    int q = e - 11 < -24 ? -24 : e - 11; /* 11 significant bits, or subnormal steps */
+    return ldexpf(rintf(ldexpf(x, -q)), q);
+}
+
+static inline float postfx_luma(const float *c)
+{
+    return 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2];
+}
+
+/* Pass 1: hdr (w x h, RGBA float) -> dst (half_w x half_h). */
+static inline void postfx_cpu_bright(const postfx_params *p, const float *hdr, float *dst)
+{
+    for (uint32_t y = 0; y < p->half_h; ++y)
+        for (uint32_t x = 0; x < p->half_w; ++x) {
+            float c[3] = {0, 0, 0};
+            for (uint32_t j = 0; j < 2; ++j)
+                for (uint32_t i = 0; i < 2; ++i) {
+                    uint32_t sx = 2 * x + i < p->w ? 2 * x + i : p->w - 1;
+                    uint32_t sy = 2 * y + j < p->h ? 2 * y + j : p->h - 1;
+                    for (int k = 0; k < 3; ++k)
+                        c[k] += hdr[((size_t)sy * p->w + sx) * 4 + k];
+                }
+            for (int k = 0; k < 3; ++k)
+                c[k] *= 0.25f;
+            float l = postfx_luma(c);
+            float s = fmaxf(l - p->threshold, 0.0f) / fmaxf(l, 1e-4f);
+            float *o = dst + ((size_t)y * p->half_w + x) * 4;
+            for (int k = 0; k < 3; ++k)
+                o[k] = postfx_half_round(c[k] * s);
+            o[3] = 1.0f;
+        }
+}
+
+/* Pass 2: one direction of the blur at half resolution, edges clamped. */
+static inline void postfx_cpu_blur(const postfx_params *p, const float *src, float *dst,
+                                   uint32_t dir)
+{
+    uint32_t w = p->half_w, h = p->half_h;
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+            float acc[3];
+            const float *c = src + ((size_t)y * w + x) * 4;
+            for (int k = 0; k < 3; ++k)
+                acc[k] = p->weights[0] * c[k];
+            for (int t = 1; t <= POSTFX_RADIUS; ++t) {
+                int lo, hi;
+                const float *a, *b;
+                if (dir == 0) {
+                    lo = (int)x - t < 0 ? 0 : (int)x - t;
+                    hi = (int)x + t > (int)w - 1 ? (int)w - 1 : (int)x + t;
+                    a = src + ((size_t)y * w + (uint32_t)lo) * 4;
+                    b = src + ((size_t)y * w + (uint32_t)hi) * 4;
+                } else {
+                    lo = (int)y - t < 0 ? 0 : (int)y - t;
+                    hi = (int)y + t > (int)h - 1 ? (int)h - 1 : (int)y + t;
+                    a = src + ((size_t)lo * w + x) * 4;
+                    b = src + ((size_t)hi * w + x) * 4;
+                }
+                for (int k = 0; k < 3; ++k)
+                    acc[k] += p->weights[t] * (a[k] + b[k]);
+            }
+            float *o = dst + ((size_t)y * w + x) * 4;
+            for (int k = 0; k < 3; ++k)
+                o[k] = postfx_half_round(acc[k]);
+            o[3] = 1.0f;
+        }
+}
+
+static inline float postfx_aces(float x)
+{
+    float t = (x * (2.51f * x + 0.03f)) / (x * (2.43f * x + 0.59f) + 0.14f);
+    return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+
+/* Pass 3: hdr + bloom -> RGBA8 (rounded to nearest). */
+static inline void postfx_cpu_composite(const postfx_params *p, const float *hdr,
+                                        const float *bloom, uint8_t *ldr)
+{
+    int hw = (int)p->half_w - 1, hh = (int)p->half_h - 1;
+    for (uint32_t y = 0; y < p->h; ++y)
+        for (uint32_t x = 0; x < p->w; ++x) {
+            float u = ((float)x + 0.5f) * 0.5f - 0.5f, v = ((float)y + 0.5f) * 0.5f - 0.5f;
+            float fu = floorf(u), fv = floorf(v);
+            float ax = u - fu, ay = v - fv;
+            int x0 = (int)fu, y0 = (int)fv;
+            int xa = x0 < 0 ? 0 : x0 > hw ? hw : x0, xb = x0 + 1 > hw ? hw : x0 + 1;
+            int ya = y0 < 0 ? 0 : y0 > hh ? hh : y0, yb = y0 + 1 > hh ? hh : y0 + 1;
+            xb = xb < 0 ? 0 : xb;
+            yb = yb < 0 ? 0 : yb;
+            const float *c00 = bloom + ((size_t)ya * p->half_w + (size_t)xa) * 4;
+            const float *c10 = bloom + ((size_t)ya * p->half_w + (size_t)xb) * 4;
+            const float *c01 = bloom + ((size_t)yb * p->half_w + (size_t)xa) * 4;
+            const float *c11 = bloom + ((size_t)yb * p->half_w + (size_t)xb) * 4;
+            const float *h = hdr + ((size_t)y * p->w + x) * 4;
+            uint8_t *o = ldr + ((size_t)y * p->w + x) * 4;
+            for (int k = 0; k < 3; ++k) {
+                float top = c00[k] * (1.0f - ax) + c10[k] * ax;
+                float bot = c01[k] * (1.0f - ax) + c11[k] * ax;
+                float b = top * (1.0f - ay) + bot * ay;
+                float c = p->exposure * (h[k] + p->bloom * b);
+                float t = powf(postfx_aces(c), 1.0f / 2.2f);
+                o[k] = (uint8_t)lrintf(t * 255.0f);
+            }
+            o[3] = 255;
+        }
+}
+
+/* The whole chain on the CPU: hdr (RGBA float) -> ldr (RGBA8). Returns 0
+ * when out of memory. */
+static inline int postfx_cpu(const postfx_params *p, const float *hdr, uint8_t *ldr)
+{
+    size_t n = (size_t)p->half_w * p->half_h * 4;
+    float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return 0;
+    }
+    postfx_cpu_bright(p, hdr, a);
+    postfx_cpu_blur(p, a, b, 0);
+    postfx_cpu_blur(p, b, a, 1);
+    postfx_cpu_composite(p, hdr, a, ldr);
+    free(a);
+    free(b);
+    return 1;
+}
+
+#endif

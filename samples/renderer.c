@@ -1,0 +1,826 @@
+/* renderer: vkc post-processing a real renderer's frames.
+ *
+ * Teaches: compute on a host's images. A headless renderer (its own
+ * instance and device, volk's globals, a graphics pipeline with a depth
+ * buffer) draws a small moving scene - lit boxes spinning on a floor, two
+ * glowing emitters - into an offscreen RGBA16F image on the graphics
+ * family. vkc, given the device with vkc_context_wrap on the compute-only
+ * family where there is one, runs a post-process chain on that image
+ * (postfx.h: bright pass at half resolution, a separable Gaussian blur
+ * through shared memory, composite, ACES tone map into an RGBA8 image the
+ * renderer owns). The images change hands through queue-family ownership
+ * transfers (vkc_seq_acquire_image / vkc_seq_release_image) and semaphores
+ * (vkc_wait_host_semaphore, vkc_ticket_export); the renderer copies the
+ * tone-mapped image out and writes frame_NNN.png with libpng.
+ *
+ * Check mode (--check, run by ctest): each frame's HDR input and output
+ * are read back; the output must match the CPU reference of the chain run
+ * on that input (postfx.h) and must differ from the previous frame's
+ * reference, so a missing or stale result fails.
+ *
+ * Usage: renderer [--check] [--frames N] [--size WxH] [--out DIR]
+ *        (default 8 frames of 640x360 into out/renderer) */
+#define _POSIX_C_SOURCE 200809L
+#include <volk.h> /* the renderer uses volk; vkc keeps its own tables */
+
+#include "sample_common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <png.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "embed_shaders.h"
+#include "postfx.h"
+
+#define VK(call)                                                                                   \
+    do {                                                                                           \
+        VkResult vr_ = (call);                                                                     \
+        if (vr_ != VK_SUCCESS) {                                                                   \
+            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, (int)vr_);              \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* ---- a little linear algebra (column-major, as GLSL) ------------------------ */
+
+typedef struct mat4 {
+    float m[16]; /* m[col * 4 + row] */
+} mat4;
+
+static mat4 mat4_mul(const mat4 *a, const mat4 *b)
+{
+    mat4 r;
+    for (int c = 0; c < 4; ++c)
+        for (int row = 0; row < 4; ++row) {
+            float s = 0;
+            for (int k = 0; k < 4; ++k)
+                s += a->m[k * 4 + row] * b->m[c * 4 + k];
+            r.m[c * 4 + row] = s;
+        }
+    return r;
+}
+
+/* Vulkan clip space: y down, depth 0..1. */
+static mat4 perspective(float fovy, float aspect, float znear, float zfar)
+{
+    float f = 1.0f / tanf(fovy * 0.5f);
+    mat4 p = {{0}};
+    p.m[0] = f / aspect;
+    p.m[5] = -f;
+    p.m[10] = zfar / (znear - zfar);
+    p.m[11] = -1.0f;
+    p.m[14] = znear * zfar / (znear - zfar);
+    return p;
+}
+
+static void normalize3(float *v)
+{
+    float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int i = 0; i < 3; ++i)
+        v[i] /= l;
+}
+
+static mat4 look_at(const float *eye, const float *at)
+{
+    float f[3] = {at[0] - eye[0], at[1] - eye[1], at[2] - eye[2]};
+    normalize3(f);
+    float s[3] = {-f[2], 0, f[0]}; /* f x (0, 1, 0) */
+    normalize3(s);
+    float u[3] = {s[1] * f[2] - s[2] * f[1], s[2] * f[0] - s[0] * f[2], s[0] * f[1] - s[1] * f[0]};
+    mat4 v = {{0}};
+    for (int i = 0; i < 3; ++i) {
+        v.m[i * 4 + 0] = s[i];
+        v.m[i * 4 + 1] = u[i];
+        v.m[i * 4 + 2] = -f[i];
+    }
+    v.m[12] = -(s[0] * eye[0] + s[1] * eye[1] + s[2] * eye[2]);
+    v.m[13] = -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]);
+    v.m[14] = f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2];
+    v.m[15] = 1.0f;
+    return v;
+}
+
+/* Rotation about y by a, then about x by b, scaled by s, moved to t. */
+static mat4 model_matrix(float a, float b, const float *s, const float *t)
+{
+    float ca = cosf(a), sa = sinf(a), cb = cosf(b), sb = sinf(b);
+    /* R = Ry(a) * Rx(b), columns scaled by s */
+    float r[9] = {ca, 0, -sa, sa * sb, cb, ca * sb, sa * cb, -sb, ca * cb}; /* column-major */
+    mat4 m = {{0}};
+    for (int c = 0; c < 3; ++c)
+        for (int row = 0; row < 3; ++row)
+            m.m[c * 4 + row] = r[c * 3 + row] * s[c];
+    m.m[12] = t[0];
+    m.m[13] = t[1];
+    m.m[14] = t[2];
+    m.m[15] = 1.0f;
+    return m;
+}
+
+/* ---- the scene --------------------------------------------------------------- */
+
+typedef struct object_push { /* as in shaders/renderer_vs.vert */
+    float mvp[16];
+    float model[12]; /* rows of the 3x4 model matrix */
+    float color[4];  /* rgb albedo, a: emitted radiance */
+} object_push;
+
+#define OBJECTS 6
+static const float EYE[3] = {0.0f, 2.2f, 6.0f}; /* as in renderer_fs.frag */
+
+/* The scene at time t: a floor, three boxes circling and tumbling, two
+ * emitters bobbing between them. */
+static void scene(float t, float aspect, object_push out[OBJECTS])
+{
+    const float at[3] = {0.0f, -0.2f, 0.0f};
+    mat4 view = look_at(EYE, at), proj = perspective(0.85f, aspect, 0.1f, 50.0f);
+    mat4 vp = mat4_mul(&proj, &view);
+    for (int i = 0; i < OBJECTS; ++i) {
+        float s[3], p[3], a = 0, b = 0, color[4];
+        if (i == 0) { /* the floor */
+            s[0] = 5.0f, s[1] = 0.08f, s[2] = 5.0f;
+            p[0] = 0.0f, p[1] = -1.1f, p[2] = 0.0f;
+            color[0] = 0.16f, color[1] = 0.15f, color[2] = 0.15f, color[3] = 0.0f;
+        } else if (i <= 3) { /* three boxes on a circle */
+            static const float albedo[3][3] = {
+                {0.85f, 0.22f, 0.16f}, {0.15f, 0.65f, 0.60f}, {0.90f, 0.70f, 0.20f}};
+            float ang = 0.6f * t + (float)(i - 1) * 2.0943951f;
+            s[0] = s[1] = s[2] = 0.55f;
+            p[0] = 1.9f * cosf(ang), p[1] = -0.45f + 0.15f * sinf(1.7f * t + (float)i);
+            p[2] = 1.9f * sinf(ang);
+            a = t * (0.9f + 0.35f * (float)i), b = t * (0.5f + 0.2f * (float)i);
+            memcpy(color, albedo[i - 1], sizeof(albedo[0]));
+            color[3] = 0.0f;
+        } else { /* emitters: warm and cold */
+            float ang = 1.3f * t * (i == 4 ? 1.0f : -1.0f) + (i == 4 ? 0.0f : 3.1415926f);
+            s[0] = s[1] = s[2] = 0.16f;
+            p[0] = 0.8f * cosf(ang), p[1] = 0.35f + 0.35f * sinf(2.1f * t + (float)i);
+            p[2] = 0.8f * sinf(ang);
+            a = 2.0f * t, b = 1.3f * t;
+            if (i == 4)
+                color[0] = 1.0f, color[1] = 0.55f, color[2] = 0.2f, color[3] = 14.0f;
+            else
+                color[0] = 0.3f, color[1] = 0.55f, color[2] = 1.0f, color[3] = 10.0f;
+        }
+        mat4 m = model_matrix(a, b, s, p);
+        mat4 mvp = mat4_mul(&vp, &m);
+        memcpy(out[i].mvp, mvp.m, sizeof(mvp.m));
+        for (int row = 0; row < 3; ++row)
+            for (int c = 0; c < 4; ++c)
+                out[i].model[row * 4 + c] = m.m[c * 4 + row];
+        memcpy(out[i].color, color, sizeof(color));
+    }
+}
+
+/* ---- the renderer's device ----------------------------------------------------- */
+
+typedef struct renderer {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice phys;
+    VkPhysicalDeviceMemoryProperties mem;
+    VkDevice device;
+    uint32_t api_version;
+    uint32_t gfx_family, compute_family; /* equal: the device has no compute-only family */
+    VkQueue gfx_queue;
+    pthread_mutex_t queue_lock; /* guards gfx_queue: the renderer and (if shared) vkc */
+    const char *inst_exts[2];
+    uint32_t inst_ext_count;
+    VkPhysicalDeviceFeatures2 f2;
+    VkPhysicalDeviceVulkan12Features f12;
+    VkPhysicalDeviceVulkan13Features f13;
+} renderer;
+
+static unsigned renderer_validation_messages;
+
+static VkBool32 VKAPI_PTR on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                     VkDebugUtilsMessageTypeFlagsEXT types,
+                                     const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)types;
+    (void)user;
+    if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                    VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
+        renderer_validation_messages++;
+        fprintf(stderr, "vkc validation (renderer's messenger): %s\n", data->pMessage);
+    }
+    return VK_FALSE;
+}
+
+static void lock_queue(void *user)
+{
+    pthread_mutex_lock(&((renderer *)user)->queue_lock);
+}
+
+static void unlock_queue(void *user)
+{
+    pthread_mutex_unlock(&((renderer *)user)->queue_lock);
+}
+
+/* VKC_VALIDATION=1 and the layer installed: validation on, with
+ * synchronization validation when the layer offers VK_EXT_validation_features. */
+static bool want_validation(bool *sync)
+{
+    *sync = false;
+    const char *v = getenv("VKC_VALIDATION");
+    if (!v || v[0] != '1')
+        return false;
+    uint32_t n = 0;
+    vkEnumerateInstanceLayerProperties(&n, NULL);
+    VkLayerProperties *l = calloc(n ? n : 1, sizeof(*l));
+    vkEnumerateInstanceLayerProperties(&n, l);
+    bool found = false;
+    for (uint32_t i = 0; i < n; ++i)
+        found |= !strcmp(l[i].layerName, "VK_LAYER_KHRONOS_validation");
+    free(l);
+    if (!found)
+        return false;
+    n = 0;
+    vkEnumerateInstanceExtensionProperties("VK_LAYER_KHRONOS_validation", &n, NULL);
+    VkExtensionProperties *e = calloc(n ? n : 1, sizeof(*e));
+    vkEnumerateInstanceExtensionProperties("VK_LAYER_KHRONOS_validation", &n, e);
+    for (uint32_t i = 0; i < n; ++i)
+        *sync |= !strcmp(e[i].extensionName, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    free(e);
+    return true;
+}
+
+static void renderer_create(renderer *r)
+{
+    memset(r, 0, sizeof(*r));
+    pthread_mutex_init(&r->queue_lock, NULL);
+    VK(volkInitialize());
+    r->api_version = volkGetInstanceVersion() >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3
+                                                                    : volkGetInstanceVersion();
+    bool sync = false, validation = want_validation(&sync);
+    const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+    const char *exts[3];
+    uint32_t n_ext = 0;
+    if (validation)
+        r->inst_exts[r->inst_ext_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (sync)
+        r->inst_exts[r->inst_ext_count++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+    for (uint32_t i = 0; i < r->inst_ext_count; ++i)
+        exts[n_ext++] = r->inst_exts[i];
+    VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "vkc renderer sample";
+    app.apiVersion = r->api_version;
+    VkValidationFeatureEnableEXT enables[] = {
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    VkValidationFeaturesEXT vf = {VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+    vf.enabledValidationFeatureCount = 1;
+    vf.pEnabledValidationFeatures = enables;
+    VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ici.pNext = sync ? &vf : NULL;
+    ici.pApplicationInfo = &app;
+    ici.enabledLayerCount = validation ? 1 : 0;
+    ici.ppEnabledLayerNames = layers;
+    ici.enabledExtensionCount = n_ext;
+    ici.ppEnabledExtensionNames = exts;
+    VK(vkCreateInstance(&ici, NULL, &r->instance));
+    volkLoadInstance(r->instance);
+    if (validation) {
+        VkDebugUtilsMessengerCreateInfoEXT mci = {
+            VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+        mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                              VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+        mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                          VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+        mci.pfnUserCallback = on_message;
+        VK(vkCreateDebugUtilsMessengerEXT(r->instance, &mci, NULL, &r->messenger));
+    }
+    printf("renderer: validation %s\n", !validation ? "off"
+                                        : sync      ? "on (core + synchronization)"
+                                                    : "on (core only)");
+
+    /* The first device with a graphics queue; a compute-only family if any. */
+    VkPhysicalDevice pds[16];
+    uint32_t n = 16;
+    vkEnumeratePhysicalDevices(r->instance, &n, pds);
+    VkQueueFamilyProperties qf[16];
+    for (uint32_t d = 0; d < n && !r->phys; ++d) {
+        uint32_t nq = 16;
+        vkGetPhysicalDeviceQueueFamilyProperties(pds[d], &nq, qf);
+        for (uint32_t i = 0; i < nq; ++i)
+            if (qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
+                r->phys = pds[d];
+                r->gfx_family = r->compute_family = i;
+                break;
+            }
+        if (r->phys)
+            for (uint32_t i = 0; i < nq; ++i)
+                if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
+                    !(qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) {
+                    r->compute_family = i;
+                    break;
+                }
+    }
+    if (!r->phys) {
+        fprintf(stderr, "no device with a graphics queue\n");
+        exit(1);
+    }
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(r->phys, &props);
+    printf("renderer device: %s\n", props.deviceName);
+    if (props.apiVersion < r->api_version)
+        r->api_version = props.apiVersion;
+    vkGetPhysicalDeviceMemoryProperties(r->phys, &r->mem);
+    VkPhysicalDeviceVulkan13Features have13 = {
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    VkPhysicalDeviceVulkan12Features have12 = {
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceFeatures2 have = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    have.pNext = &have12;
+    if (r->api_version >= VK_API_VERSION_1_3)
+        have12.pNext = &have13;
+    vkGetPhysicalDeviceFeatures2(r->phys, &have);
+    if (r->api_version < VK_API_VERSION_1_2 || !have12.timelineSemaphore) {
+        fprintf(stderr, "this sample needs Vulkan 1.2 timeline semaphores\n");
+        exit(1);
+    }
+    /* The renderer enables what it needs; vkc uses only this. */
+    r->f13 =
+        (VkPhysicalDeviceVulkan13Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    r->f13.synchronization2 = have13.synchronization2;
+    r->f12 =
+        (VkPhysicalDeviceVulkan12Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    r->f12.timelineSemaphore = VK_TRUE;
+    if (r->api_version >= VK_API_VERSION_1_3)
+        r->f12.pNext = &r->f13;
+    r->f2 = (VkPhysicalDeviceFeatures2){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    r->f2.pNext = &r->f12;
+    /* Storage images written without a format in the shader are not used:
+     * every postfx image names its format. */
+
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci[2] = {{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO},
+                                      {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO}};
+    qci[0].queueFamilyIndex = r->gfx_family;
+    qci[0].queueCount = 1;
+    qci[0].pQueuePriorities = &prio;
+    qci[1].queueFamilyIndex = r->compute_family;
+    qci[1].queueCount = 1;
+    qci[1].pQueuePriorities = &prio;
+    VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    dci.pNext = &r->f2;
+    dci.queueCreateInfoCount = r->compute_family != r->gfx_family ? 2 : 1;
+    dci.pQueueCreateInfos = qci;
+    VK(vkCreateDevice(r->phys, &dci, NULL, &r->device));
+    volkLoadDevice(r->device);
+    vkGetDeviceQueue(r->device, r->gfx_family, 0, &r->gfx_queue);
+}
+
+static VkDeviceMemory bind_memory(renderer *r, VkMemoryRequirements req, VkMemoryPropertyFlags want)
+{
+    for (uint32_t i = 0; i < r->mem.memoryTypeCount; ++i)
+        if ((req.memoryTypeBits & (1u << i)) &&
+            (r->mem.memoryTypes[i].propertyFlags & want) == want) {
+            VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+            mai.allocationSize = req.size;
+            mai.memoryTypeIndex = i;
+            VkDeviceMemory m;
+            VK(vkAllocateMemory(r->device, &mai, NULL, &m));
+            return m;
+        }
+    fprintf(stderr, "no suitable memory type\n");
+    exit(1);
+}
+
+typedef struct gpu_image {
+    VkImage image;
+    VkDeviceMemory mem;
+    VkImageView view;
+} gpu_image;
+
+static gpu_image image_create(renderer *r, VkFormat format, uint32_t w, uint32_t h,
+                              VkImageUsageFlags usage, VkImageAspectFlags aspect)
+{
+    gpu_image g;
+    VkImageCreateInfo ii = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    ii.imageType = VK_IMAGE_TYPE_2D;
+    ii.format = format;
+    ii.extent = (VkExtent3D){w, h, 1};
+    ii.mipLevels = 1;
+    ii.arrayLayers = 1;
+    ii.samples = VK_SAMPLE_COUNT_1_BIT;
+    ii.tiling = VK_IMAGE_TILING_OPTIMAL;
+    ii.usage = usage;
+    VK(vkCreateImage(r->device, &ii, NULL, &g.image));
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(r->device, g.image, &req);
+    g.mem = bind_memory(r, req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    VK(vkBindImageMemory(r->device, g.image, g.mem, 0));
+    VkImageViewCreateInfo vi = {VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    vi.image = g.image;
+    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    vi.format = format;
+    vi.subresourceRange = (VkImageSubresourceRange){aspect, 0, 1, 0, 1};
+    VK(vkCreateImageView(r->device, &vi, NULL, &g.view));
+    return g;
+}
+
+static void image_destroy(renderer *r, gpu_image *g)
+{
+    vkDestroyImageView(r->device, g->view, NULL);
+    vkDestroyImage(r->device, g->image, NULL);
+    vkFreeMemory(r->device, g->mem, NULL);
+}
+
+typedef struct host_buffer {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    void *map;
+} host_buffer;
+
+static host_buffer readback_create(renderer *r, VkDeviceSize size)
+{
+    host_buffer b;
+    VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = size;
+    bci.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    VK(vkCreateBuffer(r->device, &bci, NULL, &b.buf));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(r->device, b.buf, &req);
+    b.mem = bind_memory(r, req,
+                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    VK(vkBindBufferMemory(r->device, b.buf, b.mem, 0));
+    VK(vkMapMemory(r->device, b.mem, 0, VK_WHOLE_SIZE, 0, &b.map));
+    return b;
+}
+
+static void readback_destroy(renderer *r, host_buffer *b)
+{
+    vkDestroyBuffer(r->device, b->buf, NULL);
+    vkFreeMemory(r->device, b->mem, NULL);
+}
+
+static VkShaderModule shader(renderer *r, const uint32_t *words, size_t size)
+{
+    VkShaderModuleCreateInfo ci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    ci.codeSize = size;
+    ci.pCode = words;
+    VkShaderModule m;
+    VK(vkCreateShaderModule(r->device, &ci, NULL, &m));
+    return m;
+}
+
+/* ---- the frame: pass, pipeline --------------------------------------------------- */
+
+typedef struct frame_pass {
+    VkRenderPass pass;
+    VkFramebuffer fb;
+    VkPipelineLayout layout;
+    VkPipeline pipe;
+    VkShaderModule vs, fs;
+} frame_pass;
+
+/* A pass that clears and draws into color and depth. Color is left in
+ * TRANSFER_SRC_OPTIMAL: the check copies it out, and vkc takes it from
+ * there into GENERAL for its storage-image loads. */
+static frame_pass frame_pass_create(renderer *r, const gpu_image *color, VkFormat color_format,
+                                    const gpu_image *depth, VkFormat depth_format, uint32_t w,
+                                    uint32_t h)
+{
+    frame_pass fp;
+    VkAttachmentDescription att[2] = {{0}, {0}};
+    att[0].format = color_format;
+    att[0].samples = VK_SAMPLE_COUNT_1_BIT;
+    att[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    att[0].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    att[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    att[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    att[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    att[0].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    att[1] = att[0];
+    att[1].format = depth_format;
+    att[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    att[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+    VkAttachmentReference cref = {0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkAttachmentReference dref = {1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription sub = {0};
+    sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    sub.colorAttachmentCount = 1;
+    sub.pColorAttachments = &cref;
+    sub.pDepthStencilAttachment = &dref;
+    VkSubpassDependency deps[2] = {{0}, {0}};
+    /* Before: the last frame's depth writes, its copy and vkc's reads of the
+     * color image (ordered by the semaphore this submit waits on). */
+    deps[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+    deps[0].dstSubpass = 0;
+    deps[0].srcStageMask = VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT |
+                           VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    deps[0].srcAccessMask = VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    deps[0].dstStageMask = VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+                           VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT |
+                           VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    deps[0].dstAccessMask = VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+                            VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |
+                            VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+    /* After: the copy out and vkc's compute read the color image. */
+    deps[1].srcSubpass = 0;
+    deps[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+    deps[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    deps[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+    deps[1].dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    deps[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
+    VkRenderPassCreateInfo rpi = {VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+    rpi.attachmentCount = 2;
+    rpi.pAttachments = att;
+    rpi.subpassCount = 1;
+    rpi.pSubpasses = &sub;
+    rpi.dependencyCount = 2;
+    rpi.pDependencies = deps;
+    VK(vkCreateRenderPass(r->device, &rpi, NULL, &fp.pass));
+    VkImageView views[2] = {color->view, depth->view};
+    VkFramebufferCreateInfo fbi = {VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+    fbi.renderPass = fp.pass;
+    fbi.attachmentCount = 2;
+    fbi.pAttachments = views;
+    fbi.width = w;
+    fbi.height = h;
+    fbi.layers = 1;
+    VK(vkCreateFramebuffer(r->device, &fbi, NULL, &fp.fb));
+
+    fp.vs = shader(r, embed_shaders_renderer_vs, embed_shaders_renderer_vs_size);
+    fp.fs = shader(r, embed_shaders_renderer_fs, embed_shaders_renderer_fs_size);
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
+    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+    stages[0].module = fp.vs;
+    stages[0].pName = "main";
+    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+    stages[1].module = fp.fs;
+    stages[1].pName = "main";
+    VkPipelineVertexInputStateCreateInfo vin = {
+        VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineInputAssemblyStateCreateInfo ia = {
+        VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    VkViewport viewport = {0, 0, (float)w, (float)h, 0, 1};
+    VkRect2D scissor = {{0, 0}, {w, h}};
+    VkPipelineViewportStateCreateInfo vp = {VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    vp.viewportCount = 1;
+    vp.pViewports = &viewport;
+    vp.scissorCount = 1;
+    vp.pScissors = &scissor;
+    VkPipelineRasterizationStateCreateInfo rs = {
+        VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    rs.polygonMode = VK_POLYGON_MODE_FILL;
+    rs.cullMode = VK_CULL_MODE_NONE; /* the generated faces are not wound consistently */
+    rs.lineWidth = 1.0f;
+    VkPipelineMultisampleStateCreateInfo ms = {
+        VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    VkPipelineDepthStencilStateCreateInfo ds = {
+        VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    ds.depthTestEnable = VK_TRUE;
+    ds.depthWriteEnable = VK_TRUE;
+    ds.depthCompareOp = VK_COMPARE_OP_LESS;
+    VkPipelineColorBlendAttachmentState cba = {0};
+    cba.colorWriteMask = 0xF;
+    VkPipelineColorBlendStateCreateInfo cb = {
+        VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    cb.attachmentCount = 1;
+    cb.pAttachments = &cba;
+    VkPushConstantRange pcr = {VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                               sizeof(object_push)};
+    VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pli.pushConstantRangeCount = 1;
+    pli.pPushConstantRanges = &pcr;
+    VK(vkCreatePipelineLayout(r->device, &pli, NULL, &fp.layout));
+    VkGraphicsPipelineCreateInfo gpi = {VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+    gpi.stageCount = 2;
+    gpi.pStages = stages;
+    gpi.pVertexInputState = &vin;
+    gpi.pInputAssemblyState = &ia;
+    gpi.pViewportState = &vp;
+    gpi.pRasterizationState = &rs;
+    gpi.pMultisampleState = &ms;
+    gpi.pDepthStencilState = &ds;
+    gpi.pColorBlendState = &cb;
+    gpi.layout = fp.layout;
+    gpi.renderPass = fp.pass;
+    VK(vkCreateGraphicsPipelines(r->device, VK_NULL_HANDLE, 1, &gpi, NULL, &fp.pipe));
+    return fp;
+}
+
+static void frame_pass_destroy(renderer *r, frame_pass *fp)
+{
+    vkDestroyPipeline(r->device, fp->pipe, NULL);
+    vkDestroyPipelineLayout(r->device, fp->layout, NULL);
+    vkDestroyShaderModule(r->device, fp->vs, NULL);
+    vkDestroyShaderModule(r->device, fp->fs, NULL);
+    vkDestroyFramebuffer(r->device, fp->fb, NULL);
+    vkDestroyRenderPass(r->device, fp->pass, NULL);
+}
+
+static VkFormat depth_format(renderer *r)
+{
+    const VkFormat want[] = {VK_FORMAT_D32_SFLOAT, VK_FORMAT_D16_UNORM};
+    for (int i = 0; i < 2; ++i) {
+        VkFormatProperties fp;
+        vkGetPhysicalDeviceFormatProperties(r->phys, want[i], &fp);
+        if (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT)
+            return want[i];
+    }
+    fprintf(stderr, "no depth format\n");
+    exit(1);
+}
+
+static int write_png(const char *path, const void *rgba, uint32_t w, uint32_t h)
+{
+    png_image img;
+    memset(&img, 0, sizeof(img));
+    img.version = PNG_IMAGE_VERSION;
+    img.width = w;
+    img.height = h;
+    img.format = PNG_FORMAT_RGBA;
+    if (!png_image_write_to_file(&img, path, 0, rgba, 0, NULL)) {
+        fprintf(stderr, "%s: %s\n", path, img.message);
+        return 0;
+    }
+    return 1;
+}
+
+static int make_dirs(const char *path)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (char *p = buf + 1; *p; ++p)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0755) && errno != EEXIST)
+                return 0;
+            *p = '/';
+        }
+    return !mkdir(buf, 0755) || errno == EEXIST;
+}
+
+/* Record frame f's draw into cmd (reset by the caller). */
+static void record_draw(const frame_pass *fp, VkCommandBuffer cmd, uint32_t w, uint32_t h, float t)
+{
+    object_push objs[OBJECTS];
+    scene(t, (float)w / (float)h, objs);
+    VkClearValue clear[2] = {{.color = {{0.012f, 0.014f, 0.024f, 1.0f}}},
+                             {.depthStencil = {1.0f, 0}}};
+    VkRenderPassBeginInfo rbegin = {VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rbegin.renderPass = fp->pass;
+    rbegin.framebuffer = fp->fb;
+    rbegin.renderArea = (VkRect2D){{0, 0}, {w, h}};
+    rbegin.clearValueCount = 2;
+    rbegin.pClearValues = clear;
+    vkCmdBeginRenderPass(cmd, &rbegin, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, fp->pipe);
+    for (int i = 0; i < OBJECTS; ++i) {
+        vkCmdPushConstants(cmd, fp->layout,
+                           VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                           sizeof(object_push), &objs[i]);
+        vkCmdDraw(cmd, 36, 1, 0, 0);
+    }
+    vkCmdEndRenderPass(cmd);
+}
+
+static void copy_to_buffer(VkCommandBuffer cmd, VkImage image, VkImageLayout layout, VkBuffer buf,
+                           uint32_t w, uint32_t h)
+{
+    VkBufferImageCopy region = {0};
+    region.imageSubresource = (VkImageSubresourceLayers){VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = (VkExtent3D){w, h, 1};
+    vkCmdCopyImageToBuffer(cmd, image, layout, buf, 1, &region);
+}
+
+static void host_read_barrier(VkCommandBuffer cmd)
+{
+    VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb,
+                         0, NULL, 0, NULL);
+}
+
+static void submit_wait(renderer *r, VkCommandBuffer cmd, VkFence fence)
+{
+    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    lock_queue(r);
+    VkResult vr = vkQueueSubmit(r->gfx_queue, 1, &si, fence);
+    unlock_queue(r);
+    VK(vr);
+    VK(vkWaitForFences(r->device, 1, &fence, VK_TRUE, UINT64_MAX));
+    VK(vkResetFences(r->device, 1, &fence));
+}
+
+typedef struct options {
+    bool check;
+    uint32_t frames, w, h;
+    const char *out;
+} options;
+
+static options parse(int argc, char **argv)
+{
+    options o = {false, 8, 640, 360, "out/renderer"};
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--check"))
+            o.check = true;
+        else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
+            o.frames = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc &&
+                 sscanf(argv[i + 1], "%ux%u", &o.w, &o.h) == 2)
+            ++i;
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            o.out = argv[++i];
+        else {
+            fprintf(stderr, "usage: renderer [--check] [--frames N] [--size WxH] [--out DIR]\n");
+            exit(2);
+        }
+    }
+    if (o.frames < 2 || o.w < 16 || o.h < 16 || o.w > 8192 || o.h > 8192) {
+        fprintf(stderr, "renderer: at least 2 frames, sizes 16..8192\n");
+        exit(2);
+    }
+    return o;
+}
+
+int main(int argc, char **argv)
+{
+    options o = parse(argc, argv);
+    const uint32_t W = o.w, H = o.h;
+    renderer r;
+    renderer_create(&r);
+    if (!make_dirs(o.out)) {
+        fprintf(stderr, "cannot create %s\n", o.out);
+        return 1;
+    }
+
+    const VkFormat hdr_format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    VkFormat dformat = depth_format(&r);
+    gpu_image hdr = image_create(&r, hdr_format, W, H,
+                                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
+                                     VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                 VK_IMAGE_ASPECT_COLOR_BIT);
+    gpu_image depth = image_create(&r, dformat, W, H, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                                   VK_IMAGE_ASPECT_DEPTH_BIT);
+    frame_pass fp = frame_pass_create(&r, &hdr, hdr_format, &depth, dformat, W, H);
+    host_buffer hdr_rb = readback_create(&r, (VkDeviceSize)W * H * 8);
+
+    VkCommandPoolCreateInfo cpi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    cpi.queueFamilyIndex = r.gfx_family;
+    VkCommandPool cpool;
+    VK(vkCreateCommandPool(r.device, &cpi, NULL, &cpool));
+    VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    cai.commandPool = cpool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    VkCommandBuffer cmd;
+    VK(vkAllocateCommandBuffers(r.device, &cai, &cmd));
+    VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fence;
+    VK(vkCreateFence(r.device, &fci, NULL, &fence));
+
+    postfx_params pp = postfx_defaults(W, H);
+    float *hdr_f = malloc((size_t)W * H * 16);
+    uint8_t *ldr = malloc((size_t)W * H * 4);
+    int ok = 1;
+    for (uint32_t f = 0; f < o.frames; ++f) {
+        VkCommandBufferBeginInfo cbi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        cbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        VK(vkBeginCommandBuffer(cmd, &cbi));
+        record_draw(&fp, cmd, W, H, 0.35f * (float)f);
+        copy_to_buffer(cmd, hdr.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, hdr_rb.buf, W, H);
+        host_read_barrier(cmd);
+        VK(vkEndCommandBuffer(cmd));
+        submit_wait(&r, cmd, fence);
+
+        const uint16_t *h16 = hdr_rb.map;
+        for (size_t i = 0; i < (size_t)W * H * 4; ++i)
+            hdr_f[i] = postfx_half_to_float(h16[i]);
+        ok &= postfx_cpu(&pp, hdr_f, ldr);
+        char name[600];
+        snprintf(name, sizeof(name), "%s/frame_%03u.png", o.out, f);
+        ok &= write_png(name, ldr, W, H);
+        printf("frame %u: %s\n", f, name);
+    }
+    VK(vkQueueWaitIdle(r.gfx_queue));
+
+    free(hdr_f);
+    free(ldr);
+    vkDestroyFence(r.device, fence, NULL);
+    vkDestroyCommandPool(r.device, cpool, NULL);
+    readback_destroy(&r, &hdr_rb);
+    frame_pass_destroy(&r, &fp);
+    image_destroy(&r, &depth);
+    image_destroy(&r, &hdr);
+    vkDestroyDevice(r.device, NULL);
+    if (r.messenger)
+        vkDestroyDebugUtilsMessengerEXT(r.instance, r.messenger, NULL);
+    vkDestroyInstance(r.instance, NULL);
+    pthread_mutex_destroy(&r.queue_lock);
+    printf("renderer: %s\n", ok ? "ok" : "WRONG");
+    return !ok || renderer_validation_messages;
+}
