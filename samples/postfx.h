@@ -173,6 +173,11 @@ static inline float postfx_aces(float x)
     return t < 0 ? 0 : t > 1 ? 1 : t;
 }
 
+static inline int postfx_clampi(int v, int last)
+{
+    return v < 0 ? 0 : v > last ? last : v;
+}
+
 /* Pass 3: hdr + bloom -> RGBA8 (rounded to nearest). */
 static inline void postfx_cpu_composite(const postfx_params *p, const float *hdr,
                                         const float *bloom, uint8_t *ldr)
@@ -184,10 +189,8 @@ static inline void postfx_cpu_composite(const postfx_params *p, const float *hdr
             float fu = floorf(u), fv = floorf(v);
             float ax = u - fu, ay = v - fv;
             int x0 = (int)fu, y0 = (int)fv;
-            int xa = x0 < 0 ? 0 : x0 > hw ? hw : x0, xb = x0 + 1 > hw ? hw : x0 + 1;
-            int ya = y0 < 0 ? 0 : y0 > hh ? hh : y0, yb = y0 + 1 > hh ? hh : y0 + 1;
-            xb = xb < 0 ? 0 : xb;
-            yb = yb < 0 ? 0 : yb;
+            int xa = postfx_clampi(x0, hw), xb = postfx_clampi(x0 + 1, hw);
+            int ya = postfx_clampi(y0, hh), yb = postfx_clampi(y0 + 1, hh);
             const float *c00 = bloom + ((size_t)ya * p->half_w + (size_t)xa) * 4;
             const float *c10 = bloom + ((size_t)ya * p->half_w + (size_t)xb) * 4;
             const float *c01 = bloom + ((size_t)yb * p->half_w + (size_t)xa) * 4;
