@@ -702,17 +702,273 @@ static void host_read_barrier(VkCommandBuffer cmd)
                          0, NULL, 0, NULL);
 }
 
-static void submit_wait(renderer *r, VkCommandBuffer cmd, VkFence fence)
+/* One image barrier (synchronization 1): a layout change, or half of a
+ * queue-family ownership transfer when the families differ. */
+static void image_barrier(VkCommandBuffer cmd, VkImage image, uint32_t src_family,
+                          uint32_t dst_family, VkImageLayout from, VkImageLayout to,
+                          VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                          VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
 {
+    VkImageMemoryBarrier b = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    b.srcAccessMask = src_access;
+    b.dstAccessMask = dst_access;
+    b.oldLayout = from;
+    b.newLayout = to;
+    b.srcQueueFamilyIndex = src_family == dst_family ? VK_QUEUE_FAMILY_IGNORED : src_family;
+    b.dstQueueFamilyIndex = src_family == dst_family ? VK_QUEUE_FAMILY_IGNORED : dst_family;
+    b.image = image;
+    b.subresourceRange = (VkImageSubresourceRange){VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+typedef struct sem_value {
+    VkSemaphore sem;
+    uint64_t value;
+} sem_value;
+
+/* Submit cmd on the graphics queue: wait (on every stage) for the waits,
+ * signal the renderer's timeline to signal.value; fence may be null. */
+static void submit(renderer *r, VkCommandBuffer cmd, const sem_value *waits, uint32_t n_waits,
+                   sem_value signal, VkFence fence)
+{
+    VkSemaphore wsem[2];
+    uint64_t wval[2];
+    VkPipelineStageFlags wstage[2];
+    for (uint32_t i = 0; i < n_waits; ++i) {
+        wsem[i] = waits[i].sem;
+        wval[i] = waits[i].value;
+        wstage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    }
+    VkTimelineSemaphoreSubmitInfo tsi = {VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    tsi.waitSemaphoreValueCount = n_waits;
+    tsi.pWaitSemaphoreValues = wval;
+    tsi.signalSemaphoreValueCount = 1;
+    tsi.pSignalSemaphoreValues = &signal.value;
     VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.pNext = &tsi;
+    si.waitSemaphoreCount = n_waits;
+    si.pWaitSemaphores = wsem;
+    si.pWaitDstStageMask = wstage;
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd;
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &signal.sem;
     lock_queue(r);
     VkResult vr = vkQueueSubmit(r->gfx_queue, 1, &si, fence);
     unlock_queue(r);
     VK(vr);
-    VK(vkWaitForFences(r->device, 1, &fence, VK_TRUE, UINT64_MAX));
-    VK(vkResetFences(r->device, 1, &fence));
+}
+
+static void begin(VkCommandBuffer cmd)
+{
+    VK(vkResetCommandBuffer(cmd, 0));
+    VkCommandBufferBeginInfo cbi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    cbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK(vkBeginCommandBuffer(cmd, &cbi));
+}
+
+/* ---- vkc: the post-process chain on the renderer's images ----------------------- */
+
+typedef struct post {
+    vkc_context *ctx;
+    vkc_image *hdr, *ldr;       /* the renderer's, wrapped */
+    vkc_image *half_a, *half_b; /* vkc's: half-resolution bright pass and blur */
+    vkc_kernel *bright, *blur, *composite;
+    vkc_seq *seq;
+} post;
+
+/* Both wrapped images rest in TRANSFER_SRC_OPTIMAL, owned by the graphics
+ * family: the renderer copies them out there, and each submission of the
+ * sequence acquires them in it and releases them back in it. */
+static const VkImageLayout HANDOVER = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+
+static vkc_kernel *post_kernel(vkc_context *ctx, const uint32_t *spirv, size_t size,
+                               const char *name)
+{
+    vkc_kernel *k;
+    CHECK(vkc_kernel_create(
+        ctx, &(vkc_kernel_desc){.spirv = spirv, .spirv_size = size, .name = name}, &k));
+    return k;
+}
+
+static vkc_image *post_wrap(vkc_context *ctx, renderer *r, VkImage image, vkc_format format,
+                            VkImageUsageFlags usage, uint32_t w, uint32_t h, const char *name)
+{
+    vkc_image *img;
+    CHECK(vkc_image_wrap(ctx,
+                         &(vkc_image_wrap_desc){.image = image,
+                                                .format = format,
+                                                .width = w,
+                                                .height = h,
+                                                .usage = usage,
+                                                .layout = HANDOVER,
+                                                .queue_family = r->gfx_family,
+                                                .sharing_mode = VK_SHARING_MODE_EXCLUSIVE,
+                                                .name = name},
+                         &img));
+    return img;
+}
+
+static uint32_t groups(uint32_t n, uint32_t per)
+{
+    return (n + per - 1) / per;
+}
+
+/* vkc on the renderer's device (the compute-only family's queue, or the
+ * renderer's own through its lock), the chain recorded once. */
+static void post_create(post *p, renderer *r, VkImage hdr, VkImageUsageFlags hdr_usage, VkImage ldr,
+                        VkImageUsageFlags ldr_usage, const postfx_params *pp)
+{
+    bool shared = r->compute_family == r->gfx_family;
+    vkc_wrap_desc wd = {0};
+    wd.instance = r->instance;
+    wd.physical_device = r->phys;
+    wd.device = r->device;
+    wd.get_instance_proc_addr = vkGetInstanceProcAddr;
+    wd.api_version = r->api_version;
+    wd.device_features = &r->f2;
+    wd.instance_extensions = r->inst_exts;
+    wd.instance_extension_count = r->inst_ext_count;
+    wd.queue_family = r->compute_family;
+    wd.queue_index = 0;
+    if (shared) {
+        wd.queue_lock = lock_queue;
+        wd.queue_unlock = unlock_queue;
+        wd.queue_lock_user = r;
+    }
+    wd.logger.func = sample_log;
+    vkc_result cr = vkc_context_wrap(&wd, &p->ctx);
+    if (cr < 0) {
+        fprintf(stderr, "vkc_context_wrap: %s\n  %s\n", vkc_result_string(cr),
+                vkc_last_create_error());
+        exit(1);
+    }
+    sample_ctx = p->ctx;
+    vkc_context *ctx = p->ctx;
+    printf("vkc post-processes on queue family %u (%s); the renderer draws on family %u\n",
+           r->compute_family, shared ? "shared with the renderer, through its lock" : "its own",
+           r->gfx_family);
+
+    p->hdr = post_wrap(ctx, r, hdr, VKC_FORMAT_RGBA16F, hdr_usage, pp->w, pp->h, "hdr");
+    p->ldr = post_wrap(ctx, r, ldr, VKC_FORMAT_RGBA8_UNORM, ldr_usage, pp->w, pp->h, "ldr");
+    vkc_image_desc hd = {.format = VKC_FORMAT_RGBA16F,
+                         .width = pp->half_w,
+                         .height = pp->half_h,
+                         .usage = VKC_IMAGE_USAGE_STORAGE};
+    hd.name = "bloom_a";
+    CHECK(vkc_image_create(ctx, &hd, &p->half_a));
+    hd.name = "bloom_b";
+    CHECK(vkc_image_create(ctx, &hd, &p->half_b));
+    p->bright = post_kernel(ctx, embed_shaders_postfx_bright, embed_shaders_postfx_bright_size,
+                            "postfx_bright");
+    p->blur =
+        post_kernel(ctx, embed_shaders_postfx_blur, embed_shaders_postfx_blur_size, "postfx_blur");
+    p->composite = post_kernel(ctx, embed_shaders_postfx_composite,
+                               embed_shaders_postfx_composite_size, "postfx_composite");
+
+    /* Recorded once: vkc places the layout transitions and the barriers
+     * between passes (the vertical blur writes half_a, which the bright
+     * pass wrote and the horizontal blur read). */
+    postfx_bright_push bp = postfx_bright_args(pp);
+    postfx_blur_push hp = postfx_blur_args(pp, 0), vp = postfx_blur_args(pp, 1);
+    postfx_composite_push cp = postfx_composite_args(pp);
+    vkc_arg a_bright[2] = {{.image = p->hdr}, {.image = p->half_a}};
+    vkc_arg a_blur_h[2] = {{.image = p->half_a}, {.image = p->half_b}};
+    vkc_arg a_blur_v[2] = {{.image = p->half_b}, {.image = p->half_a}};
+    vkc_arg a_comp[3] = {{.image = p->hdr}, {.image = p->half_a}, {.image = p->ldr}};
+    CHECK(vkc_seq_create(ctx, &(vkc_seq_desc){.name = "postfx"}, &p->seq));
+    vkc_seq *s = p->seq;
+    CHECK(vkc_seq_acquire_image(s, p->hdr, r->gfx_family, HANDOVER));
+    CHECK(vkc_seq_acquire_image(s, p->ldr, r->gfx_family, HANDOVER));
+    CHECK(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = p->bright,
+                                                   .args = a_bright,
+                                                   .arg_count = 2,
+                                                   .push = &bp,
+                                                   .push_size = sizeof(bp),
+                                                   .groups = {groups(pp->half_w, POSTFX_WG),
+                                                              groups(pp->half_h, POSTFX_WG), 1}}));
+    CHECK(vkc_seq_dispatch(
+        s, &(vkc_dispatch_desc){.kernel = p->blur,
+                                .args = a_blur_h,
+                                .arg_count = 2,
+                                .push = &hp,
+                                .push_size = sizeof(hp),
+                                .groups = {groups(pp->half_w, POSTFX_TILE), pp->half_h, 1},
+                                .label = "postfx_blur_h"}));
+    CHECK(vkc_seq_dispatch(
+        s, &(vkc_dispatch_desc){.kernel = p->blur,
+                                .args = a_blur_v,
+                                .arg_count = 2,
+                                .push = &vp,
+                                .push_size = sizeof(vp),
+                                .groups = {groups(pp->half_h, POSTFX_TILE), pp->half_w, 1},
+                                .label = "postfx_blur_v"}));
+    CHECK(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = p->composite,
+                                                   .args = a_comp,
+                                                   .arg_count = 3,
+                                                   .push = &cp,
+                                                   .push_size = sizeof(cp),
+                                                   .groups = {groups(pp->w, POSTFX_WG),
+                                                              groups(pp->h, POSTFX_WG), 1}}));
+    CHECK(vkc_seq_release_image(s, p->hdr, r->gfx_family, HANDOVER));
+    CHECK(vkc_seq_release_image(s, p->ldr, r->gfx_family, HANDOVER));
+    CHECK(vkc_seq_end(s));
+}
+
+static void post_destroy(post *p)
+{
+    vkc_seq_destroy(p->seq);
+    vkc_kernel_destroy(p->bright);
+    vkc_kernel_destroy(p->blur);
+    vkc_kernel_destroy(p->composite);
+    vkc_image_destroy(p->half_a);
+    vkc_image_destroy(p->half_b);
+    vkc_image_destroy(p->hdr);
+    vkc_image_destroy(p->ldr);
+    vkc_context_destroy(p->ctx);
+}
+
+/* ---- the check ------------------------------------------------------------------ */
+
+/* How far vkc's RGBA8 output may be from the CPU reference (postfx_cpu on
+ * the same HDR input, read back from the renderer's image), in steps of
+ * 1/255 per channel:
+ * - The input is bit-identical on both sides; fp32 arithmetic differs only
+ *   in order and contraction (< 1e-5 absolute here), and the shader's pow,
+ *   exp2/log2 and division are within a few ulp.
+ * - Each of the three RGBA16F stores (bright, blur h, blur v) may round the
+ *   other way than the reference's round-to-nearest (or toward zero, which
+ *   Vulkan allows): at most one fp16 ulp, 2^-10 relative. The blur's
+ *   weights are positive and sum to 1, so relative errors add up: the
+ *   bloom is within 3 * 2^-10 = 2.9e-3 relative, and so is the composite
+ *   colour c (the HDR term is exact).
+ * - Output = (ACES(c))^(1/2.2); its sensitivity to a relative change of c,
+ *   d out / (dc / c) = g * t^g * (c ACES'(c) / ACES(c)) with g = 1/2.2, is
+ *   at most 0.281 (numerically, over c in (0, ACES^-1(1))). So before
+ *   quantisation the two differ by < 0.281 * 2.9e-3 = 8.3e-4 = 0.21/255.
+ * - Quantisation: the reference rounds to nearest; the device rounds to
+ *   nearest (or toward zero): values 0.21 steps apart round at most 1 step
+ *   apart (2 with truncation). Tolerance: 2 steps. */
+#define TOLERANCE 2
+
+typedef struct diff {
+    uint32_t max;  /* largest |a - b| over all colour channels */
+    uint32_t over; /* pixels with a channel differing by more than TOLERANCE */
+} diff;
+
+static diff compare(const uint8_t *a, const uint8_t *b, size_t pixels)
+{
+    diff d = {0, 0};
+    for (size_t i = 0; i < pixels; ++i) {
+        uint32_t m = 0;
+        for (int c = 0; c < 4; ++c) {
+            uint32_t x = (uint32_t)abs((int)a[4 * i + c] - (int)b[4 * i + c]);
+            m = x > m ? x : m;
+        }
+        d.max = m > d.max ? m : d.max;
+        d.over += m > TOLERANCE;
+    }
+    return d;
 }
 
 typedef struct options {
@@ -756,17 +1012,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot create %s\n", o.out);
         return 1;
     }
+    bool split = r.compute_family != r.gfx_family; /* ownership transfers needed */
 
+    /* ---- the renderer's images and pass ---- */
     const VkFormat hdr_format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    const VkImageUsageFlags hdr_usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                        VK_IMAGE_USAGE_STORAGE_BIT |
+                                        VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    const VkImageUsageFlags ldr_usage =
+        VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
     VkFormat dformat = depth_format(&r);
-    gpu_image hdr = image_create(&r, hdr_format, W, H,
-                                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
-                                     VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                 VK_IMAGE_ASPECT_COLOR_BIT);
+    gpu_image hdr = image_create(&r, hdr_format, W, H, hdr_usage, VK_IMAGE_ASPECT_COLOR_BIT);
+    gpu_image ldr =
+        image_create(&r, VK_FORMAT_R8G8B8A8_UNORM, W, H, ldr_usage, VK_IMAGE_ASPECT_COLOR_BIT);
     gpu_image depth = image_create(&r, dformat, W, H, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                                    VK_IMAGE_ASPECT_DEPTH_BIT);
     frame_pass fp = frame_pass_create(&r, &hdr, hdr_format, &depth, dformat, W, H);
     host_buffer hdr_rb = readback_create(&r, (VkDeviceSize)W * H * 8);
+    host_buffer ldr_rb = readback_create(&r, (VkDeviceSize)W * H * 4);
 
     VkCommandPoolCreateInfo cpi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -776,51 +1039,138 @@ int main(int argc, char **argv)
     VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     cai.commandPool = cpool;
     cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cai.commandBufferCount = 1;
-    VkCommandBuffer cmd;
-    VK(vkAllocateCommandBuffers(r.device, &cai, &cmd));
+    cai.commandBufferCount = 2;
+    VkCommandBuffer cmds[2]; /* 0: draw, 1: take the result back */
+    VK(vkAllocateCommandBuffers(r.device, &cai, cmds));
+    VkSemaphoreTypeCreateInfo sti = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    sti.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    sci.pNext = &sti;
+    VkSemaphore timeline; /* the renderer's: 1 setup, 2f + 2 frame f drawn, 2f + 3 taken back */
+    VK(vkCreateSemaphore(r.device, &sci, NULL, &timeline));
     VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VkFence fence;
     VK(vkCreateFence(r.device, &fci, NULL, &fence));
 
     postfx_params pp = postfx_defaults(W, H);
-    float *hdr_f = malloc((size_t)W * H * 16);
-    uint8_t *ldr = malloc((size_t)W * H * 4);
-    int ok = 1;
-    for (uint32_t f = 0; f < o.frames; ++f) {
-        VkCommandBufferBeginInfo cbi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        cbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-        VK(vkBeginCommandBuffer(cmd, &cbi));
-        record_draw(&fp, cmd, W, H, 0.35f * (float)f);
-        copy_to_buffer(cmd, hdr.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, hdr_rb.buf, W, H);
-        host_read_barrier(cmd);
-        VK(vkEndCommandBuffer(cmd));
-        submit_wait(&r, cmd, fence);
+    post p;
+    post_create(&p, &r, hdr.image, hdr_usage, ldr.image, ldr_usage, &pp);
 
+    /* Setup: the LDR image into its handover layout, given to vkc's family
+     * like the HDR image will be after each draw. */
+    begin(cmds[0]);
+    image_barrier(cmds[0], ldr.image, r.gfx_family, r.gfx_family, VK_IMAGE_LAYOUT_UNDEFINED,
+                  HANDOVER, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                  0);
+    if (split)
+        image_barrier(cmds[0], ldr.image, r.gfx_family, r.compute_family, HANDOVER, HANDOVER,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
+    VK(vkEndCommandBuffer(cmds[0]));
+    submit(&r, cmds[0], NULL, 0, (sem_value){timeline, 1}, fence);
+    VK(vkWaitForFences(r.device, 1, &fence, VK_TRUE, UINT64_MAX));
+    VK(vkResetFences(r.device, 1, &fence));
+
+    float *hdr_f = malloc((size_t)W * H * 16);
+    uint8_t *ref = malloc((size_t)W * H * 4), *prev_ref = malloc((size_t)W * H * 4);
+    int ok = hdr_f && ref && prev_ref;
+    sem_value computed = {VK_NULL_HANDLE, 0}; /* vkc's ticket of the last frame */
+    double t0 = sample_now();
+    for (uint32_t f = 0; ok && f < o.frames; ++f) {
+        /* 1. Draw: after vkc is done reading the last frame's HDR image
+         *    (taken back from vkc's family), then give it to vkc. */
+        begin(cmds[0]);
+        if (split && f > 0)
+            image_barrier(cmds[0], hdr.image, r.compute_family, r.gfx_family, HANDOVER, HANDOVER,
+                          VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+                          VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                          VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+        record_draw(&fp, cmds[0], W, H, 0.35f * (float)f);
+        if (o.check) {
+            copy_to_buffer(cmds[0], hdr.image, HANDOVER, hdr_rb.buf, W, H);
+            host_read_barrier(cmds[0]);
+        }
+        if (split)
+            image_barrier(
+                cmds[0], hdr.image, r.gfx_family, r.compute_family, HANDOVER, HANDOVER,
+                VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
+        VK(vkEndCommandBuffer(cmds[0]));
+        submit(&r, cmds[0], &computed, f > 0 ? 1 : 0, (sem_value){timeline, 2 * f + 2},
+               VK_NULL_HANDLE);
+
+        /* 2. vkc: wait for the draw on the GPU, run the chain. */
+        CHECK(vkc_wait_host_semaphore(p.ctx, timeline, 2 * f + 2));
+        vkc_ticket t;
+        CHECK(vkc_seq_submit(p.seq, &t));
+        CHECK(vkc_ticket_export(p.ctx, t, &computed.sem, &computed.value));
+
+        /* 3. Take the tone-mapped image back (waiting for vkc's ticket),
+         *    copy it out and give it back to vkc's family for the next frame. */
+        begin(cmds[1]);
+        if (split)
+            image_barrier(cmds[1], ldr.image, r.compute_family, r.gfx_family, HANDOVER, HANDOVER,
+                          VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_ACCESS_TRANSFER_READ_BIT);
+        copy_to_buffer(cmds[1], ldr.image, HANDOVER, ldr_rb.buf, W, H);
+        host_read_barrier(cmds[1]);
+        if (split)
+            image_barrier(cmds[1], ldr.image, r.gfx_family, r.compute_family, HANDOVER, HANDOVER,
+                          VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                          0);
+        VK(vkEndCommandBuffer(cmds[1]));
+        submit(&r, cmds[1], &computed, 1, (sem_value){timeline, 2 * f + 3}, fence);
+        VK(vkWaitForFences(r.device, 1, &fence, VK_TRUE, UINT64_MAX));
+        VK(vkResetFences(r.device, 1, &fence));
+
+        char name[600];
+        snprintf(name, sizeof(name), "%s/frame_%03u.png", o.out, f);
+        ok &= write_png(name, ldr_rb.map, W, H);
+        if (!o.check) {
+            printf("frame %u: %s\n", f, name);
+            continue;
+        }
+        /* The check: frame f against the CPU on frame f's input, and unlike
+         * the reference of frame f - 1 (a stale or missing result fails). */
         const uint16_t *h16 = hdr_rb.map;
         for (size_t i = 0; i < (size_t)W * H * 4; ++i)
             hdr_f[i] = postfx_half_to_float(h16[i]);
-        ok &= postfx_cpu(&pp, hdr_f, ldr);
-        char name[600];
-        snprintf(name, sizeof(name), "%s/frame_%03u.png", o.out, f);
-        ok &= write_png(name, ldr, W, H);
-        printf("frame %u: %s\n", f, name);
+        ok &= postfx_cpu(&pp, hdr_f, ref);
+        diff d = compare(ldr_rb.map, ref, (size_t)W * H);
+        printf("frame %u: %s, max |vkc - cpu| = %u/255, %u pixels over %u/255", f, name, d.max,
+               d.over, TOLERANCE);
+        ok &= d.over == 0;
+        if (f > 0) {
+            diff s = compare(ldr_rb.map, prev_ref, (size_t)W * H);
+            printf("; %u pixels differ from frame %u's reference", s.over, f - 1);
+            ok &= s.over > 0;
+        }
+        printf("\n");
+        memcpy(prev_ref, ref, (size_t)W * H * 4);
     }
+    double elapsed = sample_now() - t0;
     VK(vkQueueWaitIdle(r.gfx_queue));
+    printf("%u frames of %ux%u in %.3f s; frames in %s/\n", o.frames, W, H, elapsed, o.out);
 
+    /* ---- teardown: vkc first; it destroys only what it created ---- */
+    post_destroy(&p);
     free(hdr_f);
-    free(ldr);
+    free(ref);
+    free(prev_ref);
     vkDestroyFence(r.device, fence, NULL);
+    vkDestroySemaphore(r.device, timeline, NULL);
     vkDestroyCommandPool(r.device, cpool, NULL);
     readback_destroy(&r, &hdr_rb);
+    readback_destroy(&r, &ldr_rb);
     frame_pass_destroy(&r, &fp);
     image_destroy(&r, &depth);
+    image_destroy(&r, &ldr);
     image_destroy(&r, &hdr);
     vkDestroyDevice(r.device, NULL);
     if (r.messenger)
         vkDestroyDebugUtilsMessengerEXT(r.instance, r.messenger, NULL);
     vkDestroyInstance(r.instance, NULL);
     pthread_mutex_destroy(&r.queue_lock);
-    printf("renderer: %s\n", ok ? "ok" : "WRONG");
-    return !ok || renderer_validation_messages;
+    printf("renderer: %s\n",
+           ok ? (o.check ? "ok (every frame matches the CPU, none is stale)" : "ok") : "WRONG");
+    return !ok || sample_validation_status() || renderer_validation_messages;
 }
