@@ -28,6 +28,7 @@ vkc_context *vkc__context_alloc(const vkc_logger *logger, const VkAllocationCall
     vkc__list_init(&ctx->buffers);
     vkc__list_init(&ctx->kernels);
     vkc__list_init(&ctx->seqs);
+    vkc__list_init(&ctx->images);
     atomic_init(&ctx->lost, false);
     return ctx;
 }
@@ -76,6 +77,10 @@ static const vkc__module vkc__modules[] = {
     {"pool", vkc__pool_init, NULL, vkc__pool_finish, NULL, NULL, true},
     {"memory", vkc__memory_init, vkc__memory_drop, vkc__memory_finish, vkc__memory_lose,
      vkc__memory_rebuild, false},
+    /* After memory: images hold dedicated memory of their own, and the
+     * blocking image transfers use memory's staging buffers. */
+    {"image", vkc__image_init, vkc__image_drop, vkc__image_finish, vkc__image_lose,
+     vkc__image_rebuild, false},
     {"kernel", vkc__kernel_init, vkc__kernel_drop, vkc__kernel_finish, vkc__kernel_lose_hook,
      vkc__kernel_rebuild, true},
     /* Fusion sits above dispatch, but its objects are kernels that sequences
@@ -249,6 +254,9 @@ vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out)
     VKC_LD(dispatches);
     VKC_LD(barriers);
     VKC_LD(staging_blocks);
+    VKC_LD(images);
+    VKC_LD(samplers);
+    VKC_LD(image_views);
 #undef VKC_LD
     return VKC_SUCCESS;
 }

@@ -380,6 +380,59 @@ void vkc__cmd_barrier(vkc_context *ctx, VkCommandBuffer cb, VkPipelineStageFlags
                                  (VkPipelineStageFlags)dst_stages, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
+void vkc__cmd_barrier2(vkc_context *ctx, VkCommandBuffer cb, const VkMemoryBarrier2 *mb,
+                       const VkImageMemoryBarrier2 *ib, uint32_t n)
+{
+    if (!mb && !n)
+        return;
+    VKC_STAT_ADD(ctx, barriers, 1);
+    if (ctx->features.synchronization2) {
+        VkDependencyInfo di = {VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+        di.memoryBarrierCount = mb ? 1 : 0;
+        di.pMemoryBarriers = mb;
+        di.imageMemoryBarrierCount = n;
+        di.pImageMemoryBarriers = ib;
+        ctx->vk.vkCmdPipelineBarrier2(cb, &di);
+        return;
+    }
+    /* The legacy call has one pair of stage masks for all its barriers. */
+    VkPipelineStageFlags src = 0, dst = 0;
+    VkMemoryBarrier m = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    if (mb) {
+        src |= (VkPipelineStageFlags)mb->srcStageMask;
+        dst |= (VkPipelineStageFlags)mb->dstStageMask;
+        m.srcAccessMask = (VkAccessFlags)mb->srcAccessMask;
+        m.dstAccessMask = (VkAccessFlags)mb->dstAccessMask;
+    }
+    VkImageMemoryBarrier small[16], *lb = small;
+    if (n > VKC_ARRAY_COUNT(small)) {
+        lb = vkc__malloc(n * sizeof(*lb));
+        if (!lb) { /* no memory for the list: one barrier at a time */
+            for (uint32_t i = 0; i < n; ++i)
+                vkc__cmd_barrier2(ctx, cb, i ? NULL : mb, &ib[i], 1);
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        src |= (VkPipelineStageFlags)ib[i].srcStageMask;
+        dst |= (VkPipelineStageFlags)ib[i].dstStageMask;
+        lb[i] = (VkImageMemoryBarrier){VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+        lb[i].srcAccessMask = (VkAccessFlags)ib[i].srcAccessMask;
+        lb[i].dstAccessMask = (VkAccessFlags)ib[i].dstAccessMask;
+        lb[i].oldLayout = ib[i].oldLayout;
+        lb[i].newLayout = ib[i].newLayout;
+        lb[i].srcQueueFamilyIndex = ib[i].srcQueueFamilyIndex;
+        lb[i].dstQueueFamilyIndex = ib[i].dstQueueFamilyIndex;
+        lb[i].image = ib[i].image;
+        lb[i].subresourceRange = ib[i].subresourceRange;
+    }
+    ctx->vk.vkCmdPipelineBarrier(cb, src ? src : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                                 dst ? dst : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, mb ? 1 : 0,
+                                 &m, 0, NULL, n, lb);
+    if (lb != small)
+        vkc__free(lb);
+}
+
 void vkc__cmd_ownership(vkc_context *ctx, VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset,
                         VkDeviceSize size, bool acquire, uint32_t other)
 {

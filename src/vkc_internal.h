@@ -35,6 +35,8 @@
 #define VKC_MAGIC_BUFFER 0x564b4342u
 #define VKC_MAGIC_KERNEL 0x564b434bu
 #define VKC_MAGIC_SEQ 0x564b4353u
+#define VKC_MAGIC_IMAGE 0x564b4349u
+#define VKC_MAGIC_SAMPLER 0x564b435au
 
 /* ------------------------------------------------------------------------ */
 /* Intrusive list of live objects (destroyed with the context)              */
@@ -81,6 +83,8 @@ typedef struct vkc__itable {
     PFN_vkGetPhysicalDeviceFeatures2 vkGetPhysicalDeviceFeatures2;
     PFN_vkGetPhysicalDeviceQueueFamilyProperties vkGetPhysicalDeviceQueueFamilyProperties;
     PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties;
+    PFN_vkGetPhysicalDeviceFormatProperties vkGetPhysicalDeviceFormatProperties;
+    PFN_vkGetPhysicalDeviceImageFormatProperties vkGetPhysicalDeviceImageFormatProperties;
     PFN_vkEnumerateDeviceExtensionProperties vkEnumerateDeviceExtensionProperties;
     PFN_vkCreateDevice vkCreateDevice;
     PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr;
@@ -170,6 +174,9 @@ typedef struct vkc__stats {
     atomic_uint_fast64_t dispatches;
     atomic_uint_fast64_t barriers;
     atomic_uint_fast64_t staging_blocks;
+    atomic_uint_fast64_t images;
+    atomic_uint_fast64_t samplers;
+    atomic_uint_fast64_t image_views;
 } vkc__stats;
 
 #define VKC_STAT_ADD(ctx, field, n)                                                                \
@@ -351,6 +358,83 @@ void vkc__memory_force_staging(vkc_context *ctx, bool on);
  * host-visible through the BAR), so downloads larger than
  * VKC_UNCACHED_READ_MAX are staged. */
 void vkc__memory_force_uncached(vkc_context *ctx, bool on);
+
+/* The staging buffer of one direction (0 = upload, 1 = download; created on
+ * first use, VKC_STAGING_RING_SIZE bytes, mapped), returned with its lock
+ * held: give it back with vkc__staging_give. transfer.c; image.c uses it. */
+vkc_result vkc__staging_take(vkc_context *ctx, int download, vkc_buffer **out);
+void vkc__staging_give(vkc_context *ctx, int download);
+/* Flush (host wrote) or invalidate (host will read) a range of a mapped
+ * buffer where its memory is not coherent. */
+vkc_result vkc__buffer_sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
+                                    uint64_t size, bool flush);
+
+/* ------------------------------------------------------------------------ */
+/* Images (image.c)                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* One cached view: key from vkc__view_key. */
+typedef struct vkc__view {
+    uint64_t key;
+    VkImageView view;
+} vkc__view;
+
+struct vkc_image {
+    uint32_t magic;
+    vkc_context *ctx;
+    vkc__node node;
+    VkImage image;
+    VkDeviceMemory memory; /* dedicated; VK_NULL_HANDLE when wrapped */
+    VkDeviceSize memory_size;
+    vkc_image_type type;
+    vkc_format format;
+    VkFormat vk_format;
+    uint32_t width, height, depth, layers, mips;
+    uint32_t usage; /* vkc_image_usage bits */
+    VkImageUsageFlags vk_usage;
+    VkImageLayout resting; /* where it is between submissions */
+    bool wrapped;
+    /* EXCLUSIVE and owned by another family between vkc's work: a sequence
+     * must acquire it before using it. */
+    bool foreign;
+    bool dead; /* wrapped and its device was lost: unusable */
+    uint64_t uid;
+    pthread_mutex_t view_lock;
+    vkc__view *views;
+    uint32_t view_count, view_cap;
+    char name[64];
+};
+
+struct vkc_sampler {
+    uint32_t magic;
+    vkc_context *ctx;
+    struct vkc_sampler *next;
+    vkc_sampler_desc desc; /* resolved */
+    VkSampler sampler;
+};
+
+vkc_result vkc__image_init(vkc_context *ctx);
+void vkc__image_drop(vkc_context *ctx);
+void vkc__image_finish(vkc_context *ctx);
+vkc_result vkc__image_lose(vkc_context *ctx);
+vkc_result vkc__image_rebuild(vkc_context *ctx);
+
+/* The view of img for a binding: type (2D, 2D array, 3D), mips and layers
+ * (resolved, in range). Created on first use and cached with the image.
+ * Thread-safe. */
+vkc_result vkc__image_view(vkc_image *img, VkImageViewType type, uint32_t base_mip,
+                           uint32_t mip_count, uint32_t base_layer, uint32_t layer_count,
+                           VkImageView *out);
+
+/* The Vulkan clear colour of a value for img (NULL value: an error). */
+vkc_result vkc__image_clear_value(const vkc_image *img, const vkc_clear_value *v,
+                                  VkClearColorValue *out);
+
+/* One pipeline barrier: an optional global memory barrier (mb, may be
+ * NULL) and n image barriers, through synchronization2 when enabled (the
+ * legacy call ORs the stage masks). pool.c. */
+void vkc__cmd_barrier2(vkc_context *ctx, VkCommandBuffer cb, const VkMemoryBarrier2 *mb,
+                       const VkImageMemoryBarrier2 *ib, uint32_t n);
 
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
@@ -670,7 +754,7 @@ struct vkc_context {
 
     /* Objects alive, destroyed with the context if the caller did not. */
     pthread_mutex_t objects_lock;
-    vkc__node buffers, kernels, seqs;
+    vkc__node buffers, kernels, seqs, images;
 
     /* On-disk caches (kernel module). cache_dir starts as the desc's (or "")
      * and is resolved by vkc__kernel_init (env VKC_CACHE_DIR, XDG, HOME). */
@@ -682,6 +766,7 @@ struct vkc_context {
 
     /* Module state. */
     void *memory_state;
+    void *image_state; /* image.c: the sampler cache */
     void *kernel_state;
     void *fuse_state; /* fuse.c: kernel cache by structure, live graphs */
     vkc__imm *imm;
