@@ -103,6 +103,20 @@ static inline float postfx_half_round(float x)
     return ldexpf(rintf(ldexpf(x, -q)), q);
 }
 
+/* float to IEEE half bits, rounded to nearest (finite values below 65504). */
+static inline uint16_t postfx_half_bits(float x)
+{
+    float r = postfx_half_round(x);
+    uint16_t sign = signbit(r) ? 0x8000u : 0u;
+    r = fabsf(r);
+    if (r < ldexpf(1.0f, -14)) /* zero or subnormal: steps of 2^-24 */
+        return (uint16_t)(sign | (uint16_t)lrintf(ldexpf(r, 24)));
+    int e;
+    float m = frexpf(r, &e); /* r = 2m * 2^(e - 1), 2m in [1, 2) */
+    return (uint16_t)(sign | (uint16_t)((e + 14) << 10) |
+                      (uint16_t)lrintf((2.0f * m - 1.0f) * 1024.0f));
+}
+
 static inline float postfx_luma(const float *c)
 {
     return 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2];
@@ -207,6 +221,47 @@ static inline void postfx_cpu_composite(const postfx_params *p, const float *hdr
             }
             o[3] = 255;
         }
+}
+
+/* How far the device's RGBA8 output may be from the CPU reference (postfx_cpu
+ * on the same HDR input), in steps of
+ * 1/255 per channel:
+ * - The input is bit-identical on both sides; fp32 arithmetic differs only
+ *   in order and contraction (< 1e-5 absolute here), and the shader's pow,
+ *   exp2/log2 and division are within a few ulp.
+ * - Each of the three RGBA16F stores (bright, blur h, blur v) may round the
+ *   other way than the reference's round-to-nearest (or toward zero, which
+ *   Vulkan allows): at most one fp16 ulp, 2^-10 relative. The blur's
+ *   weights are positive and sum to 1, so relative errors add up: the
+ *   bloom is within 3 * 2^-10 = 2.9e-3 relative, and so is the composite
+ *   colour c (the HDR term is exact).
+ * - Output = (ACES(c))^(1/2.2); its sensitivity to a relative change of c,
+ *   d out / (dc / c) = g * t^g * (c ACES'(c) / ACES(c)) with g = 1/2.2, is
+ *   at most 0.281 (numerically, over c in (0, ACES^-1(1))). So before
+ *   quantisation the two differ by < 0.281 * 2.9e-3 = 8.3e-4 = 0.21/255.
+ * - Quantisation: the reference rounds to nearest; the device rounds to
+ *   nearest (or toward zero): values 0.21 steps apart round at most 1 step
+ *   apart (2 with truncation). Tolerance: 2 steps. */
+#define POSTFX_TOLERANCE 2
+
+typedef struct postfx_diff {
+    uint32_t max;  /* largest |a - b| over all colour channels */
+    uint32_t over; /* pixels with a channel differing by more than POSTFX_TOLERANCE */
+} postfx_diff;
+
+static inline postfx_diff postfx_compare(const uint8_t *a, const uint8_t *b, size_t pixels)
+{
+    postfx_diff d = {0, 0};
+    for (size_t i = 0; i < pixels; ++i) {
+        uint32_t m = 0;
+        for (int c = 0; c < 4; ++c) {
+            uint32_t x = (uint32_t)abs((int)a[4 * i + c] - (int)b[4 * i + c]);
+            m = x > m ? x : m;
+        }
+        d.max = m > d.max ? m : d.max;
+        d.over += m > POSTFX_TOLERANCE;
+    }
+    return d;
 }
 
 /* The whole chain on the CPU: hdr (RGBA float) -> ldr (RGBA8). Returns 0

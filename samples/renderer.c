@@ -930,47 +930,6 @@ static void post_destroy(post *p)
 
 /* ---- the check ------------------------------------------------------------------ */
 
-/* How far vkc's RGBA8 output may be from the CPU reference (postfx_cpu on
- * the same HDR input, read back from the renderer's image), in steps of
- * 1/255 per channel:
- * - The input is bit-identical on both sides; fp32 arithmetic differs only
- *   in order and contraction (< 1e-5 absolute here), and the shader's pow,
- *   exp2/log2 and division are within a few ulp.
- * - Each of the three RGBA16F stores (bright, blur h, blur v) may round the
- *   other way than the reference's round-to-nearest (or toward zero, which
- *   Vulkan allows): at most one fp16 ulp, 2^-10 relative. The blur's
- *   weights are positive and sum to 1, so relative errors add up: the
- *   bloom is within 3 * 2^-10 = 2.9e-3 relative, and so is the composite
- *   colour c (the HDR term is exact).
- * - Output = (ACES(c))^(1/2.2); its sensitivity to a relative change of c,
- *   d out / (dc / c) = g * t^g * (c ACES'(c) / ACES(c)) with g = 1/2.2, is
- *   at most 0.281 (numerically, over c in (0, ACES^-1(1))). So before
- *   quantisation the two differ by < 0.281 * 2.9e-3 = 8.3e-4 = 0.21/255.
- * - Quantisation: the reference rounds to nearest; the device rounds to
- *   nearest (or toward zero): values 0.21 steps apart round at most 1 step
- *   apart (2 with truncation). Tolerance: 2 steps. */
-#define TOLERANCE 2
-
-typedef struct diff {
-    uint32_t max;  /* largest |a - b| over all colour channels */
-    uint32_t over; /* pixels with a channel differing by more than TOLERANCE */
-} diff;
-
-static diff compare(const uint8_t *a, const uint8_t *b, size_t pixels)
-{
-    diff d = {0, 0};
-    for (size_t i = 0; i < pixels; ++i) {
-        uint32_t m = 0;
-        for (int c = 0; c < 4; ++c) {
-            uint32_t x = (uint32_t)abs((int)a[4 * i + c] - (int)b[4 * i + c]);
-            m = x > m ? x : m;
-        }
-        d.max = m > d.max ? m : d.max;
-        d.over += m > TOLERANCE;
-    }
-    return d;
-}
-
 typedef struct options {
     bool check;
     uint32_t frames, w, h;
@@ -1135,12 +1094,12 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < (size_t)W * H * 4; ++i)
             hdr_f[i] = postfx_half_to_float(h16[i]);
         ok &= postfx_cpu(&pp, hdr_f, ref);
-        diff d = compare(ldr_rb.map, ref, (size_t)W * H);
+        postfx_diff d = postfx_compare(ldr_rb.map, ref, (size_t)W * H);
         printf("frame %u: %s, max |vkc - cpu| = %u/255, %u pixels over %u/255", f, name, d.max,
-               d.over, TOLERANCE);
+               d.over, POSTFX_TOLERANCE);
         ok &= d.over == 0;
         if (f > 0) {
-            diff s = compare(ldr_rb.map, prev_ref, (size_t)W * H);
+            postfx_diff s = postfx_compare(ldr_rb.map, prev_ref, (size_t)W * H);
             printf("; %u pixels differ from frame %u's reference", s.over, f - 1);
             ok &= s.over > 0;
         }
