@@ -11,9 +11,12 @@
  *      the CPU can follow it exactly), added to the frame, exposure, the
  *      ACES fit of Narkowicz (2015), gamma 1/2.2, stored as RGBA8.
  * Intermediates are RGBA16F images; the reference rounds to fp16 at the
- * same points (postfx_half_round). */
+ * same points (postfx_half_round). postfx_vkc_record records the chain into
+ * a vkc sequence. */
 #ifndef VKC_POSTFX_H
 #define VKC_POSTFX_H
+
+#include <vkc/vkc.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -282,6 +285,59 @@ static inline int postfx_cpu(const postfx_params *p, const float *hdr, uint8_t *
     free(a);
     free(b);
     return 1;
+}
+
+/* Workgroup counts of pass i (0 bright, 1 blur h, 2 blur v, 3 composite). */
+static inline void postfx_groups(const postfx_params *p, int pass, uint32_t g[3])
+{
+    uint32_t n[4][2] = {
+        {p->half_w, p->half_h}, {p->half_w, p->half_h}, {p->half_h, p->half_w}, {p->w, p->h}};
+    uint32_t per = pass == 1 || pass == 2 ? POSTFX_TILE : POSTFX_WG;
+    g[0] = (n[pass][0] + per - 1) / per;
+    /* the blur: one workgroup row per line */
+    g[1] = pass == 1 || pass == 2 ? n[pass][1] : (n[pass][1] + per - 1) / per;
+    g[2] = 1;
+}
+
+/* What the chain runs on in vkc: its kernels (from postfx_*.comp) and
+ * images (hdr and ldr w x h, a and b half_w x half_h, all storage). */
+typedef struct postfx_vkc {
+    vkc_kernel *bright, *blur, *composite;
+    vkc_image *hdr, *a, *b, *ldr;
+} postfx_vkc;
+
+/* Record the chain's dispatches into seq: passes 4 for all of it, 3 to
+ * leave the composite out (the output then keeps what it held: a stale
+ * frame, for the check's own test). vkc inserts the barriers and layout
+ * transitions: the vertical blur writes a, which the bright pass wrote and
+ * the horizontal blur read. Returns the first error. */
+static inline vkc_result postfx_vkc_record(vkc_seq *seq, const postfx_vkc *c,
+                                           const postfx_params *p, int passes)
+{
+    postfx_bright_push bp = postfx_bright_args(p);
+    postfx_blur_push hp = postfx_blur_args(p, 0), vp = postfx_blur_args(p, 1);
+    postfx_composite_push cp = postfx_composite_args(p);
+    vkc_arg args[4][3] = {{{.image = c->hdr}, {.image = c->a}},
+                          {{.image = c->a}, {.image = c->b}},
+                          {{.image = c->b}, {.image = c->a}},
+                          {{.image = c->hdr}, {.image = c->a}, {.image = c->ldr}}};
+    vkc_kernel *k[4] = {c->bright, c->blur, c->blur, c->composite};
+    const void *push[4] = {&bp, &hp, &vp, &cp};
+    uint32_t size[4] = {sizeof(bp), sizeof(hp), sizeof(vp), sizeof(cp)};
+    static const char *label[4] = {"postfx_bright", "postfx_blur_h", "postfx_blur_v",
+                                   "postfx_composite"};
+    vkc_result res = VKC_SUCCESS;
+    for (int i = 0; res >= 0 && i < passes && i < 4; ++i) {
+        vkc_dispatch_desc d = {.kernel = k[i],
+                               .args = args[i],
+                               .arg_count = i == 3 ? 3 : 2,
+                               .push = push[i],
+                               .push_size = size[i],
+                               .label = label[i]};
+        postfx_groups(p, i, d.groups);
+        res = vkc_seq_dispatch(seq, &d);
+    }
+    return res;
 }
 
 #endif

@@ -775,6 +775,7 @@ typedef struct post {
     vkc_image *half_a, *half_b; /* vkc's: half-resolution bright pass and blur */
     vkc_kernel *bright, *blur, *composite;
     vkc_seq *seq;
+    vkc_seq *stale; /* --stale: the chain without its composite */
 } post;
 
 /* Both wrapped images rest in TRANSFER_SRC_OPTIMAL, owned by the graphics
@@ -809,15 +810,10 @@ static vkc_image *post_wrap(vkc_context *ctx, renderer *r, VkImage image, vkc_fo
     return img;
 }
 
-static uint32_t groups(uint32_t n, uint32_t per)
-{
-    return (n + per - 1) / per;
-}
-
 /* vkc on the renderer's device (the compute-only family's queue, or the
  * renderer's own through its lock), the chain recorded once. */
 static void post_create(post *p, renderer *r, VkImage hdr, VkImageUsageFlags hdr_usage, VkImage ldr,
-                        VkImageUsageFlags ldr_usage, const postfx_params *pp)
+                        VkImageUsageFlags ldr_usage, const postfx_params *pp, bool stale)
 {
     bool shared = r->compute_family == r->gfx_family;
     vkc_wrap_desc wd = {0};
@@ -866,58 +862,25 @@ static void post_create(post *p, renderer *r, VkImage hdr, VkImageUsageFlags hdr
     p->composite = post_kernel(ctx, embed_shaders_postfx_composite,
                                embed_shaders_postfx_composite_size, "postfx_composite");
 
-    /* Recorded once: vkc places the layout transitions and the barriers
-     * between passes (the vertical blur writes half_a, which the bright
-     * pass wrote and the horizontal blur read). */
-    postfx_bright_push bp = postfx_bright_args(pp);
-    postfx_blur_push hp = postfx_blur_args(pp, 0), vp = postfx_blur_args(pp, 1);
-    postfx_composite_push cp = postfx_composite_args(pp);
-    vkc_arg a_bright[2] = {{.image = p->hdr}, {.image = p->half_a}};
-    vkc_arg a_blur_h[2] = {{.image = p->half_a}, {.image = p->half_b}};
-    vkc_arg a_blur_v[2] = {{.image = p->half_b}, {.image = p->half_a}};
-    vkc_arg a_comp[3] = {{.image = p->hdr}, {.image = p->half_a}, {.image = p->ldr}};
-    CHECK(vkc_seq_create(ctx, &(vkc_seq_desc){.name = "postfx"}, &p->seq));
-    vkc_seq *s = p->seq;
-    CHECK(vkc_seq_acquire_image(s, p->hdr, r->gfx_family, HANDOVER));
-    CHECK(vkc_seq_acquire_image(s, p->ldr, r->gfx_family, HANDOVER));
-    CHECK(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = p->bright,
-                                                   .args = a_bright,
-                                                   .arg_count = 2,
-                                                   .push = &bp,
-                                                   .push_size = sizeof(bp),
-                                                   .groups = {groups(pp->half_w, POSTFX_WG),
-                                                              groups(pp->half_h, POSTFX_WG), 1}}));
-    CHECK(vkc_seq_dispatch(
-        s, &(vkc_dispatch_desc){.kernel = p->blur,
-                                .args = a_blur_h,
-                                .arg_count = 2,
-                                .push = &hp,
-                                .push_size = sizeof(hp),
-                                .groups = {groups(pp->half_w, POSTFX_TILE), pp->half_h, 1},
-                                .label = "postfx_blur_h"}));
-    CHECK(vkc_seq_dispatch(
-        s, &(vkc_dispatch_desc){.kernel = p->blur,
-                                .args = a_blur_v,
-                                .arg_count = 2,
-                                .push = &vp,
-                                .push_size = sizeof(vp),
-                                .groups = {groups(pp->half_h, POSTFX_TILE), pp->half_w, 1},
-                                .label = "postfx_blur_v"}));
-    CHECK(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = p->composite,
-                                                   .args = a_comp,
-                                                   .arg_count = 3,
-                                                   .push = &cp,
-                                                   .push_size = sizeof(cp),
-                                                   .groups = {groups(pp->w, POSTFX_WG),
-                                                              groups(pp->h, POSTFX_WG), 1}}));
-    CHECK(vkc_seq_release_image(s, p->hdr, r->gfx_family, HANDOVER));
-    CHECK(vkc_seq_release_image(s, p->ldr, r->gfx_family, HANDOVER));
-    CHECK(vkc_seq_end(s));
+    /* Recorded once; the stale variant leaves the composite out. */
+    postfx_vkc c = {p->bright, p->blur, p->composite, p->hdr, p->half_a, p->half_b, p->ldr};
+    vkc_seq **seqs[2] = {&p->seq, &p->stale};
+    for (int i = 0; i < (stale ? 2 : 1); ++i) {
+        CHECK(vkc_seq_create(ctx, &(vkc_seq_desc){.name = i ? "postfx_stale" : "postfx"}, seqs[i]));
+        vkc_seq *s = *seqs[i];
+        CHECK(vkc_seq_acquire_image(s, p->hdr, r->gfx_family, HANDOVER));
+        CHECK(vkc_seq_acquire_image(s, p->ldr, r->gfx_family, HANDOVER));
+        CHECK(postfx_vkc_record(s, &c, pp, i ? 3 : 4));
+        CHECK(vkc_seq_release_image(s, p->hdr, r->gfx_family, HANDOVER));
+        CHECK(vkc_seq_release_image(s, p->ldr, r->gfx_family, HANDOVER));
+        CHECK(vkc_seq_end(s));
+    }
 }
 
 static void post_destroy(post *p)
 {
     vkc_seq_destroy(p->seq);
+    vkc_seq_destroy(p->stale);
     vkc_kernel_destroy(p->bright);
     vkc_kernel_destroy(p->blur);
     vkc_kernel_destroy(p->composite);
@@ -933,12 +896,13 @@ static void post_destroy(post *p)
 typedef struct options {
     bool check;
     uint32_t frames, w, h;
+    uint32_t stale; /* > 0: frame `stale` skips the composite (the check must catch it) */
     const char *out;
 } options;
 
 static options parse(int argc, char **argv)
 {
-    options o = {false, 8, 640, 360, "out/renderer"};
+    options o = {false, 8, 640, 360, 0, "out/renderer"};
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--check"))
             o.check = true;
@@ -947,10 +911,13 @@ static options parse(int argc, char **argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc &&
                  sscanf(argv[i + 1], "%ux%u", &o.w, &o.h) == 2)
             ++i;
+        else if (!strcmp(argv[i], "--stale") && i + 1 < argc)
+            o.stale = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc)
             o.out = argv[++i];
         else {
-            fprintf(stderr, "usage: renderer [--check] [--frames N] [--size WxH] [--out DIR]\n");
+            fprintf(stderr, "usage: renderer [--check] [--frames N] [--size WxH] [--out DIR] "
+                            "[--stale K]\n");
             exit(2);
         }
     }
@@ -1013,7 +980,7 @@ int main(int argc, char **argv)
 
     postfx_params pp = postfx_defaults(W, H);
     post p;
-    post_create(&p, &r, hdr.image, hdr_usage, ldr.image, ldr_usage, &pp);
+    post_create(&p, &r, hdr.image, hdr_usage, ldr.image, ldr_usage, &pp, o.stale > 0);
 
     /* Setup: the LDR image into its handover layout, given to vkc's family
      * like the HDR image will be after each draw. */
@@ -1060,7 +1027,7 @@ int main(int argc, char **argv)
         /* 2. vkc: wait for the draw on the GPU, run the chain. */
         CHECK(vkc_wait_host_semaphore(p.ctx, timeline, 2 * f + 2));
         vkc_ticket t;
-        CHECK(vkc_seq_submit(p.seq, &t));
+        CHECK(vkc_seq_submit(f == o.stale ? p.stale : p.seq, &t));
         CHECK(vkc_ticket_export(p.ctx, t, &computed.sem, &computed.value));
 
         /* 3. Take the tone-mapped image back (waiting for vkc's ticket),
@@ -1097,13 +1064,17 @@ int main(int argc, char **argv)
         postfx_diff d = postfx_compare(ldr_rb.map, ref, (size_t)W * H);
         printf("frame %u: %s, max |vkc - cpu| = %u/255, %u pixels over %u/255", f, name, d.max,
                d.over, POSTFX_TOLERANCE);
-        ok &= d.over == 0;
+        postfx_diff s = {0, 1};
         if (f > 0) {
-            postfx_diff s = postfx_compare(ldr_rb.map, prev_ref, (size_t)W * H);
+            s = postfx_compare(ldr_rb.map, prev_ref, (size_t)W * H);
             printf("; %u pixels differ from frame %u's reference", s.over, f - 1);
-            ok &= s.over > 0;
         }
         printf("\n");
+        if (s.over == 0)
+            printf("frame %u: STALE: it matches frame %u's reference, not its own\n", f, f - 1);
+        else if (d.over)
+            printf("frame %u: WRONG: %u pixels off the CPU reference\n", f, d.over);
+        ok &= d.over == 0 && s.over > 0;
         memcpy(prev_ref, ref, (size_t)W * H * 4);
     }
     double elapsed = sample_now() - t0;
@@ -1130,6 +1101,7 @@ int main(int argc, char **argv)
     vkDestroyInstance(r.instance, NULL);
     pthread_mutex_destroy(&r.queue_lock);
     printf("renderer: %s\n",
-           ok ? (o.check ? "ok (every frame matches the CPU, none is stale)" : "ok") : "WRONG");
+           ok ? (o.check ? "ok (every frame matches the CPU, none is stale)" : "ok")
+              : "FAILED (see above)");
     return !ok || sample_validation_status() || renderer_validation_messages;
 }

@@ -55,16 +55,14 @@ static void make_frame(uint32_t w, uint32_t h, uint16_t *hdr16, float *hdr)
 }
 
 typedef struct frame_groups {
-    uint32_t g[POSTFX_PASSES][2];
+    uint32_t g[POSTFX_PASSES][3];
 } frame_groups;
 
 static frame_groups groups_for(const postfx_params *p)
 {
-    frame_groups f = {
-        {{(p->half_w + POSTFX_WG - 1) / POSTFX_WG, (p->half_h + POSTFX_WG - 1) / POSTFX_WG},
-         {(p->half_w + POSTFX_TILE - 1) / POSTFX_TILE, p->half_h},
-         {(p->half_h + POSTFX_TILE - 1) / POSTFX_TILE, p->half_w},
-         {(p->w + POSTFX_WG - 1) / POSTFX_WG, (p->h + POSTFX_WG - 1) / POSTFX_WG}}};
+    frame_groups f;
+    for (int i = 0; i < POSTFX_PASSES; ++i)
+        postfx_groups(p, i, f.g[i]);
     return f;
 }
 
@@ -287,8 +285,7 @@ static void raw_chain_finish(raw *r, raw_chain *c)
 
 typedef struct vkc_chain {
     vkc_context *ctx;
-    vkc_kernel *bright, *blur, *comp;
-    vkc_image *hdr, *a, *b, *ldr;
+    postfx_vkc c;
     vkc_seq *seq;
 } vkc_chain;
 
@@ -325,55 +322,38 @@ static vkc_result vkc_chain_init(vkc_context *ctx, vkc_chain *c, const postfx_pa
 {
     memset(c, 0, sizeof(*c));
     c->ctx = ctx;
-    vkc_result res = chain_kernel(ctx, BENCH_SPV(postfx_bright), "postfx_bright", &c->bright);
+    vkc_result res = chain_kernel(ctx, BENCH_SPV(postfx_bright), "postfx_bright", &c->c.bright);
     if (res >= 0)
-        res = chain_kernel(ctx, BENCH_SPV(postfx_blur), "postfx_blur", &c->blur);
+        res = chain_kernel(ctx, BENCH_SPV(postfx_blur), "postfx_blur", &c->c.blur);
     if (res >= 0)
-        res = chain_kernel(ctx, BENCH_SPV(postfx_composite), "postfx_composite", &c->comp);
+        res = chain_kernel(ctx, BENCH_SPV(postfx_composite), "postfx_composite", &c->c.composite);
     if (res >= 0)
-        res = chain_image(ctx, VKC_FORMAT_RGBA16F, p->w, p->h, "hdr", &c->hdr);
+        res = chain_image(ctx, VKC_FORMAT_RGBA16F, p->w, p->h, "hdr", &c->c.hdr);
     if (res >= 0)
-        res = chain_image(ctx, VKC_FORMAT_RGBA16F, p->half_w, p->half_h, "bloom_a", &c->a);
+        res = chain_image(ctx, VKC_FORMAT_RGBA16F, p->half_w, p->half_h, "bloom_a", &c->c.a);
     if (res >= 0)
-        res = chain_image(ctx, VKC_FORMAT_RGBA16F, p->half_w, p->half_h, "bloom_b", &c->b);
+        res = chain_image(ctx, VKC_FORMAT_RGBA16F, p->half_w, p->half_h, "bloom_b", &c->c.b);
     if (res >= 0)
-        res = chain_image(ctx, VKC_FORMAT_RGBA8_UNORM, p->w, p->h, "ldr", &c->ldr);
+        res = chain_image(ctx, VKC_FORMAT_RGBA8_UNORM, p->w, p->h, "ldr", &c->c.ldr);
     if (res >= 0)
-        res = vkc_image_upload(c->hdr, NULL, hdr16, (uint64_t)p->w * p->h * 8);
+        res = vkc_image_upload(c->c.hdr, NULL, hdr16, (uint64_t)p->w * p->h * 8);
     if (res >= 0)
         res = vkc_seq_create(ctx, &(vkc_seq_desc){.name = "postfx"}, &c->seq);
-    if (res < 0)
-        return res;
-    frame_push push = push_for(p);
-    frame_groups g = groups_for(p);
-    vkc_arg args[POSTFX_PASSES][3] = {{{.image = c->hdr}, {.image = c->a}},
-                                      {{.image = c->a}, {.image = c->b}},
-                                      {{.image = c->b}, {.image = c->a}},
-                                      {{.image = c->hdr}, {.image = c->a}, {.image = c->ldr}}};
-    vkc_kernel *k[POSTFX_PASSES] = {c->bright, c->blur, c->blur, c->comp};
-    const void *pu[POSTFX_PASSES] = {&push.bright, &push.blur_h, &push.blur_v, &push.comp};
-    uint32_t ps[POSTFX_PASSES] = {sizeof(push.bright), sizeof(push.blur_h), sizeof(push.blur_v),
-                                  sizeof(push.comp)};
-    for (int i = 0; res >= 0 && i < POSTFX_PASSES; ++i)
-        res = vkc_seq_dispatch(c->seq, &(vkc_dispatch_desc){.kernel = k[i],
-                                                            .args = args[i],
-                                                            .arg_count = i == 3 ? 3 : 2,
-                                                            .push = pu[i],
-                                                            .push_size = ps[i],
-                                                            .groups = {g.g[i][0], g.g[i][1], 1}});
+    if (res >= 0)
+        res = postfx_vkc_record(c->seq, &c->c, p, POSTFX_PASSES);
     return res >= 0 ? vkc_seq_end(c->seq) : res;
 }
 
 static void vkc_chain_finish(vkc_chain *c)
 {
     vkc_seq_destroy(c->seq);
-    vkc_image_destroy(c->hdr);
-    vkc_image_destroy(c->a);
-    vkc_image_destroy(c->b);
-    vkc_image_destroy(c->ldr);
-    vkc_kernel_destroy(c->bright);
-    vkc_kernel_destroy(c->blur);
-    vkc_kernel_destroy(c->comp);
+    vkc_image_destroy(c->c.hdr);
+    vkc_image_destroy(c->c.a);
+    vkc_image_destroy(c->c.b);
+    vkc_image_destroy(c->c.ldr);
+    vkc_kernel_destroy(c->c.bright);
+    vkc_kernel_destroy(c->c.blur);
+    vkc_kernel_destroy(c->c.composite);
 }
 
 /* ---- the scenario ------------------------------------------------------------ */
@@ -443,7 +423,7 @@ void scen_postfx(bench *b, raw *r)
         snprintf(err, sizeof(err), "%s", r->err);
         goto fail;
     }
-    VTRY(vkc_image_download(vc.ldr, NULL, out_vkc, px * 4));
+    VTRY(vkc_image_download(vc.c.ldr, NULL, out_vkc, px * 4));
     bool good = check_out(out_vkc, ref, have_raw ? out_raw : NULL, &p, note, sizeof(note));
     emit_times(b, &tv, "vkc", have_raw ? "postfx/raw" : NULL, have_raw ? "postfx/raw gpu" : NULL,
                good, note, (int64_t)info.barriers);
