@@ -23,26 +23,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include <volk.h> /* the renderer uses volk; vkc keeps its own tables */
 
-#include "sample_common.h"
+#include "sample_host.h"
 
 #include <errno.h>
 #include <math.h>
-#include <png.h>
-#include <pthread.h>
-#include <string.h>
 #include <sys/stat.h>
 
 #include "embed_shaders.h"
 #include "postfx.h"
-
-#define VK(call)                                                                                   \
-    do {                                                                                           \
-        VkResult vr_ = (call);                                                                     \
-        if (vr_ != VK_SUCCESS) {                                                                   \
-            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, (int)vr_);              \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* ---- a little linear algebra (column-major, as GLSL) ------------------------ */
 
@@ -175,220 +163,6 @@ static void scene(float t, float aspect, object_push out[OBJECTS])
     }
 }
 
-/* ---- the renderer's device ----------------------------------------------------- */
-
-typedef struct renderer {
-    VkInstance instance;
-    VkDebugUtilsMessengerEXT messenger;
-    VkPhysicalDevice phys;
-    VkPhysicalDeviceMemoryProperties mem;
-    VkDevice device;
-    uint32_t api_version;
-    uint32_t gfx_family, compute_family; /* equal: the device has no compute-only family */
-    VkQueue gfx_queue;
-    pthread_mutex_t queue_lock; /* guards gfx_queue: the renderer and (if shared) vkc */
-    const char *inst_exts[2];
-    uint32_t inst_ext_count;
-    VkPhysicalDeviceFeatures2 f2;
-    VkPhysicalDeviceVulkan12Features f12;
-    VkPhysicalDeviceVulkan13Features f13;
-} renderer;
-
-static unsigned renderer_validation_messages;
-
-static VkBool32 VKAPI_PTR on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                     VkDebugUtilsMessageTypeFlagsEXT types,
-                                     const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
-{
-    (void)types;
-    (void)user;
-    if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                    VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
-        renderer_validation_messages++;
-        fprintf(stderr, "vkc validation (renderer's messenger): %s\n", data->pMessage);
-    }
-    return VK_FALSE;
-}
-
-static void lock_queue(void *user)
-{
-    pthread_mutex_lock(&((renderer *)user)->queue_lock);
-}
-
-static void unlock_queue(void *user)
-{
-    pthread_mutex_unlock(&((renderer *)user)->queue_lock);
-}
-
-/* VKC_VALIDATION=1 and the layer installed: validation on, with
- * synchronization validation when the layer offers VK_EXT_validation_features. */
-static bool want_validation(bool *sync)
-{
-    *sync = false;
-    const char *v = getenv("VKC_VALIDATION");
-    if (!v || v[0] != '1')
-        return false;
-    uint32_t n = 0;
-    vkEnumerateInstanceLayerProperties(&n, NULL);
-    VkLayerProperties *l = calloc(n ? n : 1, sizeof(*l));
-    vkEnumerateInstanceLayerProperties(&n, l);
-    bool found = false;
-    for (uint32_t i = 0; i < n; ++i)
-        found |= !strcmp(l[i].layerName, "VK_LAYER_KHRONOS_validation");
-    free(l);
-    if (!found)
-        return false;
-    n = 0;
-    vkEnumerateInstanceExtensionProperties("VK_LAYER_KHRONOS_validation", &n, NULL);
-    VkExtensionProperties *e = calloc(n ? n : 1, sizeof(*e));
-    vkEnumerateInstanceExtensionProperties("VK_LAYER_KHRONOS_validation", &n, e);
-    for (uint32_t i = 0; i < n; ++i)
-        *sync |= !strcmp(e[i].extensionName, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
-    free(e);
-    return true;
-}
-
-static void renderer_create(renderer *r)
-{
-    memset(r, 0, sizeof(*r));
-    pthread_mutex_init(&r->queue_lock, NULL);
-    VK(volkInitialize());
-    r->api_version = volkGetInstanceVersion() >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3
-                                                                    : volkGetInstanceVersion();
-    bool sync = false, validation = want_validation(&sync);
-    const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
-    const char *exts[3];
-    uint32_t n_ext = 0;
-    if (validation)
-        r->inst_exts[r->inst_ext_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-    if (sync)
-        r->inst_exts[r->inst_ext_count++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
-    for (uint32_t i = 0; i < r->inst_ext_count; ++i)
-        exts[n_ext++] = r->inst_exts[i];
-    VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.pApplicationName = "vkc renderer sample";
-    app.apiVersion = r->api_version;
-    VkValidationFeatureEnableEXT enables[] = {
-        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
-    VkValidationFeaturesEXT vf = {VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
-    vf.enabledValidationFeatureCount = 1;
-    vf.pEnabledValidationFeatures = enables;
-    VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    ici.pNext = sync ? &vf : NULL;
-    ici.pApplicationInfo = &app;
-    ici.enabledLayerCount = validation ? 1 : 0;
-    ici.ppEnabledLayerNames = layers;
-    ici.enabledExtensionCount = n_ext;
-    ici.ppEnabledExtensionNames = exts;
-    VK(vkCreateInstance(&ici, NULL, &r->instance));
-    volkLoadInstance(r->instance);
-    if (validation) {
-        VkDebugUtilsMessengerCreateInfoEXT mci = {
-            VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-        mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                              VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-        mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                          VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
-        mci.pfnUserCallback = on_message;
-        VK(vkCreateDebugUtilsMessengerEXT(r->instance, &mci, NULL, &r->messenger));
-    }
-    printf("renderer: validation %s\n", !validation ? "off"
-                                        : sync      ? "on (core + synchronization)"
-                                                    : "on (core only)");
-
-    /* The first device with a graphics queue; a compute-only family if any. */
-    VkPhysicalDevice pds[16];
-    uint32_t n = 16;
-    vkEnumeratePhysicalDevices(r->instance, &n, pds);
-    VkQueueFamilyProperties qf[16];
-    for (uint32_t d = 0; d < n && !r->phys; ++d) {
-        uint32_t nq = 16;
-        vkGetPhysicalDeviceQueueFamilyProperties(pds[d], &nq, qf);
-        for (uint32_t i = 0; i < nq; ++i)
-            if (qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
-                r->phys = pds[d];
-                r->gfx_family = r->compute_family = i;
-                break;
-            }
-        if (r->phys)
-            for (uint32_t i = 0; i < nq; ++i)
-                if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
-                    !(qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) {
-                    r->compute_family = i;
-                    break;
-                }
-    }
-    if (!r->phys) {
-        fprintf(stderr, "no device with a graphics queue\n");
-        exit(1);
-    }
-    VkPhysicalDeviceProperties props;
-    vkGetPhysicalDeviceProperties(r->phys, &props);
-    printf("renderer device: %s\n", props.deviceName);
-    if (props.apiVersion < r->api_version)
-        r->api_version = props.apiVersion;
-    vkGetPhysicalDeviceMemoryProperties(r->phys, &r->mem);
-    VkPhysicalDeviceVulkan13Features have13 = {
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-    VkPhysicalDeviceVulkan12Features have12 = {
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    VkPhysicalDeviceFeatures2 have = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    have.pNext = &have12;
-    if (r->api_version >= VK_API_VERSION_1_3)
-        have12.pNext = &have13;
-    vkGetPhysicalDeviceFeatures2(r->phys, &have);
-    if (r->api_version < VK_API_VERSION_1_2 || !have12.timelineSemaphore) {
-        fprintf(stderr, "this sample needs Vulkan 1.2 timeline semaphores\n");
-        exit(1);
-    }
-    /* The renderer enables what it needs; vkc uses only this. */
-    r->f13 =
-        (VkPhysicalDeviceVulkan13Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-    r->f13.synchronization2 = have13.synchronization2;
-    r->f12 =
-        (VkPhysicalDeviceVulkan12Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    r->f12.timelineSemaphore = VK_TRUE;
-    if (r->api_version >= VK_API_VERSION_1_3)
-        r->f12.pNext = &r->f13;
-    r->f2 = (VkPhysicalDeviceFeatures2){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    r->f2.pNext = &r->f12;
-    /* Storage images written without a format in the shader are not used:
-     * every postfx image names its format. */
-
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci[2] = {{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO},
-                                      {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO}};
-    qci[0].queueFamilyIndex = r->gfx_family;
-    qci[0].queueCount = 1;
-    qci[0].pQueuePriorities = &prio;
-    qci[1].queueFamilyIndex = r->compute_family;
-    qci[1].queueCount = 1;
-    qci[1].pQueuePriorities = &prio;
-    VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    dci.pNext = &r->f2;
-    dci.queueCreateInfoCount = r->compute_family != r->gfx_family ? 2 : 1;
-    dci.pQueueCreateInfos = qci;
-    VK(vkCreateDevice(r->phys, &dci, NULL, &r->device));
-    volkLoadDevice(r->device);
-    vkGetDeviceQueue(r->device, r->gfx_family, 0, &r->gfx_queue);
-}
-
-static VkDeviceMemory bind_memory(renderer *r, VkMemoryRequirements req, VkMemoryPropertyFlags want)
-{
-    for (uint32_t i = 0; i < r->mem.memoryTypeCount; ++i)
-        if ((req.memoryTypeBits & (1u << i)) &&
-            (r->mem.memoryTypes[i].propertyFlags & want) == want) {
-            VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-            mai.allocationSize = req.size;
-            mai.memoryTypeIndex = i;
-            VkDeviceMemory m;
-            VK(vkAllocateMemory(r->device, &mai, NULL, &m));
-            return m;
-        }
-    fprintf(stderr, "no suitable memory type\n");
-    exit(1);
-}
-
 typedef struct gpu_image {
     VkImage image;
     VkDeviceMemory mem;
@@ -455,16 +229,6 @@ static void readback_destroy(renderer *r, host_buffer *b)
 {
     vkDestroyBuffer(r->device, b->buf, NULL);
     vkFreeMemory(r->device, b->mem, NULL);
-}
-
-static VkShaderModule shader(renderer *r, const uint32_t *words, size_t size)
-{
-    VkShaderModuleCreateInfo ci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    ci.codeSize = size;
-    ci.pCode = words;
-    VkShaderModule m;
-    VK(vkCreateShaderModule(r->device, &ci, NULL, &m));
-    return m;
 }
 
 /* ---- the frame: pass, pipeline --------------------------------------------------- */
@@ -629,21 +393,6 @@ static VkFormat depth_format(renderer *r)
     }
     fprintf(stderr, "no depth format\n");
     exit(1);
-}
-
-static int write_png(const char *path, const void *rgba, uint32_t w, uint32_t h)
-{
-    png_image img;
-    memset(&img, 0, sizeof(img));
-    img.version = PNG_IMAGE_VERSION;
-    img.width = w;
-    img.height = h;
-    img.format = PNG_FORMAT_RGBA;
-    if (!png_image_write_to_file(&img, path, 0, rgba, 0, NULL)) {
-        fprintf(stderr, "%s: %s\n", path, img.message);
-        return 0;
-    }
-    return 1;
 }
 
 static int make_dirs(const char *path)
@@ -815,35 +564,8 @@ static vkc_image *post_wrap(vkc_context *ctx, renderer *r, VkImage image, vkc_fo
 static void post_create(post *p, renderer *r, VkImage hdr, VkImageUsageFlags hdr_usage, VkImage ldr,
                         VkImageUsageFlags ldr_usage, const postfx_params *pp, bool stale)
 {
-    bool shared = r->compute_family == r->gfx_family;
-    vkc_wrap_desc wd = {0};
-    wd.instance = r->instance;
-    wd.physical_device = r->phys;
-    wd.device = r->device;
-    wd.get_instance_proc_addr = vkGetInstanceProcAddr;
-    wd.api_version = r->api_version;
-    wd.device_features = &r->f2;
-    wd.instance_extensions = r->inst_exts;
-    wd.instance_extension_count = r->inst_ext_count;
-    wd.queue_family = r->compute_family;
-    wd.queue_index = 0;
-    if (shared) {
-        wd.queue_lock = lock_queue;
-        wd.queue_unlock = unlock_queue;
-        wd.queue_lock_user = r;
-    }
-    wd.logger.func = sample_log;
-    vkc_result cr = vkc_context_wrap(&wd, &p->ctx);
-    if (cr < 0) {
-        fprintf(stderr, "vkc_context_wrap: %s\n  %s\n", vkc_result_string(cr),
-                vkc_last_create_error());
-        exit(1);
-    }
-    sample_ctx = p->ctx;
+    p->ctx = renderer_wrap_vkc(r);
     vkc_context *ctx = p->ctx;
-    printf("vkc post-processes on queue family %u (%s); the renderer draws on family %u\n",
-           r->compute_family, shared ? "shared with the renderer, through its lock" : "its own",
-           r->gfx_family);
 
     p->hdr = post_wrap(ctx, r, hdr, VKC_FORMAT_RGBA16F, hdr_usage, pp->w, pp->h, "hdr");
     p->ldr = post_wrap(ctx, r, ldr, VKC_FORMAT_RGBA8_UNORM, ldr_usage, pp->w, pp->h, "ldr");
@@ -1050,7 +772,7 @@ int main(int argc, char **argv)
 
         char name[600];
         snprintf(name, sizeof(name), "%s/frame_%03u.png", o.out, f);
-        ok &= write_png(name, ldr_rb.map, W, H);
+        ok &= sample_write_png(name, ldr_rb.map, W, H);
         if (!o.check) {
             printf("frame %u: %s\n", f, name);
             continue;
@@ -1095,13 +817,9 @@ int main(int argc, char **argv)
     image_destroy(&r, &depth);
     image_destroy(&r, &ldr);
     image_destroy(&r, &hdr);
-    vkDestroyDevice(r.device, NULL);
-    if (r.messenger)
-        vkDestroyDebugUtilsMessengerEXT(r.instance, r.messenger, NULL);
-    vkDestroyInstance(r.instance, NULL);
-    pthread_mutex_destroy(&r.queue_lock);
+    renderer_destroy(&r);
     printf("renderer: %s\n",
            ok ? (o.check ? "ok (every frame matches the CPU, none is stale)" : "ok")
               : "FAILED (see above)");
-    return !ok || sample_validation_status() || renderer_validation_messages;
+    return !ok || renderer_validation_status();
 }
