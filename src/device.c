@@ -218,6 +218,8 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
         t->vkGetPhysicalDeviceFeatures2(pd, &f2);
         info->shader_int64 = f2.features.shaderInt64;
         info->shader_float64 = f2.features.shaderFloat64;
+        info->storage_image_read_without_format = f2.features.shaderStorageImageReadWithoutFormat;
+        info->storage_image_write_without_format = f2.features.shaderStorageImageWriteWithoutFormat;
         if (v12) {
             info->timeline_semaphore = f12.timelineSemaphore;
             info->storage_buffer_8bit = f12.storageBuffer8BitAccess;
@@ -304,20 +306,17 @@ static bool vkc__env_flag(const char *name, bool *out)
     return true;
 }
 
-static bool vkc__want_validation(vkc_toggle t)
+static bool vkc__want_validation(const vkc_context_desc *desc)
 {
-    if (t == VKC_ON)
+    if (desc->validation == VKC_ON)
         return true;
-    if (t == VKC_OFF)
+    if (desc->validation == VKC_OFF)
         return false;
     bool v;
     if (vkc__env_flag("VKC_VALIDATION", &v))
         return v;
-#ifdef NDEBUG
-    return false;
-#else
-    return true;
-#endif
+    /* The caller's build (vkc.h passes its NDEBUG), not vkc's own. */
+    return desc->validation_default == VKC_ON;
 }
 
 static VkBool32 VKAPI_PTR vkc__messenger_cb(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
@@ -414,7 +413,7 @@ vkc_result vkc__create_instance(vkc_context *ctx, const vkc_context_desc *desc)
     }
     uint32_t api = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loader_version;
 
-    bool want_val = vkc__want_validation(desc->validation);
+    bool want_val = vkc__want_validation(desc);
     bool have_val = false;
     if (want_val)
         VKC_FORWARD(vkc__layer_present(t, VKC_VALIDATION_LAYER, &have_val));
@@ -608,6 +607,8 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
     VkPhysicalDeviceVulkan13Features f13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     f2.features.shaderInt64 = info->shader_int64;
     f2.features.shaderFloat64 = info->shader_float64;
+    f2.features.shaderStorageImageReadWithoutFormat = info->storage_image_read_without_format;
+    f2.features.shaderStorageImageWriteWithoutFormat = info->storage_image_write_without_format;
     if (v12) {
         f2.pNext = &f11;
         f11.pNext = &f12;

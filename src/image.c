@@ -450,6 +450,7 @@ vkc_result vkc_image_wrap(vkc_context *ctx, const vkc_image_wrap_desc *desc, vkc
     img->image = desc->image;
     img->wrapped = true;
     img->foreign = foreign;
+    img->concurrent = !exclusive;
     img->usage = usage;
     img->vk_usage = desc->usage;
     img->resting = layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : layout;
@@ -581,14 +582,8 @@ vkc_result vkc__image_view(vkc_image *img, VkImageViewType type, uint32_t base_m
 
 /* ---- regions and blocking transfers ------------------------------------------------------ */
 
-/* A region resolved against the image: every zero filled in, all in range. */
-typedef struct vkc__box {
-    uint32_t mip, layer, layers;
-    uint32_t x, y, z, w, h, d;
-} vkc__box;
-
-static vkc_result vkc__resolve_region(const vkc_image *img, const vkc_image_region *rg,
-                                      const char *what, vkc__box *b)
+vkc_result vkc__resolve_region(const vkc_image *img, const vkc_image_region *rg, const char *what,
+                               vkc__box *b)
 {
     static const vkc_image_region all;
     vkc_context *ctx = img->ctx;
@@ -622,7 +617,7 @@ static vkc_result vkc__resolve_region(const vkc_image *img, const vkc_image_regi
     return VKC_SUCCESS;
 }
 
-static uint64_t vkc__box_bytes(const vkc_image *img, const vkc__box *b)
+uint64_t vkc__box_bytes(const vkc_image *img, const vkc__box *b)
 {
     return (uint64_t)b->w * b->h * b->d * b->layers * vkc__formats[img->format].texel_size;
 }
@@ -786,9 +781,8 @@ vkc_result vkc_image_download(vkc_image *img, const vkc_image_region *region, vo
     return vkc__image_io(img, region, data, size, true, "vkc_image_download");
 }
 
-/* A range resolved against the image (0 = the rest). */
-static vkc_result vkc__resolve_range(const vkc_image *img, const vkc_image_range *rg,
-                                     const char *what, VkImageSubresourceRange *out)
+vkc_result vkc__resolve_range(const vkc_image *img, const vkc_image_range *rg, const char *what,
+                              VkImageSubresourceRange *out)
 {
     static const vkc_image_range all;
     if (!rg)

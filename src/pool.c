@@ -337,10 +337,14 @@ vkc_result vkc__cmd_alloc_set(vkc_context *ctx, vkc__cmd *c, VkDescriptorSetLayo
         VkDescriptorPoolSize sizes[] = {
             {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VKC_DPOOL_STORAGE},
             {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_SAMPLER, VKC_DPOOL_UNIFORM},
         };
         VkDescriptorPoolCreateInfo pci = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
         pci.maxSets = VKC_DPOOL_SETS;
-        pci.poolSizeCount = 2;
+        pci.poolSizeCount = (uint32_t)VKC_ARRAY_COUNT(sizes);
         pci.pPoolSizes = sizes;
         VkDescriptorPool dp;
         VkResult vr = VKC_VK(vkCreateDescriptorPool,

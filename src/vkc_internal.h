@@ -397,7 +397,8 @@ struct vkc_image {
     /* EXCLUSIVE and owned by another family between vkc's work: a sequence
      * must acquire it before using it. */
     bool foreign;
-    bool dead; /* wrapped and its device was lost: unusable */
+    bool concurrent; /* wrapped with CONCURRENT sharing: no ownership transfers */
+    bool dead;       /* wrapped and its device was lost: unusable */
     uint64_t uid;
     pthread_mutex_t view_lock;
     vkc__view *views;
@@ -413,6 +414,24 @@ struct vkc_sampler {
     VkSampler sampler;
 };
 
+/* The descriptor type of a reflected binding (kernel.c's set layout and
+ * dispatch's writes agree through it). */
+static inline VkDescriptorType vkc__descriptor_type(const vkc_binding_info *b)
+{
+    switch (b->kind) {
+    case VKC_BINDING_STORAGE_IMAGE:
+        return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case VKC_BINDING_SAMPLED_IMAGE:
+        return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    case VKC_BINDING_COMBINED_IMAGE_SAMPLER:
+        return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    case VKC_BINDING_SAMPLER:
+        return VK_DESCRIPTOR_TYPE_SAMPLER;
+    default:
+        return b->uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    }
+}
+
 vkc_result vkc__image_init(vkc_context *ctx);
 void vkc__image_drop(vkc_context *ctx);
 void vkc__image_finish(vkc_context *ctx);
@@ -425,6 +444,20 @@ vkc_result vkc__image_rebuild(vkc_context *ctx);
 vkc_result vkc__image_view(vkc_image *img, VkImageViewType type, uint32_t base_mip,
                            uint32_t mip_count, uint32_t base_layer, uint32_t layer_count,
                            VkImageView *out);
+
+/* A region resolved against an image: every zero filled in, all in range
+ * (else VKC_ERROR_INVALID_ARGUMENT naming what is out of range), and its
+ * bytes tightly packed. */
+typedef struct vkc__box {
+    uint32_t mip, layer, layers;
+    uint32_t x, y, z, w, h, d;
+} vkc__box;
+vkc_result vkc__resolve_region(const vkc_image *img, const vkc_image_region *rg, const char *what,
+                               vkc__box *b);
+uint64_t vkc__box_bytes(const vkc_image *img, const vkc__box *b);
+/* A mip/layer range resolved against an image (0 = the rest). */
+vkc_result vkc__resolve_range(const vkc_image *img, const vkc_image_range *rg, const char *what,
+                              VkImageSubresourceRange *out);
 
 /* The Vulkan clear colour of a value for img (NULL value: an error). */
 vkc_result vkc__image_clear_value(const vkc_image *img, const vkc_clear_value *v,
