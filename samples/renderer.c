@@ -749,7 +749,7 @@ int main(int argc, char **argv)
         /* 2. vkc: wait for the draw on the GPU, run the chain. */
         CHECK(vkc_wait_host_semaphore(p.ctx, timeline, 2 * f + 2));
         vkc_ticket t;
-        CHECK(vkc_seq_submit(f == o.stale ? p.stale : p.seq, &t));
+        CHECK(vkc_seq_submit(o.stale && f == o.stale ? p.stale : p.seq, &t));
         CHECK(vkc_ticket_export(p.ctx, t, &computed.sem, &computed.value));
 
         /* 3. Take the tone-mapped image back (waiting for vkc's ticket),
