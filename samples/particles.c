@@ -133,30 +133,15 @@ int main(int argc, char **argv)
     CHECK(vkc_seq_end(seq));
 
     /* ---- the renderer's frame: image, pass, pipeline, readback ---- */
-    VkImageCreateInfo ii = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-    ii.imageType = VK_IMAGE_TYPE_2D;
-    ii.format = VK_FORMAT_R8G8B8A8_UNORM;
-    ii.extent = (VkExtent3D){W, H, 1};
-    ii.mipLevels = 1;
-    ii.arrayLayers = 1;
-    ii.samples = VK_SAMPLE_COUNT_1_BIT;
-    ii.tiling = VK_IMAGE_TILING_OPTIMAL;
-    ii.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-    VkImage image;
-    VK(vkCreateImage(r.device, &ii, NULL, &image));
-    vkGetImageMemoryRequirements(r.device, image, &req);
-    VkDeviceMemory imem = bind_memory(&r, req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    VK(vkBindImageMemory(r.device, image, imem, 0));
-    VkImageViewCreateInfo vi = {VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-    vi.image = image;
-    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    vi.format = ii.format;
-    vi.subresourceRange = (VkImageSubresourceRange){VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    VkImageView view;
-    VK(vkCreateImageView(r.device, &vi, NULL, &view));
+    const VkFormat format = VK_FORMAT_R8G8B8A8_UNORM;
+    gpu_image color = image_create(
+        &r, format, W, H, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+        VK_IMAGE_ASPECT_COLOR_BIT);
+    VkImage image = color.image;
+    VkImageView view = color.view;
 
     VkAttachmentDescription att = {0};
-    att.format = ii.format;
+    att.format = format;
     att.samples = VK_SAMPLE_COUNT_1_BIT;
     att.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
     att.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
@@ -205,15 +190,6 @@ int main(int argc, char **argv)
 
     VkShaderModule vs = shader(&r, embed_shaders_particles_vs, embed_shaders_particles_vs_size);
     VkShaderModule fs = shader(&r, embed_shaders_particles_fs, embed_shaders_particles_fs_size);
-    VkPipelineShaderStageCreateInfo stages[2] = {
-        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
-        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
-    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-    stages[0].module = vs;
-    stages[0].pName = "main";
-    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-    stages[1].module = fs;
-    stages[1].pName = "main";
     VkVertexInputBindingDescription vb = {0, sizeof(particle), VK_VERTEX_INPUT_RATE_VERTEX};
     VkVertexInputAttributeDescription va[2] = {{0, 0, VK_FORMAT_R32G32_SFLOAT, 0},
                                                {1, 0, VK_FORMAT_R32G32_SFLOAT, 8}};
@@ -223,58 +199,22 @@ int main(int argc, char **argv)
     vin.pVertexBindingDescriptions = &vb;
     vin.vertexAttributeDescriptionCount = 2;
     vin.pVertexAttributeDescriptions = va;
-    VkPipelineInputAssemblyStateCreateInfo ia = {
-        VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
-    ia.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
-    VkViewport viewport = {0, 0, W, H, 0, 1};
     VkRect2D scissor = {{0, 0}, {W, H}};
-    VkPipelineViewportStateCreateInfo vp = {VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
-    vp.viewportCount = 1;
-    vp.pViewports = &viewport;
-    vp.scissorCount = 1;
-    vp.pScissors = &scissor;
-    VkPipelineRasterizationStateCreateInfo rs = {
-        VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
-    rs.polygonMode = VK_POLYGON_MODE_FILL;
-    rs.cullMode = VK_CULL_MODE_NONE;
-    rs.lineWidth = 1.0f;
-    VkPipelineMultisampleStateCreateInfo ms = {
-        VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-    VkPipelineColorBlendAttachmentState cba = {0};
-    cba.colorWriteMask = 0xF;
-    VkPipelineColorBlendStateCreateInfo cb = {
-        VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
-    cb.attachmentCount = 1;
-    cb.pAttachments = &cba;
     VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     VkPipelineLayout layout;
     VK(vkCreatePipelineLayout(r.device, &pli, NULL, &layout));
-    VkGraphicsPipelineCreateInfo gpi = {VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
-    gpi.stageCount = 2;
-    gpi.pStages = stages;
-    gpi.pVertexInputState = &vin;
-    gpi.pInputAssemblyState = &ia;
-    gpi.pViewportState = &vp;
-    gpi.pRasterizationState = &rs;
-    gpi.pMultisampleState = &ms;
-    gpi.pColorBlendState = &cb;
-    gpi.layout = layout;
-    gpi.renderPass = pass;
-    VkPipeline pipe;
-    VK(vkCreateGraphicsPipelines(r.device, VK_NULL_HANDLE, 1, &gpi, NULL, &pipe));
+    VkPipeline pipe = renderer_pipeline(
+        &r, &(renderer_pipeline_desc){.vs = vs,
+                                      .fs = fs,
+                                      .vertex_input = &vin,
+                                      .topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST,
+                                      .w = W,
+                                      .h = H,
+                                      .layout = layout,
+                                      .pass = pass});
 
-    VkBufferCreateInfo rbi = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-    rbi.size = W * H * 4;
-    rbi.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    VkBuffer readback;
-    VK(vkCreateBuffer(r.device, &rbi, NULL, &readback));
-    vkGetBufferMemoryRequirements(r.device, readback, &req);
-    VkDeviceMemory rmem = bind_memory(
-        &r, req, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    VK(vkBindBufferMemory(r.device, readback, rmem, 0));
-    void *pixels;
-    VK(vkMapMemory(r.device, rmem, 0, VK_WHOLE_SIZE, 0, &pixels));
+    host_buffer readback = readback_create(&r, (VkDeviceSize)W * H * 4);
+    void *pixels = readback.map;
 
     /* The frame's commands never change: record them once. */
     VkCommandPoolCreateInfo cpi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -305,7 +245,8 @@ int main(int argc, char **argv)
     VkBufferImageCopy region = {0};
     region.imageSubresource = (VkImageSubresourceLayers){VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = (VkExtent3D){W, H, 1};
-    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1, &region);
+    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buf, 1,
+                           &region);
     VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -404,17 +345,14 @@ int main(int argc, char **argv)
     vkDestroyFence(r.device, fence, NULL);
     vkDestroySemaphore(r.device, drawn, NULL);
     vkDestroyCommandPool(r.device, cpool, NULL);
-    vkDestroyBuffer(r.device, readback, NULL);
-    vkFreeMemory(r.device, rmem, NULL);
+    readback_destroy(&r, &readback);
     vkDestroyPipeline(r.device, pipe, NULL);
     vkDestroyPipelineLayout(r.device, layout, NULL);
     vkDestroyShaderModule(r.device, vs, NULL);
     vkDestroyShaderModule(r.device, fs, NULL);
     vkDestroyFramebuffer(r.device, fb, NULL);
     vkDestroyRenderPass(r.device, pass, NULL);
-    vkDestroyImageView(r.device, view, NULL);
-    vkDestroyImage(r.device, image, NULL);
-    vkFreeMemory(r.device, imem, NULL);
+    image_destroy(&r, &color);
     vkDestroyBuffer(r.device, pbuf, NULL);
     vkFreeMemory(r.device, pmem, NULL);
     renderer_destroy(&r);

@@ -163,74 +163,6 @@ static void scene(float t, float aspect, object_push out[OBJECTS])
     }
 }
 
-typedef struct gpu_image {
-    VkImage image;
-    VkDeviceMemory mem;
-    VkImageView view;
-} gpu_image;
-
-static gpu_image image_create(renderer *r, VkFormat format, uint32_t w, uint32_t h,
-                              VkImageUsageFlags usage, VkImageAspectFlags aspect)
-{
-    gpu_image g;
-    VkImageCreateInfo ii = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-    ii.imageType = VK_IMAGE_TYPE_2D;
-    ii.format = format;
-    ii.extent = (VkExtent3D){w, h, 1};
-    ii.mipLevels = 1;
-    ii.arrayLayers = 1;
-    ii.samples = VK_SAMPLE_COUNT_1_BIT;
-    ii.tiling = VK_IMAGE_TILING_OPTIMAL;
-    ii.usage = usage;
-    VK(vkCreateImage(r->device, &ii, NULL, &g.image));
-    VkMemoryRequirements req;
-    vkGetImageMemoryRequirements(r->device, g.image, &req);
-    g.mem = bind_memory(r, req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    VK(vkBindImageMemory(r->device, g.image, g.mem, 0));
-    VkImageViewCreateInfo vi = {VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-    vi.image = g.image;
-    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    vi.format = format;
-    vi.subresourceRange = (VkImageSubresourceRange){aspect, 0, 1, 0, 1};
-    VK(vkCreateImageView(r->device, &vi, NULL, &g.view));
-    return g;
-}
-
-static void image_destroy(renderer *r, gpu_image *g)
-{
-    vkDestroyImageView(r->device, g->view, NULL);
-    vkDestroyImage(r->device, g->image, NULL);
-    vkFreeMemory(r->device, g->mem, NULL);
-}
-
-typedef struct host_buffer {
-    VkBuffer buf;
-    VkDeviceMemory mem;
-    void *map;
-} host_buffer;
-
-static host_buffer readback_create(renderer *r, VkDeviceSize size)
-{
-    host_buffer b;
-    VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-    bci.size = size;
-    bci.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    VK(vkCreateBuffer(r->device, &bci, NULL, &b.buf));
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(r->device, b.buf, &req);
-    b.mem = bind_memory(r, req,
-                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    VK(vkBindBufferMemory(r->device, b.buf, b.mem, 0));
-    VK(vkMapMemory(r->device, b.mem, 0, VK_WHOLE_SIZE, 0, &b.map));
-    return b;
-}
-
-static void readback_destroy(renderer *r, host_buffer *b)
-{
-    vkDestroyBuffer(r->device, b->buf, NULL);
-    vkFreeMemory(r->device, b->mem, NULL);
-}
-
 /* ---- the frame: pass, pipeline --------------------------------------------------- */
 
 typedef struct frame_pass {
@@ -310,65 +242,22 @@ static frame_pass frame_pass_create(renderer *r, const gpu_image *color, VkForma
 
     fp.vs = shader(r, embed_shaders_renderer_vs, embed_shaders_renderer_vs_size);
     fp.fs = shader(r, embed_shaders_renderer_fs, embed_shaders_renderer_fs_size);
-    VkPipelineShaderStageCreateInfo stages[2] = {
-        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
-        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
-    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-    stages[0].module = fp.vs;
-    stages[0].pName = "main";
-    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-    stages[1].module = fp.fs;
-    stages[1].pName = "main";
-    VkPipelineVertexInputStateCreateInfo vin = {
-        VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-    VkPipelineInputAssemblyStateCreateInfo ia = {
-        VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
-    ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-    VkViewport viewport = {0, 0, (float)w, (float)h, 0, 1};
-    VkRect2D scissor = {{0, 0}, {w, h}};
-    VkPipelineViewportStateCreateInfo vp = {VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
-    vp.viewportCount = 1;
-    vp.pViewports = &viewport;
-    vp.scissorCount = 1;
-    vp.pScissors = &scissor;
-    VkPipelineRasterizationStateCreateInfo rs = {
-        VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
-    rs.polygonMode = VK_POLYGON_MODE_FILL;
-    rs.cullMode = VK_CULL_MODE_NONE; /* the generated faces are not wound consistently */
-    rs.lineWidth = 1.0f;
-    VkPipelineMultisampleStateCreateInfo ms = {
-        VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-    VkPipelineDepthStencilStateCreateInfo ds = {
-        VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
-    ds.depthTestEnable = VK_TRUE;
-    ds.depthWriteEnable = VK_TRUE;
-    ds.depthCompareOp = VK_COMPARE_OP_LESS;
-    VkPipelineColorBlendAttachmentState cba = {0};
-    cba.colorWriteMask = 0xF;
-    VkPipelineColorBlendStateCreateInfo cb = {
-        VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
-    cb.attachmentCount = 1;
-    cb.pAttachments = &cba;
     VkPushConstantRange pcr = {VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                                sizeof(object_push)};
     VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     pli.pushConstantRangeCount = 1;
     pli.pPushConstantRanges = &pcr;
     VK(vkCreatePipelineLayout(r->device, &pli, NULL, &fp.layout));
-    VkGraphicsPipelineCreateInfo gpi = {VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
-    gpi.stageCount = 2;
-    gpi.pStages = stages;
-    gpi.pVertexInputState = &vin;
-    gpi.pInputAssemblyState = &ia;
-    gpi.pViewportState = &vp;
-    gpi.pRasterizationState = &rs;
-    gpi.pMultisampleState = &ms;
-    gpi.pDepthStencilState = &ds;
-    gpi.pColorBlendState = &cb;
-    gpi.layout = fp.layout;
-    gpi.renderPass = fp.pass;
-    VK(vkCreateGraphicsPipelines(r->device, VK_NULL_HANDLE, 1, &gpi, NULL, &fp.pipe));
+    /* Faces come from gl_VertexIndex, not wound consistently: no culling. */
+    fp.pipe = renderer_pipeline(
+        r, &(renderer_pipeline_desc){.vs = fp.vs,
+                                     .fs = fp.fs,
+                                     .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+                                     .w = w,
+                                     .h = h,
+                                     .depth = true,
+                                     .layout = fp.layout,
+                                     .pass = fp.pass});
     return fp;
 }
 

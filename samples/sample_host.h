@@ -251,6 +251,148 @@ static inline VkShaderModule shader(renderer *r, const uint32_t *words, size_t s
     return m;
 }
 
+/* A device-local 2D image (one mip, one layer) with its memory and a view. */
+typedef struct gpu_image {
+    VkImage image;
+    VkDeviceMemory mem;
+    VkImageView view;
+} gpu_image;
+
+static inline gpu_image image_create(renderer *r, VkFormat format, uint32_t w, uint32_t h,
+                                     VkImageUsageFlags usage, VkImageAspectFlags aspect)
+{
+    gpu_image g;
+    VkImageCreateInfo ii = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    ii.imageType = VK_IMAGE_TYPE_2D;
+    ii.format = format;
+    ii.extent = (VkExtent3D){w, h, 1};
+    ii.mipLevels = 1;
+    ii.arrayLayers = 1;
+    ii.samples = VK_SAMPLE_COUNT_1_BIT;
+    ii.tiling = VK_IMAGE_TILING_OPTIMAL;
+    ii.usage = usage;
+    VK(vkCreateImage(r->device, &ii, NULL, &g.image));
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(r->device, g.image, &req);
+    g.mem = bind_memory(r, req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    VK(vkBindImageMemory(r->device, g.image, g.mem, 0));
+    VkImageViewCreateInfo vi = {VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    vi.image = g.image;
+    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    vi.format = format;
+    vi.subresourceRange = (VkImageSubresourceRange){aspect, 0, 1, 0, 1};
+    VK(vkCreateImageView(r->device, &vi, NULL, &g.view));
+    return g;
+}
+
+static inline void image_destroy(renderer *r, gpu_image *g)
+{
+    vkDestroyImageView(r->device, g->view, NULL);
+    vkDestroyImage(r->device, g->image, NULL);
+    vkFreeMemory(r->device, g->mem, NULL);
+}
+
+/* A host-visible, coherent buffer, mapped, for copies out of the device. */
+typedef struct host_buffer {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    void *map;
+} host_buffer;
+
+static inline host_buffer readback_create(renderer *r, VkDeviceSize size)
+{
+    host_buffer b;
+    VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = size;
+    bci.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    VK(vkCreateBuffer(r->device, &bci, NULL, &b.buf));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(r->device, b.buf, &req);
+    b.mem = bind_memory(r, req,
+                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    VK(vkBindBufferMemory(r->device, b.buf, b.mem, 0));
+    VK(vkMapMemory(r->device, b.mem, 0, VK_WHOLE_SIZE, 0, &b.map));
+    return b;
+}
+
+static inline void readback_destroy(renderer *r, host_buffer *b)
+{
+    vkDestroyBuffer(r->device, b->buf, NULL);
+    vkFreeMemory(r->device, b->mem, NULL);
+}
+
+/* A graphics pipeline of the samples' kind: vertex + fragment shader
+ * ("main"), a w x h viewport, filled polygons without culling, one colour
+ * attachment without blending, and (depth) a LESS depth test that writes. */
+typedef struct renderer_pipeline_desc {
+    VkShaderModule vs, fs;
+    const VkPipelineVertexInputStateCreateInfo *vertex_input; /* NULL: no vertex buffers */
+    VkPrimitiveTopology topology;
+    uint32_t w, h;
+    bool depth;
+    VkPipelineLayout layout;
+    VkRenderPass pass;
+} renderer_pipeline_desc;
+
+static inline VkPipeline renderer_pipeline(renderer *r, const renderer_pipeline_desc *d)
+{
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
+    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+    stages[0].module = d->vs;
+    stages[0].pName = "main";
+    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+    stages[1].module = d->fs;
+    stages[1].pName = "main";
+    VkPipelineVertexInputStateCreateInfo none = {
+        VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineInputAssemblyStateCreateInfo ia = {
+        VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    ia.topology = d->topology;
+    VkViewport viewport = {0, 0, (float)d->w, (float)d->h, 0, 1};
+    VkRect2D scissor = {{0, 0}, {d->w, d->h}};
+    VkPipelineViewportStateCreateInfo vp = {VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    vp.viewportCount = 1;
+    vp.pViewports = &viewport;
+    vp.scissorCount = 1;
+    vp.pScissors = &scissor;
+    VkPipelineRasterizationStateCreateInfo rs = {
+        VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    rs.polygonMode = VK_POLYGON_MODE_FILL;
+    rs.cullMode = VK_CULL_MODE_NONE;
+    rs.lineWidth = 1.0f;
+    VkPipelineMultisampleStateCreateInfo ms = {
+        VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    VkPipelineDepthStencilStateCreateInfo ds = {
+        VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    ds.depthTestEnable = VK_TRUE;
+    ds.depthWriteEnable = VK_TRUE;
+    ds.depthCompareOp = VK_COMPARE_OP_LESS;
+    VkPipelineColorBlendAttachmentState cba = {0};
+    cba.colorWriteMask = 0xF;
+    VkPipelineColorBlendStateCreateInfo cb = {
+        VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    cb.attachmentCount = 1;
+    cb.pAttachments = &cba;
+    VkGraphicsPipelineCreateInfo gpi = {VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+    gpi.stageCount = 2;
+    gpi.pStages = stages;
+    gpi.pVertexInputState = d->vertex_input ? d->vertex_input : &none;
+    gpi.pInputAssemblyState = &ia;
+    gpi.pViewportState = &vp;
+    gpi.pRasterizationState = &rs;
+    gpi.pMultisampleState = &ms;
+    gpi.pDepthStencilState = d->depth ? &ds : NULL;
+    gpi.pColorBlendState = &cb;
+    gpi.layout = d->layout;
+    gpi.renderPass = d->pass;
+    VkPipeline pipe;
+    VK(vkCreateGraphicsPipelines(r->device, VK_NULL_HANDLE, 1, &gpi, NULL, &pipe));
+    return pipe;
+}
+
 /* vkc on the host's device: the compute-only family's queue when there is
  * one (then vkc never takes the host's lock), else the host's own graphics
  * queue, shared through the lock callbacks. Exits on failure. */
