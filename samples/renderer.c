@@ -18,8 +18,9 @@
  * on that input (postfx.h) and must differ from the previous frame's
  * reference, so a missing or stale result fails.
  *
- * Usage: renderer [--check] [--frames N] [--size WxH] [--out DIR]
- *        (default 8 frames of 640x360 into out/renderer) */
+ * Usage: renderer [--check] [--frames N] [--size WxH] [--out DIR] [--stale K]
+ *        (default 8 frames of 640x360 into out/renderer; --stale K leaves
+ *        frame K's composite out, which --check must call stale) */
 #define _POSIX_C_SOURCE 200809L
 #include <volk.h> /* the renderer uses volk; vkc keeps its own tables */
 

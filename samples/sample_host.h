@@ -203,8 +203,6 @@ static inline void renderer_create(renderer *r)
         r->f12.pNext = &r->f13;
     r->f2 = (VkPhysicalDeviceFeatures2){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     r->f2.pNext = &r->f12;
-    /* Storage images written without a format in the shader are not used:
-     * every postfx image names its format. */
 
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci[2] = {{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO},
