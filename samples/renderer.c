@@ -454,6 +454,7 @@ static vkc_image *post_wrap(vkc_context *ctx, renderer *r, VkImage image, vkc_fo
 static void post_create(post *p, renderer *r, VkImage hdr, VkImageUsageFlags hdr_usage, VkImage ldr,
                         VkImageUsageFlags ldr_usage, const postfx_params *pp, bool stale)
 {
+    memset(p, 0, sizeof(*p));
     p->ctx = renderer_wrap_vkc(r);
     vkc_context *ctx = p->ctx;
 
