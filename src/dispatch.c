@@ -242,6 +242,14 @@ static vkc_result vkc__bind_image(vkc_seq *s, const vkc_kernel *k, uint32_t i, c
                              "the kernel declares a 2D image but the arg covers %u layers of "
                              "\"%s\": set range.layer_count = 1 (or declare an array)",
                              u->layers, img->name);
+    if (kind == VKC_BINDING_COMBINED_IMAGE_SAMPLER &&
+        (a->sampler->desc.filter == VKC_FILTER_LINEAR ||
+         a->sampler->desc.mipmap_mode == VKC_FILTER_LINEAR) &&
+        !(img->features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT))
+        return vkc__arg_fail(s, VKC_ERROR_UNSUPPORTED, k, i,
+                             "the device cannot filter %s images linearly (image \"%s\"): use a "
+                             "NEAREST sampler",
+                             vkc_format_name(img->format), img->name);
     if (kind == VKC_BINDING_COMBINED_IMAGE_SAMPLER && a->sampler->desc.unnormalized &&
         (u->mips != 1 || u->layers != 1 || bi->image_type != VKC_IMAGE_2D))
         return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,

@@ -275,6 +275,7 @@ static vkc_image *vkc__image_alloc(vkc_context *ctx, const vkc__shape *sh, const
     img->layers = sh->layers;
     img->mips = sh->mips;
     img->uid = atomic_fetch_add(&vkc__is(ctx)->next_uid, 1) + 1;
+    img->features = vkc__format_features(ctx, img->vk_format);
     pthread_mutex_init(&img->view_lock, NULL);
     snprintf(img->name, sizeof(img->name), "%s", name ? name : "");
     return img;

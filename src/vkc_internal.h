@@ -392,6 +392,7 @@ struct vkc_image {
     uint32_t width, height, depth, layers, mips;
     uint32_t usage; /* vkc_image_usage bits */
     VkImageUsageFlags vk_usage;
+    VkFormatFeatureFlags features; /* of its format, optimal tiling */
     VkImageLayout resting; /* where it is between submissions */
     bool wrapped;
     /* EXCLUSIVE and owned by another family between vkc's work: a sequence
