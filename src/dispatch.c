@@ -472,30 +472,45 @@ vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t s
     return vkc__append(s, &c);
 }
 
+vkc_result vkc__seq_check_family(vkc_seq *s, uint32_t family, const char *what)
+{
+    if (family >= s->ctx->info.queue_family_count)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
+                            "%s: queue family %u does not exist (the device has %u)", what, family,
+                            s->ctx->info.queue_family_count);
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc__append_uses(vkc_seq *s, vkc__command *c, const vkc__use *u, uint32_t n)
+{
+    if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + n, sizeof(vkc__use)))
+        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
+    memcpy(&s->uses[s->use_count], u, n * sizeof(*u));
+    c->use_first = s->use_count;
+    c->use_count = n;
+    s->use_count += n;
+    vkc_result r = vkc__append(s, c);
+    if (r < 0)
+        s->use_count -= n;
+    return r;
+}
+
 static vkc_result vkc__seq_ownership(vkc_seq *s, vkc_buffer *buf, uint32_t family, bool acquire)
 {
     VKC_CHECK_SEQ(s);
     VKC_FORWARD(vkc__check_recording(s));
     const char *what = acquire ? "acquire" : "release";
     VKC_FORWARD(vkc__seq_check_buffer(s, buf, what));
-    if (family >= s->ctx->info.queue_family_count)
-        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
-                            "%s: queue family %u does not exist (the device has %u)", what, family,
-                            s->ctx->info.queue_family_count);
+    VKC_FORWARD(vkc__seq_check_family(s, family, what));
     if (family == s->ctx->info.queue_family)
         return VKC_SUCCESS; /* same family: nothing to transfer */
-    if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + 1, sizeof(vkc__use)))
-        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
     /* A write of the whole range: ordered after every earlier use (release)
      * and before every later one (acquire). */
-    s->uses[s->use_count] = (vkc__use){buf, buf->buffer, buf->offset, buf->size, VKC_ACC_W};
+    vkc__use u = {buf, buf->buffer, buf->offset, buf->size, VKC_ACC_W};
     vkc__command c = {.kind = acquire ? VKC_CMD_ACQUIRE : VKC_CMD_RELEASE,
-                      .use_first = s->use_count,
-                      .use_count = 1,
                       .value = family,
                       .label = acquire ? "vkc acquire" : "vkc release"};
-    s->use_count += 1;
-    return vkc__append(s, &c);
+    return vkc__append_uses(s, &c, &u, 1);
 }
 
 vkc_result vkc_seq_acquire(vkc_seq *s, vkc_buffer *buf, uint32_t src_family)
@@ -556,17 +571,8 @@ static bool vkc__move_layers(vkc_seq *s, vkc__imgrec *r, uint32_t mip, uint32_t 
         uint32_t l0 = l;
         while (l < end && vkc__sub_at(r, mip, l)->cur == from)
             vkc__sub_at(r, mip, l++)->cur = to;
-        VkImageMemoryBarrier2 b = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
-        b.srcStageMask = src;
-        b.srcAccessMask = vkc__writes_of(src);
-        b.dstStageMask = dst;
-        b.dstAccessMask = vkc__accesses_of(dst);
-        b.oldLayout = from;
-        b.newLayout = to;
-        b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-        b.image = r->image->image;
-        b.subresourceRange =
-            (VkImageSubresourceRange){VK_IMAGE_ASPECT_COLOR_BIT, mip, 1, l0, l - l0};
+        VkImageMemoryBarrier2 b =
+            vkc__image_barrier(r->image, from, to, src, dst, mip, 1, l0, l - l0);
         if (!vkc__push_ibar(s, n, &b))
             return false;
     }

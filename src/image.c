@@ -226,15 +226,16 @@ static vkc_result vkc__check_limits(vkc_context *ctx, const vkc__shape *sh, VkIm
 
 /* ---- barriers ----------------------------------------------------------------------- */
 
-static VkImageMemoryBarrier2 vkc__transition(const vkc_image *img, VkImageLayout from,
-                                             VkImageLayout to, uint32_t base_mip, uint32_t mips,
-                                             uint32_t base_layer, uint32_t layers)
+VkImageMemoryBarrier2 vkc__image_barrier(const vkc_image *img, VkImageLayout from, VkImageLayout to,
+                                         VkPipelineStageFlags2 src_stages,
+                                         VkPipelineStageFlags2 dst_stages, uint32_t base_mip,
+                                         uint32_t mips, uint32_t base_layer, uint32_t layers)
 {
     VkImageMemoryBarrier2 b = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
-    b.srcStageMask = VKC_WORK_STAGES;
-    b.srcAccessMask = vkc__writes_of(VKC_WORK_STAGES);
-    b.dstStageMask = VKC_WORK_STAGES;
-    b.dstAccessMask = vkc__accesses_of(VKC_WORK_STAGES);
+    b.srcStageMask = src_stages;
+    b.srcAccessMask = vkc__writes_of(src_stages);
+    b.dstStageMask = dst_stages;
+    b.dstAccessMask = vkc__accesses_of(dst_stages);
     b.oldLayout = from;
     b.newLayout = to;
     b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -244,12 +245,24 @@ static VkImageMemoryBarrier2 vkc__transition(const vkc_image *img, VkImageLayout
     return b;
 }
 
+/* Between the blocking calls' one-shot work and what comes before and after. */
+static VkImageMemoryBarrier2 vkc__transition(const vkc_image *img, VkImageLayout from,
+                                             VkImageLayout to, uint32_t base_mip, uint32_t mips,
+                                             uint32_t base_layer, uint32_t layers)
+{
+    return vkc__image_barrier(img, from, to, VKC_WORK_STAGES, VKC_WORK_STAGES, base_mip, mips,
+                              base_layer, layers);
+}
+
 /* Move the whole image from one layout to another in a one-shot unit and
- * wait (creation, wrapping). */
-static vkc_result vkc__oneshot_transition(vkc_image *img, VkImageLayout from, VkImageLayout to)
+ * wait (creation, wrapping, recovery). flush: submit the open immediate
+ * batch first (not during recovery, when dispatch is not rebuilt yet). */
+static vkc_result vkc__oneshot_transition(vkc_image *img, VkImageLayout from, VkImageLayout to,
+                                          bool flush)
 {
     vkc_context *ctx = img->ctx;
-    VKC_FORWARD(vkc__flush_immediate(ctx));
+    if (flush)
+        VKC_FORWARD(vkc__flush_immediate(ctx));
     vkc__cmd *cmd;
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     VkImageMemoryBarrier2 b = vkc__transition(img, from, to, 0, img->mips, 0, img->layers);
@@ -317,7 +330,7 @@ static void vkc__image_free(vkc_image *img)
 }
 
 /* The VkImage and its dedicated memory, for a new image or after loss. */
-static vkc_result vkc__image_make(vkc_image *img)
+static vkc_result vkc__image_make(vkc_image *img, bool flush)
 {
     vkc_context *ctx = img->ctx;
     VkImageCreateInfo ci = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
@@ -368,7 +381,7 @@ static vkc_result vkc__image_make(vkc_image *img)
     VKC_RETURN_IF_VK(ctx, vr, "vkBindImageMemory");
     if (img->name[0])
         vkc__set_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)img->image, img->name);
-    return vkc__oneshot_transition(img, VK_IMAGE_LAYOUT_UNDEFINED, img->resting);
+    return vkc__oneshot_transition(img, VK_IMAGE_LAYOUT_UNDEFINED, img->resting, flush);
 }
 
 static void vkc__image_list(vkc_image *img)
@@ -399,7 +412,7 @@ vkc_result vkc_image_create(vkc_context *ctx, const vkc_image_desc *desc, vkc_im
     img->usage = usage;
     img->vk_usage = vkc__vk_usage(usage);
     img->resting = VK_IMAGE_LAYOUT_GENERAL;
-    vkc_result r = vkc__image_make(img);
+    vkc_result r = vkc__image_make(img, true);
     if (r < 0) {
         vkc__image_free(img);
         return r;
@@ -456,7 +469,7 @@ vkc_result vkc_image_wrap(vkc_context *ctx, const vkc_image_wrap_desc *desc, vkc
     img->vk_usage = desc->usage;
     img->resting = layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : layout;
     if (layout == VK_IMAGE_LAYOUT_UNDEFINED) {
-        vkc_result r = vkc__oneshot_transition(img, VK_IMAGE_LAYOUT_UNDEFINED, img->resting);
+        vkc_result r = vkc__oneshot_transition(img, VK_IMAGE_LAYOUT_UNDEFINED, img->resting, true);
         if (r < 0) {
             vkc__image_free(img);
             return r;
@@ -467,26 +480,12 @@ vkc_result vkc_image_wrap(vkc_context *ctx, const vkc_image_wrap_desc *desc, vkc
     return VKC_SUCCESS;
 }
 
-static void vkc__image_wait(vkc_context *ctx)
-{
-    /* The GPU may still use it: wait for all submitted work; after a
-     * failure (device loss) wait for the device as far as it still can. */
-    vkc_result r = VKC_ERROR_DEVICE_LOST;
-    if (!atomic_load_explicit(&ctx->lost, memory_order_relaxed))
-        r = vkc__drain(ctx);
-    if (r < 0) {
-        vkc_queue_lock(ctx);
-        (void)ctx->vk.vkDeviceWaitIdle(ctx->device);
-        vkc_queue_unlock(ctx);
-    }
-}
-
 void vkc_image_destroy(vkc_image *img)
 {
     if (!img || img->magic != VKC_MAGIC_IMAGE)
         return;
     vkc_context *ctx = img->ctx;
-    vkc__image_wait(ctx);
+    vkc__drain_or_idle(ctx); /* the GPU may still use it */
     pthread_mutex_lock(&ctx->objects_lock);
     vkc__list_remove(&img->node);
     pthread_mutex_unlock(&ctx->objects_lock);
@@ -1020,7 +1019,7 @@ vkc_result vkc__image_rebuild(vkc_context *ctx)
             continue;
         /* A new uid tells sequences the image was replaced. */
         img->uid = atomic_fetch_add(&vkc__is(ctx)->next_uid, 1) + 1;
-        VKC_FORWARD(vkc__image_make(img));
+        VKC_FORWARD(vkc__image_make(img, false));
     }
     return VKC_SUCCESS;
 }

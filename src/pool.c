@@ -736,6 +736,18 @@ vkc_result vkc__drain(vkc_context *ctx)
     return vkc__wait_value(ctx, vkc__submitted_value(ctx), UINT64_MAX, VKC_WAIT_DEFAULT);
 }
 
+void vkc__drain_or_idle(vkc_context *ctx)
+{
+    vkc_result r = VKC_ERROR_DEVICE_LOST;
+    if (!atomic_load_explicit(&ctx->lost, memory_order_relaxed))
+        r = vkc__drain(ctx);
+    if (r < 0) {
+        vkc_queue_lock(ctx);
+        (void)ctx->vk.vkDeviceWaitIdle(ctx->device);
+        vkc_queue_unlock(ctx);
+    }
+}
+
 vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_ns)
 {
     if (!vkc__marker_on(ctx))

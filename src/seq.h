@@ -209,6 +209,12 @@ vkc_result vkc__seq_check_buffer(vkc_seq *s, const vkc_buffer *b, const char *wh
 vkc_result vkc__seq_check_range(vkc_seq *s, const vkc_buffer *b, uint64_t offset, uint64_t size,
                                 const char *what);
 
+/* dispatch.c: a queue family the device has (latched); append a command
+ * with uses u[0..n) (its use_first / use_count are set here; nothing is
+ * kept on failure). */
+vkc_result vkc__seq_check_family(vkc_seq *s, uint32_t family, const char *what);
+vkc_result vkc__append_uses(vkc_seq *s, vkc__command *c, const vkc__use *u, uint32_t n);
+
 /* dispatch.c: give the recording units back and mark the sequence to be
  * recorded again (device loss). */
 void vkc__seq_lose(vkc_seq *s);

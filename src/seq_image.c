@@ -59,19 +59,11 @@ static vkc_result vkc__push_aux(vkc_seq *s, const vkc__aux *a, uint32_t *index)
 static vkc_result vkc__append_image_op(vkc_seq *s, uint8_t kind, const vkc__use *u, uint32_t n,
                                        const vkc__aux *aux, const char *label)
 {
-    if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + n, sizeof(vkc__use)))
-        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
-    vkc__command c = {.kind = kind, .use_first = s->use_count, .use_count = n, .label = label};
-    if (aux)
-        VKC_FORWARD(vkc__push_aux(s, aux, &c.value));
-    memcpy(&s->uses[s->use_count], u, n * sizeof(*u));
-    s->use_count += n;
-    vkc_result r = vkc__append(s, &c);
-    if (r < 0) {
-        s->use_count -= n;
-        if (aux)
-            s->aux_count--;
-    }
+    vkc__command c = {.kind = kind, .label = label};
+    VKC_FORWARD(vkc__push_aux(s, aux, &c.value));
+    vkc_result r = vkc__append_uses(s, &c, u, n);
+    if (r < 0)
+        s->aux_count--;
     return r;
 }
 
@@ -214,10 +206,7 @@ static vkc_result vkc__seq_image_ownership(vkc_seq *s, vkc_image *img, uint32_t 
     VKC_CHECK_SEQ(s);
     VKC_FORWARD(vkc__check_recording(s));
     VKC_FORWARD(vkc__seq_check_image(s, img, what));
-    if (family >= s->ctx->info.queue_family_count)
-        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
-                            "%s: queue family %u does not exist (the device has %u)", what, family,
-                            s->ctx->info.queue_family_count);
+    VKC_FORWARD(vkc__seq_check_family(s, family, what));
     if (layout == VK_IMAGE_LAYOUT_PREINITIALIZED ||
         (!acquire && layout == VK_IMAGE_LAYOUT_UNDEFINED))
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "%s: layout %d cannot be named here",
@@ -230,16 +219,10 @@ static vkc_result vkc__seq_image_ownership(vkc_seq *s, vkc_image *img, uint32_t 
                   .mips = img->mips,
                   .layers = img->layers,
                   .op = acquire ? VKC__USE_ACQUIRE : VKC__USE_RELEASE};
-    if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + 1, sizeof(vkc__use)))
-        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
-    s->uses[s->use_count] = u;
     vkc__command c = {.kind = acquire ? VKC_CMD_ACQUIRE_IMAGE : VKC_CMD_RELEASE_IMAGE,
-                      .use_first = s->use_count,
-                      .use_count = 1,
                       .value = family,
                       .label = acquire ? "vkc acquire image" : "vkc release image"};
-    s->use_count += 1;
-    return vkc__append(s, &c);
+    return vkc__append_uses(s, &c, &u, 1);
 }
 
 vkc_result vkc_seq_acquire_image(vkc_seq *s, vkc_image *img, uint32_t src_family,

@@ -246,6 +246,9 @@ bool vkc__marker_done(vkc_context *ctx, uint64_t value);
  * everything submitted so far has completed (vkc_finish; the blocking buffer
  * calls before touching memory). */
 vkc_result vkc__drain(vkc_context *ctx);
+/* Before an object the GPU may use is freed: vkc__drain, or where that
+ * fails (device loss) wait for the device as far as it still can. */
+void vkc__drain_or_idle(vkc_context *ctx);
 
 /* Begin a one-shot unit (a leading full barrier is recorded), then submit it
  * and wait for it. Used by the blocking buffer calls. */
@@ -393,7 +396,7 @@ struct vkc_image {
     uint32_t usage; /* vkc_image_usage bits */
     VkImageUsageFlags vk_usage;
     VkFormatFeatureFlags features; /* of its format, optimal tiling */
-    VkImageLayout resting; /* where it is between submissions */
+    VkImageLayout resting;         /* where it is between submissions */
     bool wrapped;
     /* EXCLUSIVE and owned by another family between vkc's work: a sequence
      * must acquire it before using it. */
@@ -459,6 +462,13 @@ uint64_t vkc__box_bytes(const vkc_image *img, const vkc__box *b);
 /* A mip/layer range resolved against an image (0 = the rest). */
 vkc_result vkc__resolve_range(const vkc_image *img, const vkc_image_range *rg, const char *what,
                               VkImageSubresourceRange *out);
+
+/* A layout transition of a subresource range of img, after src_stages'
+ * writes and before dst_stages' accesses. */
+VkImageMemoryBarrier2 vkc__image_barrier(const vkc_image *img, VkImageLayout from, VkImageLayout to,
+                                         VkPipelineStageFlags2 src_stages,
+                                         VkPipelineStageFlags2 dst_stages, uint32_t base_mip,
+                                         uint32_t mips, uint32_t base_layer, uint32_t layers);
 
 /* The Vulkan clear colour of a value for img (NULL value: an error). */
 vkc_result vkc__image_clear_value(const vkc_image *img, const vkc_clear_value *v,
@@ -878,7 +888,7 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
 /* Resolve device-dependent defaults into ctx->features. */
 void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc);
 /* Module state on top of a device: context.c's module table, walked
- * forwards (pool, memory, kernel, dispatch, marker). */
+ * forwards (pool, memory, image, kernel, fuse, dispatch, marker). */
 vkc_result vkc__context_init_modules(vkc_context *ctx);
 /* Device-loss recovery through the same table: on the old device, every
  * module's lose backwards, then the renewed modules' finish; on the new one,

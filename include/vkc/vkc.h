@@ -279,15 +279,18 @@ VKC_API void vkc_context_destroy(vkc_context *ctx);
  * After a VKC_ERROR_DEVICE_LOST, every call on the context (and its objects)
  * returns VKC_ERROR_DEVICE_LOST at once. This call makes them usable again:
  * recording units and descriptor pools are created anew, kernels get new
- * pipelines from the SPIR-V they keep, and buffers are re-created with the
- * same size and kind; their CONTENTS ARE LOST (upload them again).
+ * pipelines from the SPIR-V they keep, buffers are re-created with the
+ * same size and kind and images with the same shape and format (in their
+ * resting layout), samplers as they were; their CONTENTS ARE LOST (upload
+ * them again). Images that wrap a host's VkImage answer
+ * VKC_ERROR_INVALID_HANDLE from then on (the VkImage died with the device).
  * Sequences must be recorded again: their submit returns
  * VKC_ERROR_INVALID_STATE until vkc_seq_begin. Tickets issued before the
  * loss read as complete (their work is gone).
  *
  * Returns VKC_SUCCESS when nothing was lost (the device was not lost, or no
- * buffer or sequence existed), VKC_CONTENTS_LOST (positive: success) when
- * buffers or sequences were rebuilt without their contents (the message in
+ * buffer, image or sequence existed), VKC_CONTENTS_LOST (positive: success)
+ * when buffers, images or sequences were rebuilt without their contents (the message in
  * vkc_context_last_error() gives the counts), VKC_ERROR_UNSUPPORTED for a
  * context that wraps the host's device (the host must recreate its device),
  * or the error of the failed re-creation (the context then stays lost and
@@ -580,7 +583,20 @@ VKC_API vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buf
  * can be submitted again and again and blocking transfers find the image
  * where they expect it. An acquire (vkc_seq_acquire_image) sets the layout
  * from which the rest of the sequence starts; a release
- * (vkc_seq_release_image) leaves the image in the layout it names.
+ * (vkc_seq_release_image) leaves the image in the layout it names, and the
+ * image is the host's from then on: vkc's next use of it must follow an
+ * acquire (blocking transfers and immediate commands assume the resting
+ * layout). A sequence that names an image in a layout other than its
+ * resting one costs one more barrier at its end (the way back); images used
+ * only as storage images stay in GENERAL and cost nothing extra.
+ *
+ * Hazards. As for buffers, at the granularity of subresources (one mip
+ * level of one layer): a copy to one corner of a subresource and a kernel
+ * reading another corner of it are ordered. A command cannot name one
+ * subresource in two layouts (a storage and a sampled binding of the same
+ * mip, say): VKC_ERROR_INVALID_ARGUMENT. Lifetimes are those of buffers: an
+ * image destroyed while a recorded sequence names it must not be submitted
+ * again (vkc_image_destroy waits for the work in flight).
  *
  * Texel data on the host and in buffers is tightly packed: rows of
  * width * texel size bytes, then height rows, then depth slices, then
@@ -1039,6 +1055,16 @@ VKC_API vkc_result vkc_finish(vkc_context *ctx);
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
 VKC_API vkc_result vkc_copy(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
                             uint64_t src_offset, uint64_t size);
+/* Image copies in the open batch, as vkc_seq_copy_image and friends (see
+ * "Images"); kernels on images go through vkc_dispatch. Thread-safe. */
+VKC_API vkc_result vkc_copy_image(vkc_context *ctx, vkc_image *dst,
+                                  const vkc_image_region *dst_region, vkc_image *src,
+                                  const vkc_image_region *src_region);
+VKC_API vkc_result vkc_copy_buffer_to_image(vkc_context *ctx, vkc_image *dst,
+                                            const vkc_image_region *region, vkc_buffer *src,
+                                            uint64_t src_offset);
+VKC_API vkc_result vkc_copy_image_to_buffer(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset,
+                                            vkc_image *src, const vkc_image_region *region);
 /* Submit the open batch. *out_ticket (may be NULL) covers all work enqueued
  * so far. Thread-safe. */
 VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
