@@ -587,7 +587,10 @@ vkc_result vkc__profile_lose(vkc_context *ctx)
      * pool, unread. */
     const uint64_t done = atomic_load(&ctx->completed_value);
     for (uint32_t i = 0; i < st->pend_count;) {
-        if (st->pend[i].value <= done) {
+        const uint64_t v = st->pend[i].value;
+        /* Seen complete through the timeline, or through the marker (the
+         * default wait: the timeline's cached value may lag behind it). */
+        if (v <= done || (vkc__marker_on(ctx) && vkc__marker_done(ctx, v))) {
             vkc__collect_locked(ctx, st, st->pend[i].unit); /* removes entry i */
             continue;
         }

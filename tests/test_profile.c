@@ -396,7 +396,7 @@ static void test_proportional(void **state)
     const char *labels[2] = {"spin 1x", "spin 4x"};
     const uint32_t iters[2] = {4000, 16000};
     vkc_arg a[2] = {{.buffer = t}, {.buffer = x}};
-    for (int rep = 0; rep < 5; ++rep) {
+    for (int rep = 0; rep < 7; ++rep) {
         for (int v = 0; v < 2; ++v) {
             vkc_ticket tk;
             assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
@@ -424,13 +424,13 @@ static void test_proportional(void **state)
     const vkc_profile_stat *s4 = stat_of(st, ns, VKC_PROFILE_DISPATCH, labels[1]);
     assert_non_null(s1);
     assert_non_null(s4);
-    assert_int_equal(s1->count, 5);
-    assert_int_equal(s4->count, 5);
+    assert_int_equal(s1->count, 7);
+    assert_int_equal(s4->count, 7);
     double ratio = (double)s4->p50_ns / (double)(s1->p50_ns ? s1->p50_ns : 1);
     fprintf(stderr, "spin: 1x p50 %llu ns, 4x p50 %llu ns, ratio %.2f\n",
             (unsigned long long)s1->p50_ns, (unsigned long long)s4->p50_ns, ratio);
-    if (ratio < 2.0 || ratio > 12.0)
-        fail_msg("4x the work took %.2fx the time (want 2..12)", ratio);
+    if (ratio < 1.5 || ratio > 16.0)
+        fail_msg("4x the work took %.2fx the time (want 1.5..16)", ratio);
     vkc_test_context_destroy(ctx);
 }
 
@@ -504,9 +504,11 @@ static void test_off_and_per_sequence(void **state)
         if (ev[i].kind == VKC_PROFILE_SUBMISSION)
             assert_string_equal(ev[i].label, "profiled");
     free(ev);
-    /* Steady state: submitting again allocates nothing new. */
+    /* Steady state (every copy of the ring recorded, at most 8): submitting
+     * again makes no new command buffer or query pool. */
+    run_and_check(&w, 8);
     assert_int_equal(vkc_context_stats(w.ctx, &after), VKC_SUCCESS);
-    run_and_check(&w, 1);
+    run_and_check(&w, 8);
     vkc_stats again;
     assert_int_equal(vkc_context_stats(w.ctx, &again), VKC_SUCCESS);
     assert_int_equal(again.command_buffers, after.command_buffers);
