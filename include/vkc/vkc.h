@@ -1142,8 +1142,9 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
  *   A profiled sequence records, with each recorded copy, one timestamp
  *   query pool (kept and reused with the recording unit: nothing is
  *   allocated in steady state): a TOP_OF_PIPE timestamp before and a
- *   BOTTOM_OF_PIPE one after the whole submission, each level's barrier and
- *   each command. Vulkan runs the commands of one level (no barrier between
+ *   BOTTOM_OF_PIPE one after the whole submission (its commands; the
+ *   completion marker vkc may add after them is outside), each level's
+ *   barrier and each command. Vulkan runs the commands of one level (no barrier between
  *   them) concurrently, so a command's span ends when it AND everything
  *   recorded before it in its submission is done: a span is exact for a
  *   command alone in its level, an upper bound otherwise. A barrier span is
