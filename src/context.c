@@ -87,6 +87,8 @@ static const vkc__module vkc__modules[] = {
     /* Its buffer and kernel are listed objects, dropped, lost and rebuilt
      * with the others. */
     {"marker", vkc__marker_init, NULL, NULL, NULL, NULL, false},
+    /* Above dispatch: its fallback sequences and kernels go first. */
+    {"resident", NULL, vkc__resident_drop, vkc__resident_finish, vkc__resident_lose, NULL, false},
 };
 
 #define VKC_MODULE_COUNT ((int)VKC_ARRAY_COUNT(vkc__modules))

@@ -631,11 +631,15 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
     if (use_push)
         exts[n_ext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
 
-    float prio = 1.0f;
+    /* Queues 1.. of the family are for resident kernels (resident.c), which
+     * must never sit in front of ordinary work on queue 0. */
+    float prio[1 + VKC_MAX_RESIDENT_QUEUES] = {1.0f, 1.0f, 1.0f, 1.0f};
+    uint32_t queues =
+        VKC_MIN(info->queue_families[info->queue_family].count, (uint32_t)VKC_ARRAY_COUNT(prio));
     VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
     qci.queueFamilyIndex = info->queue_family;
-    qci.queueCount = 1;
-    qci.pQueuePriorities = &prio;
+    qci.queueCount = queues ? queues : 1;
+    qci.pQueuePriorities = prio;
     VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     dci.pNext = &f2;
     dci.queueCreateInfoCount = 1;
@@ -651,6 +655,9 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
         info->api_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : info->api_version;
     vkc__load_device_table(&ctx->vk, ctx->device, t->vkGetDeviceProcAddr);
     ctx->vk.vkGetDeviceQueue(ctx->device, info->queue_family, 0, &ctx->queue);
+    ctx->resident_queue_count = qci.queueCount - 1;
+    for (uint32_t i = 1; i < qci.queueCount; ++i)
+        ctx->vk.vkGetDeviceQueue(ctx->device, info->queue_family, i, &ctx->resident_queues[i - 1]);
     ctx->features.timeline_semaphores = use_timeline;
     ctx->features.push_descriptors = use_push;
     ctx->features.synchronization2 = v13 && info->synchronization2;

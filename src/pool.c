@@ -17,7 +17,7 @@
 /* Fence ring of the no-timeline fallback. */
 #define VKC_FENCE_RING 64
 
-static uint64_t vkc__now_ns(void)
+uint64_t vkc__now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -444,6 +444,7 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
     *out_value = 0;
     if (atomic_load_explicit(&ctx->lost, memory_order_relaxed))
         return VKC_FAIL(ctx, VKC_ERROR_DEVICE_LOST, "the device was lost earlier");
+    VKC_FORWARD(vkc__resident_order(ctx));
     if (ctx->queue_lock_fn)
         ctx->queue_lock_fn(ctx->queue_lock_user);
     pthread_mutex_lock(&ctx->queue_lock);
