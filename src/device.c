@@ -304,20 +304,17 @@ static bool vkc__env_flag(const char *name, bool *out)
     return true;
 }
 
-static bool vkc__want_validation(vkc_toggle t)
+static bool vkc__want_validation(const vkc_context_desc *desc)
 {
-    if (t == VKC_ON)
+    if (desc->validation == VKC_ON)
         return true;
-    if (t == VKC_OFF)
+    if (desc->validation == VKC_OFF)
         return false;
     bool v;
     if (vkc__env_flag("VKC_VALIDATION", &v))
         return v;
-#ifdef NDEBUG
-    return false;
-#else
-    return true;
-#endif
+    /* The caller's build (vkc.h passes its NDEBUG), not vkc's own. */
+    return desc->validation_default == VKC_ON;
 }
 
 static VkBool32 VKAPI_PTR vkc__messenger_cb(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
@@ -414,7 +411,7 @@ vkc_result vkc__create_instance(vkc_context *ctx, const vkc_context_desc *desc)
     }
     uint32_t api = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loader_version;
 
-    bool want_val = vkc__want_validation(desc->validation);
+    bool want_val = vkc__want_validation(desc);
     bool have_val = false;
     if (want_val)
         VKC_FORWARD(vkc__layer_present(t, VKC_VALIDATION_LAYER, &have_val));

@@ -39,7 +39,7 @@ typedef struct bench_rec {
     double x;                   /* sweep parameter (batch size, chain length, ...); < 0 none */
     char x_name[24];
     int64_t barriers;          /* < 0: unknown */
-    int64_t expected_barriers; /* < 0: none */
+    int64_t expected_barriers; /* the most barriers allowed; < 0: no limit */
     bool ok;
     bool skipped;
     char note[256];
@@ -64,8 +64,9 @@ typedef struct bench {
 /* Iteration count: quick or full, scaled by --scale. */
 uint32_t bench_n(const bench *b, uint32_t quick, uint32_t full);
 
-/* A fresh record for the current scenario, with "does not apply" values. */
-bench_rec bench_rec_init(const bench *b, const char *variant);
+/* A fresh record for the current scenario, with "does not apply" values;
+ * baseline: "scenario/variant" or NULL. */
+bench_rec bench_rec_init(const bench *b, const char *variant, const char *baseline);
 /* Fill the timing fields from samples in nanoseconds (sorts them). If keep,
  * the samples are copied for plots. */
 void bench_rec_stats(bench_rec *r, double *samples_ns, uint32_t n, bool keep);
@@ -239,7 +240,7 @@ bool raw_new_cb(raw *r, VkCommandBuffer *cb);
 
 /* In scenario code: `vctx` (vkc_context *) and `err` (char[]) in scope, a
  * `fail:` label. VTRY jumps there with the vkc error message; RTRY with the
- * raw helper's. */
+ * raw helper's. Either leaves err non-empty, which bench_emit relies on. */
 #define VTRY_TO(label, call)                                                                       \
     do {                                                                                           \
         vkc_result vtry_r_ = (call);                                                               \
@@ -249,32 +250,193 @@ bool raw_new_cb(raw *r, VkCommandBuffer *cb);
         }                                                                                          \
     } while (0)
 #define VTRY(call) VTRY_TO(fail, call)
-#define RTRY(cond)                                                                                 \
+/* Allocation checks in scenario code (raw or vkc). */
+#define MTRY(cond)                                                                                 \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            snprintf(err, sizeof(err), "%s", r->err);                                              \
+            snprintf(err, sizeof(err), "out of memory");                                           \
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)
+#define RTRY(cond)                                                                                 \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            snprintf(err, sizeof(err), "%s", r->err[0] ? r->err : "raw Vulkan setup failed");      \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* ---- scenario helpers (bench_common.c) ----------------------------------- */
+
+/* Words and size of a shader in bench_shaders.h: BENCH_SPV(inc). */
+#define BENCH_SPV(name) bench_##name, bench_##name##_size
+
+/* The samples of one timed loop: warm-up iterations, then `iters` measured. */
+typedef struct bench_times {
+    uint32_t warm, iters;
+    double *wall; /* ns per measured iteration, CPU clock */
+    double *gpu;  /* ns per measured iteration from timestamps (raw only) */
+    bool has_gpu;
+} bench_times;
+
+/* Iteration i of the loop took ns: kept when it is past the warm-up. */
+static inline void bench_times_put(bench_times *t, uint32_t i, double ns)
+{
+    if (i >= t->warm)
+        t->wall[i - t->warm] = ns;
+}
+/* Allocate the sample arrays; false when out of memory (free them anyway). */
+bool bench_times_init(bench_times *t, uint32_t warm, uint32_t iters);
+void bench_times_free(bench_times *t);
+/* The timing fields of rec from the samples (sorts the wall samples); per
+ * dispatch (wall and, with timestamps, GPU) over `dispatches` per iteration,
+ * 0 = not per dispatch. */
+void bench_times_rec(bench_times *t, bench_rec *rec, uint32_t dispatches);
+
+/* A sweep point: x and what it counts. */
+void bench_rec_sweep(bench_rec *r, double x, const char *x_name);
+/* Append to the note, after "; " when it has text already. */
+void bench_note(bench_rec *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The end of a variant: *rec is added when err is empty, else a failed
+ * record for rec's variant with err as its note (rec is dropped). */
+void bench_emit(bench *b, bench_rec *rec, const char *err);
+/* A skipped record: the variant does not apply here, for the reason given. */
+void bench_skip(bench *b, const char *variant, const char *reason);
+/* A context like bench_context(); on failure a failed record for each
+ * variant named (a NULL-terminated list) and NULL. */
+vkc_context *bench_context_or_fail(bench *b, vkc_context_desc *desc, const char *variant, ...);
+
+/* All n values equal want; else false with a note naming the first that does not. */
+bool bench_check_all(const uint32_t *got, uint32_t n, uint32_t want, char *note, size_t note_size);
+
+/* vkc objects for scenarios. */
+vkc_result bench_kernel(vkc_context *ctx, const uint32_t *spirv, size_t size, uint32_t wg,
+                        const char *name, vkc_kernel **out);
+/* A zero-filled buffer. */
+vkc_result bench_buffer(vkc_context *ctx, uint64_t size, const char *name, vkc_buffer **out);
+/* Record descs[i % n] for i < total in a new sequence, end it, submit it
+ * t->warm + t->iters times (waiting each time; t->wall measured) and report
+ * its info (may be NULL). */
+vkc_result bench_seq_time(vkc_context *ctx, const vkc_dispatch_desc *descs, uint32_t n,
+                          uint32_t total, bench_times *t, vkc_seq_info *info);
+/* descs[0..n) in a fresh sequence, submitted once and waited for. */
+vkc_result bench_seq_once(vkc_context *ctx, const vkc_dispatch_desc *descs, uint32_t n);
 
 /* Tiny dispatches: elements and workgroup size. */
 #define TINY_N 64u
 #define TINY_WG 64u
 
+/* The tiny fixture: the inc kernel (x[i] += push[1]) on TINY_N zeroed uints
+ * (or on a zeroed buffer of `size` bytes; 0 = TINY_N uints). */
+typedef struct bench_tiny {
+    vkc_kernel *k;
+    vkc_buffer *x;
+    vkc_arg arg;
+    uint32_t push[2];
+    vkc_dispatch_desc d; /* one dispatch adding 1 to every x[i]; points into *this */
+} bench_tiny;
+vkc_result bench_tiny_init(vkc_context *ctx, bench_tiny *t, uint64_t size);
+void bench_tiny_finish(bench_tiny *t);
+/* Download x; rec->ok = every element is want. Fails only on the download. */
+vkc_result bench_tiny_check(bench_tiny *t, uint32_t want, bench_rec *rec);
+
+/* The ranges fixture: the offset kernel (dst = src + push[1]) reads a
+ * TINY_N-uint source with a known pattern and writes one of n ranges of dst. */
+typedef struct bench_range_arg {
+    vkc_arg args[2];
+    uint32_t push[2];
+} bench_range_arg;
+typedef struct bench_ranges {
+    uint32_t n;
+    uint64_t stride; /* bytes between ranges, see bench_range_stride */
+    uint32_t src[TINY_N];
+    uint32_t *host; /* n * stride bytes, for the result */
+    vkc_kernel *k;
+    vkc_buffer *vsrc, *vdst;
+    vkc_dispatch_desc *descs; /* bench_ranges_init: range j = src + j, for all j */
+    vkc_seq *seq;             /* for variants that re-record one sequence */
+    bench_range_arg *store;   /* what descs point at */
+} bench_ranges;
+/* Bytes between ranges: TINY_N uints rounded up to the storage-buffer offset
+ * alignment. */
+uint64_t bench_range_stride(const bench *b);
+/* The host side only (for raw variants); false when out of memory. */
+bool bench_ranges_host(const bench *b, bench_ranges *g, uint32_t n, uint32_t seed);
+/* The host side, the vkc kernel and the buffers (the source uploaded). */
+vkc_result bench_ranges_init(bench *b, vkc_context *ctx, bench_ranges *g, uint32_t n,
+                             uint32_t seed);
+void bench_ranges_finish(bench_ranges *g);
+/* The dispatch that writes range j = src + j + add; args and push are its storage. */
+vkc_dispatch_desc bench_ranges_desc(const bench_ranges *g, uint32_t j, uint32_t add,
+                                    vkc_arg args[2], uint32_t push[2]);
+/* rec->ok = host holds src + k + add in every range k. */
+void bench_ranges_check(const bench_ranges *g, uint32_t add, bench_rec *rec);
+/* Download vdst into host, then bench_ranges_check. */
+vkc_result bench_ranges_download_check(bench_ranges *g, uint32_t add, bench_rec *rec);
+
+/* Raw counterparts. */
+typedef void (*raw_record_fn)(raw *r, VkCommandBuffer cb, void *user);
+/* Record once with fn (between timestamps), replay t->warm + t->iters times. */
+bool raw_time_replay(raw *r, raw_record_fn fn, void *user, bench_times *t);
+
+typedef struct raw_tiny {
+    raw_pipe p;
+    raw_buf x;
+    raw_args a;
+    uint32_t push[2];
+    VkCommandBuffer cb; /* for variants that record and submit themselves */
+    VkFence fence;
+} raw_tiny;
+bool raw_tiny_init(raw *r, raw_tiny *t, uint64_t size);
+void raw_tiny_finish(raw *r, raw_tiny *t);
+/* Download x; rec->ok = every element is want. False only on the download. */
+bool raw_tiny_check(raw *r, raw_tiny *t, uint32_t want, bench_rec *rec);
+
+typedef struct raw_ranges {
+    raw_pipe p;
+    raw_buf src, dst;
+    raw_args *args;     /* per range; prepared when `prepare` was asked for */
+    VkCommandBuffer cb; /* for variants that record and submit themselves */
+    VkFence fence;
+} raw_ranges;
+bool raw_ranges_init(raw *r, const bench_ranges *g, bool prepare, raw_ranges *rr);
+void raw_ranges_finish(raw *r, raw_ranges *rr);
+/* Download dst into g->host, then bench_ranges_check. */
+bool raw_ranges_download_check(raw *r, raw_ranges *rr, bench_ranges *g, uint32_t add,
+                               bench_rec *rec);
+
 /* ---- scenarios ----------------------------------------------------------- */
 
+/* The scenario table: name, then what it measures. A scenario is one
+ * function `void scen_<name>(bench *b, raw *r)` (r is NULL when raw Vulkan
+ * could not be set up) in a bench_*.c file, plus its line here. */
+#define BENCH_SCENARIOS(X)                                                                         \
+    X(naive, "per dispatch: new command buffer, record, submit, wait, free")                       \
+    X(reuse, "pre-recorded work, submit + wait, per wait policy")                                  \
+    X(batch, "K tiny dispatches per submit through immediate mode")                                \
+    X(chain, "K dependent dispatches recorded once, replayed")                                     \
+    X(independent, "K dispatches without hazards")                                                 \
+    X(levels, "W independent chains of depth D interleaved")                                       \
+    X(family, "reuse and chain on compute-only vs graphics family")                                \
+    X(descriptors, "per-dispatch pools vs recycled pools vs push")                                 \
+    X(bandwidth, "copy and 3-input kernels, grid sizing")                                          \
+    X(fusion, "elementwise chains fused vs unfused")                                               \
+    X(layout, "array of structures vs structure of arrays")                                        \
+    X(record, "CPU cost per recorded dispatch")
+
 typedef void (*bench_fn)(bench *b, raw *r);
-void scen_naive(bench *b, raw *r);
-void scen_reuse(bench *b, raw *r);
-void scen_batch(bench *b, raw *r);
-void scen_chain(bench *b, raw *r);
-void scen_independent(bench *b, raw *r);
-void scen_levels(bench *b, raw *r);
-void scen_family(bench *b, raw *r);
-void scen_descriptors(bench *b, raw *r);
-void scen_bandwidth(bench *b, raw *r);
-void scen_fusion(bench *b, raw *r);
-void scen_layout(bench *b, raw *r);
-void scen_record(bench *b, raw *r);
+#define BENCH_SCEN_DECLARE(name, what) void scen_##name(bench *b, raw *r);
+BENCH_SCENARIOS(BENCH_SCEN_DECLARE)
+#undef BENCH_SCEN_DECLARE
+
+/* Shared between scenario files: a round trip and a chain through vkc. */
+void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool fresh,
+                         const char *baseline);
+void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t K,
+                     const char *baseline);
 
 #endif

@@ -1,30 +1,9 @@
 /* Many dispatches per submit: chain, independent, levels, descriptors, record. */
 #include "bench.h"
-#include "bench_shaders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Bytes between the ranges that independent dispatches write: TINY_N uints,
- * rounded up to the storage-buffer offset alignment. */
-static uint64_t range_stride(const bench *b)
-{
-    uint64_t align = b->dev->min_storage_buffer_offset_alignment;
-    if (align < 4)
-        align = 4;
-    return (TINY_N * 4 + align - 1) / align * align;
-}
-
-/* Timing of a pre-recorded submission holding `dispatches` dispatches. */
-static void fill_timing(bench_rec *rec, double *wall, double *gpu, bool has_gpu, uint32_t iters,
-                        uint32_t dispatches)
-{
-    if (has_gpu)
-        rec->gpu_per_dispatch_ns = bench_median(gpu, iters) / dispatches;
-    bench_rec_stats(rec, wall, iters, false);
-    rec->per_dispatch_ns = rec->p50_us * 1e3 / dispatches;
-}
 
 /* ---- chain ------------------------------------------------------------------- */
 
@@ -60,142 +39,72 @@ static void cmd_bar(raw *r, VkCommandBuffer cb, bar_kind kind, VkBuffer buf)
     }
 }
 
+typedef struct chain_rec {
+    raw_tiny *t;
+    bar_kind kind;
+    uint32_t K;
+} chain_rec;
+
+static void record_chain(raw *r, VkCommandBuffer cb, void *user)
+{
+    const chain_rec *c = user;
+    for (uint32_t j = 0; j < c->K; ++j) {
+        if (j)
+            cmd_bar(r, cb, c->kind, c->t->x.buf);
+        raw_cmd_dispatch(r, cb, &c->t->p, &c->t->a, c->t->push, 1, 1);
+    }
+}
+
 static void raw_chain(bench *b, raw *r, bar_kind kind, uint32_t K)
 {
-    char err[512] = "", variant[64];
+    char err[512] = "", variant[64], base[96];
     snprintf(variant, sizeof(variant), "%s K=%u", bar_names[kind], K);
+    snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], K);
     if (kind == BAR_SYNC2 && !r->vkCmdPipelineBarrier2) {
-        bench_rec rec = bench_rec_init(b, variant);
-        rec.skipped = true;
-        snprintf(rec.note, sizeof(rec.note), "synchronization2 not enabled");
-        bench_add(b, &rec);
+        bench_skip(b, variant, "synchronization2 not enabled");
         return;
     }
-    uint32_t iters = bench_n(b, 20, 200), warm = bench_n(b, 2, 10);
-    raw_pipe p = {0};
-    raw_buf x = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    double *wall = calloc(iters, sizeof(double)), *gpu = calloc(iters, sizeof(double));
-    RTRY(wall && gpu);
-    RTRY(raw_pipe_create(r, bench_inc, bench_inc_size, 1, 8, TINY_WG, 0, &p));
-    RTRY(raw_buf_create(r, TINY_N * 4, false, &x));
-    uint32_t zeros[TINY_N] = {0};
-    RTRY(raw_upload(r, &x, 0, zeros, sizeof(zeros)));
-    raw_args a = {.b = {{x.buf, 0, VK_WHOLE_SIZE}}, .n = 1};
-    RTRY(raw_prepare(r, &p, &a));
-    RTRY(raw_new_cb(r, &cb));
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
-    raw_cmd_ts_begin(r, cb);
-    uint32_t push[2] = {TINY_N, 1};
-    for (uint32_t j = 0; j < K; ++j) {
-        if (j)
-            cmd_bar(r, cb, kind, x.buf);
-        raw_cmd_dispatch(r, cb, &p, &a, push, 1, 1);
-    }
-    raw_cmd_ts_end(r, cb);
-    RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-    bool has_gpu;
-    RTRY(raw_replay(r, cb, warm, iters, wall, gpu, &has_gpu));
-    uint32_t got[TINY_N];
-    RTRY(raw_download(r, &x, 0, got, sizeof(got)));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "chain/%s K=%u", bar_names[0], K);
-    rec.x = K;
-    snprintf(rec.x_name, sizeof(rec.x_name), "K");
+    raw_tiny t = {0};
+    bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, base);
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
+    RTRY(raw_tiny_init(r, &t, 0));
+    RTRY(raw_time_replay(r, record_chain, &(chain_rec){&t, kind, K}, &tm));
+    bench_rec_sweep(&rec, K, "K");
     rec.barriers = K - 1;
-    uint32_t want = (warm + iters) * K;
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        if (got[i] != want) {
-            rec.ok = false;
-            snprintf(rec.note, sizeof(rec.note), "x[%u] = %u, want %u", i, got[i], want);
-            break;
-        }
-    fill_timing(&rec, wall, gpu, has_gpu, iters, K);
-    bench_add(b, &rec);
-    goto done;
+    RTRY(raw_tiny_check(r, &t, (tm.warm + tm.iters) * K, &rec));
+    bench_times_rec(&tm, &rec, K);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(wall);
-    free(gpu);
-    if (cb)
-        r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cb);
-    raw_buf_destroy(r, &x);
-    raw_pipe_destroy(r, &p);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    raw_tiny_finish(r, &t);
 }
 
 /* K dependent dispatches (x += 1 each) in one vkc sequence, replayed. */
 void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t K,
-                     const char *baseline);
-void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t K,
                      const char *baseline)
 {
     char err[512] = "";
-    uint32_t iters = bench_n(b, 20, 200), warm = bench_n(b, 2, 10);
-    vkc_kernel *k = NULL;
-    vkc_buffer *x = NULL;
-    vkc_seq *s = NULL;
-    double *wall = calloc(iters, sizeof(double));
-    if (!wall) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto fail;
-    }
-    VTRY(vkc_kernel_create(vctx,
-                           &(vkc_kernel_desc){.spirv = bench_inc,
-                                              .spirv_size = bench_inc_size,
-                                              .workgroup_size = TINY_WG,
-                                              .name = "inc"},
-                           &k));
-    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = TINY_N * 4, .name = "x"}, &x));
-    VTRY(vkc_buffer_fill(x, 0, TINY_N * 4, 0));
-    uint32_t push[2] = {TINY_N, 1};
-    vkc_arg arg = {.buffer = x};
-    vkc_dispatch_desc d = {
-        .kernel = k, .args = &arg, .arg_count = 1, .push = push, .push_size = 8, .count = TINY_N};
-    VTRY(vkc_seq_create(vctx, NULL, &s));
-    for (uint32_t j = 0; j < K; ++j)
-        VTRY(vkc_seq_dispatch(s, &d));
-    VTRY(vkc_seq_end(s));
+    bench_tiny t = {0};
+    bench_times tm = {0};
     vkc_seq_info info = {0};
-    VTRY(vkc_seq_info_get(s, &info));
-    for (uint32_t i = 0; i < warm + iters; ++i) {
-        vkc_ticket t;
-        uint64_t t0 = bench_now_ns();
-        VTRY(vkc_seq_submit(s, &t));
-        VTRY(vkc_wait(vctx, t, UINT64_MAX));
-        if (i >= warm)
-            wall[i - warm] = (double)(bench_now_ns() - t0);
-    }
-    uint32_t got[TINY_N];
-    VTRY(vkc_buffer_download(x, 0, got, sizeof(got)));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "%s", baseline);
-    rec.x = K;
-    snprintf(rec.x_name, sizeof(rec.x_name), "K");
+    bench_rec rec = bench_rec_init(b, variant, baseline);
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
+    VTRY(bench_tiny_init(vctx, &t, 0));
+    VTRY(bench_seq_time(vctx, &t.d, 1, K, &tm, &info));
+    bench_rec_sweep(&rec, K, "K");
     rec.barriers = info.barriers;
-    uint32_t want = (warm + iters) * K;
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        if (got[i] != want) {
-            rec.ok = false;
-            snprintf(rec.note, sizeof(rec.note), "x[%u] = %u, want %u", i, got[i], want);
-            break;
-        }
+    VTRY(bench_tiny_check(&t, (tm.warm + tm.iters) * K, &rec));
     if (rec.ok && info.barriers < K - 1) {
         rec.ok = false;
         snprintf(rec.note, sizeof(rec.note), "only %u barriers for %u dependent dispatches",
                  info.barriers, K);
     }
-    fill_timing(&rec, wall, NULL, false, iters, K);
-    bench_add(b, &rec);
-    goto done;
+    bench_times_rec(&tm, &rec, K);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(wall);
-    vkc_seq_destroy(s);
-    vkc_buffer_destroy(x);
-    vkc_kernel_destroy(k);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    bench_tiny_finish(&t);
 }
 
 void scen_chain(bench *b, raw *r)
@@ -212,145 +121,99 @@ void scen_chain(bench *b, raw *r)
     }
 }
 
-/* ---- independent and levels ----------------------------------------------------- */
+/* ---- levels: W ranges of one buffer, D levels; level d runs x_w += 1 on every w -- */
 
-/* W ranges of one buffer, D levels: level d runs x_w += 1 on every range w.
- * independent = (W = K, D = 1) with dst = src + k instead, see below. */
+static void check_levels(const uint32_t *host, uint32_t W, uint64_t stride, uint32_t want,
+                         bench_rec *rec)
+{
+    for (uint32_t w = 0; w < W; ++w)
+        for (uint32_t i = 0; i < TINY_N; ++i)
+            if (host[w * stride / 4 + i] != want) {
+                rec->ok = false;
+                snprintf(rec->note, sizeof(rec->note), "range %u [%u] = %u, want %u", w, i,
+                         host[w * stride / 4 + i], want);
+                return;
+            }
+}
+
+typedef struct levels_rec {
+    raw_tiny *t;
+    raw_args *args;
+    uint32_t W, D;
+} levels_rec;
+
+static void record_levels(raw *r, VkCommandBuffer cb, void *user)
+{
+    const levels_rec *l = user;
+    for (uint32_t d = 0; d < l->D; ++d) {
+        if (d)
+            raw_cmd_barrier(r, cb);
+        for (uint32_t w = 0; w < l->W; ++w)
+            raw_cmd_dispatch(r, cb, &l->t->p, &l->args[w], l->t->push, 1, 1);
+    }
+}
+
 static void raw_levels(bench *b, raw *r, const char *variant, const char *baseline, uint32_t W,
                        uint32_t D)
 {
     char err[512] = "";
-    uint32_t iters = bench_n(b, 20, 200), warm = bench_n(b, 2, 10);
-    uint64_t stride = range_stride(b);
-    raw_pipe p = {0};
-    raw_buf x = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
+    uint64_t stride = bench_range_stride(b);
+    raw_tiny t = {0};
+    bench_times tm = {0};
     raw_args *args = calloc(W, sizeof(raw_args));
-    double *wall = calloc(iters, sizeof(double)), *gpu = calloc(iters, sizeof(double));
     uint32_t *host = calloc(W * stride / 4, 4);
-    RTRY(wall && gpu && args && host);
-    RTRY(raw_pipe_create(r, bench_inc, bench_inc_size, 1, 8, TINY_WG, 0, &p));
-    RTRY(raw_buf_create(r, W * stride, false, &x));
-    RTRY(raw_upload(r, &x, 0, host, W * stride));
+    bench_rec rec = bench_rec_init(b, variant, baseline);
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)) && args && host);
+    RTRY(raw_tiny_init(r, &t, W * stride));
     for (uint32_t w = 0; w < W; ++w) {
-        args[w] = (raw_args){.b = {{x.buf, w * stride, TINY_N * 4}}, .n = 1};
-        RTRY(raw_prepare(r, &p, &args[w]));
+        args[w] = (raw_args){.b = {{t.x.buf, w * stride, TINY_N * 4}}, .n = 1};
+        RTRY(raw_prepare(r, &t.p, &args[w]));
     }
-    RTRY(raw_new_cb(r, &cb));
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
-    raw_cmd_ts_begin(r, cb);
-    uint32_t push[2] = {TINY_N, 1};
-    for (uint32_t d = 0; d < D; ++d) {
-        if (d)
-            raw_cmd_barrier(r, cb);
-        for (uint32_t w = 0; w < W; ++w)
-            raw_cmd_dispatch(r, cb, &p, &args[w], push, 1, 1);
-    }
-    raw_cmd_ts_end(r, cb);
-    RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-    bool has_gpu;
-    RTRY(raw_replay(r, cb, warm, iters, wall, gpu, &has_gpu));
-    RTRY(raw_download(r, &x, 0, host, W * stride));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "%s", baseline);
+    RTRY(raw_time_replay(r, record_levels, &(levels_rec){&t, args, W, D}, &tm));
+    RTRY(raw_download(r, &t.x, 0, host, W * stride));
     rec.barriers = D - 1;
-    uint32_t want = (warm + iters) * D;
-    for (uint32_t w = 0; w < W && rec.ok; ++w)
-        for (uint32_t i = 0; i < TINY_N; ++i)
-            if (host[w * stride / 4 + i] != want) {
-                rec.ok = false;
-                snprintf(rec.note, sizeof(rec.note), "range %u [%u] = %u, want %u", w, i,
-                         host[w * stride / 4 + i], want);
-                break;
-            }
-    fill_timing(&rec, wall, gpu, has_gpu, iters, W * D);
-    bench_add(b, &rec);
-    goto done;
+    check_levels(host, W, stride, (tm.warm + tm.iters) * D, &rec);
+    bench_times_rec(&tm, &rec, W * D);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(wall);
-    free(gpu);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
     free(args);
     free(host);
-    if (cb)
-        r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cb);
-    raw_buf_destroy(r, &x);
-    raw_pipe_destroy(r, &p);
+    raw_tiny_finish(r, &t);
 }
 
 static void vkc_levels(bench *b, const char *variant, const char *baseline, uint32_t W, uint32_t D)
 {
     vkc_context *vctx = b->ctx;
     char err[512] = "";
-    uint32_t iters = bench_n(b, 20, 200), warm = bench_n(b, 2, 10);
-    uint64_t stride = range_stride(b);
-    vkc_kernel *k = NULL;
-    vkc_buffer *x = NULL;
-    vkc_seq *s = NULL;
-    double *wall = calloc(iters, sizeof(double));
-    uint32_t *host = calloc(W * stride / 4, 4);
-    if (!wall || !host) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto fail;
-    }
-    VTRY(vkc_kernel_create(vctx,
-                           &(vkc_kernel_desc){.spirv = bench_inc,
-                                              .spirv_size = bench_inc_size,
-                                              .workgroup_size = TINY_WG,
-                                              .name = "inc"},
-                           &k));
-    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = W * stride, .name = "x"}, &x));
-    VTRY(vkc_buffer_fill(x, 0, W * stride, 0));
-    uint32_t push[2] = {TINY_N, 1};
-    VTRY(vkc_seq_create(vctx, NULL, &s));
-    for (uint32_t d = 0; d < D; ++d)
-        for (uint32_t w = 0; w < W; ++w) {
-            vkc_arg arg = {.buffer = x, .offset = w * stride, .size = TINY_N * 4};
-            VTRY(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = k,
-                                                          .args = &arg,
-                                                          .arg_count = 1,
-                                                          .push = push,
-                                                          .push_size = 8,
-                                                          .count = TINY_N}));
-        }
-    VTRY(vkc_seq_end(s));
+    uint64_t stride = bench_range_stride(b);
+    bench_tiny t = {0};
+    bench_times tm = {0};
     vkc_seq_info info = {0};
-    VTRY(vkc_seq_info_get(s, &info));
-    for (uint32_t i = 0; i < warm + iters; ++i) {
-        vkc_ticket t;
-        uint64_t t0 = bench_now_ns();
-        VTRY(vkc_seq_submit(s, &t));
-        VTRY(vkc_wait(vctx, t, UINT64_MAX));
-        if (i >= warm)
-            wall[i - warm] = (double)(bench_now_ns() - t0);
+    bench_range_arg *store = calloc(W, sizeof(*store));
+    vkc_dispatch_desc *descs = calloc(W, sizeof(*descs));
+    uint32_t *host = calloc(W * stride / 4, 4);
+    bench_rec rec = bench_rec_init(b, variant, baseline);
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)) && store && descs && host);
+    VTRY(bench_tiny_init(vctx, &t, W * stride));
+    for (uint32_t w = 0; w < W; ++w) {
+        store[w].args[0] = (vkc_arg){.buffer = t.x, .offset = w * stride, .size = TINY_N * 4};
+        descs[w] = t.d;
+        descs[w].args = store[w].args;
     }
-    VTRY(vkc_buffer_download(x, 0, host, W * stride));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "%s", baseline);
+    VTRY(bench_seq_time(vctx, descs, W, W * D, &tm, &info));
+    VTRY(vkc_buffer_download(t.x, 0, host, W * stride));
     rec.barriers = info.barriers;
     rec.expected_barriers = D;
-    uint32_t want = (warm + iters) * D;
-    for (uint32_t w = 0; w < W && rec.ok; ++w)
-        for (uint32_t i = 0; i < TINY_N; ++i)
-            if (host[w * stride / 4 + i] != want) {
-                rec.ok = false;
-                snprintf(rec.note, sizeof(rec.note), "range %u [%u] = %u, want %u", w, i,
-                         host[w * stride / 4 + i], want);
-                break;
-            }
-    fill_timing(&rec, wall, NULL, false, iters, W * D);
-    bench_add(b, &rec);
-    goto done;
+    check_levels(host, W, stride, (tm.warm + tm.iters) * D, &rec);
+    bench_times_rec(&tm, &rec, W * D);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(wall);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    free(store);
+    free(descs);
     free(host);
-    vkc_seq_destroy(s);
-    vkc_buffer_destroy(x);
-    vkc_kernel_destroy(k);
+    bench_tiny_finish(&t);
 }
 
 void scen_levels(bench *b, raw *r)
@@ -368,152 +231,68 @@ void scen_levels(bench *b, raw *r)
     }
 }
 
-/* Independent: K dispatches, dispatch k writes range k of dst = src + k. */
-typedef enum { IND_RAW, IND_VKC_SEQ } ind_kind;
+/* ---- independent: K dispatches, dispatch k writes range k of dst = src + k ------ */
 
-static bool check_ranges(const uint32_t *dst, const uint32_t *src, uint32_t K, uint64_t stride,
-                         char *note, size_t n)
+typedef struct ranges_rec {
+    raw_ranges *rr;
+    uint32_t n;
+} ranges_rec;
+
+static void record_ranges(raw *r, VkCommandBuffer cb, void *user)
 {
-    for (uint32_t k = 0; k < K; ++k)
-        for (uint32_t i = 0; i < TINY_N; ++i)
-            if (dst[k * stride / 4 + i] != src[i] + k) {
-                snprintf(note, n, "range %u [%u] = %u, want %u", k, i, dst[k * stride / 4 + i],
-                         src[i] + k);
-                return false;
-            }
-    return true;
+    const ranges_rec *g = user;
+    for (uint32_t k = 0; k < g->n; ++k) {
+        uint32_t push[2] = {TINY_N, k};
+        raw_cmd_dispatch(r, cb, &g->rr->p, &g->rr->args[k], push, 1, 1);
+    }
 }
 
 static void raw_independent(bench *b, raw *r, uint32_t K)
 {
-    char err[512] = "", variant[64];
+    char err[512] = "", variant[64], base[96];
     snprintf(variant, sizeof(variant), "raw-no-barriers K=%u", K);
-    uint32_t iters = bench_n(b, 20, 200), warm = bench_n(b, 2, 10);
-    uint64_t stride = range_stride(b);
-    raw_pipe p = {0};
-    raw_buf src = {0}, dst = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    raw_args *args = calloc(K, sizeof(raw_args));
-    double *wall = calloc(iters, sizeof(double)), *gpu = calloc(iters, sizeof(double));
-    uint32_t *host = calloc(K * stride / 4, 4), hsrc[TINY_N];
-    RTRY(wall && gpu && args && host);
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        hsrc[i] = bench_pattern(i, 7);
-    RTRY(raw_pipe_create(r, bench_offset, bench_offset_size, 2, 8, TINY_WG, 0, &p));
-    RTRY(raw_buf_create(r, TINY_N * 4, false, &src));
-    RTRY(raw_buf_create(r, K * stride, false, &dst));
-    RTRY(raw_upload(r, &src, 0, hsrc, sizeof(hsrc)));
-    for (uint32_t k = 0; k < K; ++k) {
-        args[k] = (raw_args){.b = {{src.buf, 0, VK_WHOLE_SIZE}, {dst.buf, k * stride, TINY_N * 4}},
-                             .n = 2};
-        RTRY(raw_prepare(r, &p, &args[k]));
-    }
-    RTRY(raw_new_cb(r, &cb));
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
-    raw_cmd_ts_begin(r, cb);
-    for (uint32_t k = 0; k < K; ++k) {
-        uint32_t push[2] = {TINY_N, k};
-        raw_cmd_dispatch(r, cb, &p, &args[k], push, 1, 1);
-    }
-    raw_cmd_ts_end(r, cb);
-    RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-    bool has_gpu;
-    RTRY(raw_replay(r, cb, warm, iters, wall, gpu, &has_gpu));
-    RTRY(raw_download(r, &dst, 0, host, K * stride));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "independent/%s", variant);
-    rec.x = K;
-    snprintf(rec.x_name, sizeof(rec.x_name), "K");
+    snprintf(base, sizeof(base), "independent/%s", variant);
+    bench_ranges g = {0};
+    raw_ranges rr = {0};
+    bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, base);
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)) &&
+         bench_ranges_host(b, &g, K, 7));
+    RTRY(raw_ranges_init(r, &g, true, &rr));
+    RTRY(raw_time_replay(r, record_ranges, &(ranges_rec){&rr, K}, &tm));
+    bench_rec_sweep(&rec, K, "K");
     rec.barriers = 0;
-    rec.ok = check_ranges(host, hsrc, K, stride, rec.note, sizeof(rec.note));
-    fill_timing(&rec, wall, gpu, has_gpu, iters, K);
-    bench_add(b, &rec);
-    goto done;
+    RTRY(raw_ranges_download_check(r, &rr, &g, 0, &rec));
+    bench_times_rec(&tm, &rec, K);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(wall);
-    free(gpu);
-    free(args);
-    free(host);
-    if (cb)
-        r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cb);
-    raw_buf_destroy(r, &src);
-    raw_buf_destroy(r, &dst);
-    raw_pipe_destroy(r, &p);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    raw_ranges_finish(r, &rr);
+    bench_ranges_finish(&g);
 }
 
 static void vkc_independent(bench *b, uint32_t K)
 {
     vkc_context *vctx = b->ctx;
-    char err[512] = "", variant[64];
+    char err[512] = "", variant[64], base[96];
     snprintf(variant, sizeof(variant), "vkc-seq K=%u", K);
-    uint32_t iters = bench_n(b, 20, 200), warm = bench_n(b, 2, 10);
-    uint64_t stride = range_stride(b);
-    vkc_kernel *k = NULL;
-    vkc_buffer *src = NULL, *dst = NULL;
-    vkc_seq *s = NULL;
-    double *wall = calloc(iters, sizeof(double));
-    uint32_t *host = calloc(K * stride / 4, 4), hsrc[TINY_N];
-    if (!wall || !host) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto fail;
-    }
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        hsrc[i] = bench_pattern(i, 7);
-    VTRY(vkc_kernel_create(vctx,
-                           &(vkc_kernel_desc){.spirv = bench_offset,
-                                              .spirv_size = bench_offset_size,
-                                              .workgroup_size = TINY_WG,
-                                              .name = "offset"},
-                           &k));
-    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = TINY_N * 4, .name = "src"}, &src));
-    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = K * stride, .name = "dst"}, &dst));
-    VTRY(vkc_buffer_upload(src, 0, hsrc, sizeof(hsrc)));
-    VTRY(vkc_seq_create(vctx, NULL, &s));
-    for (uint32_t j = 0; j < K; ++j) {
-        vkc_arg args[2] = {{.buffer = src},
-                           {.buffer = dst, .offset = j * stride, .size = TINY_N * 4}};
-        uint32_t push[2] = {TINY_N, j};
-        VTRY(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = k,
-                                                      .args = args,
-                                                      .arg_count = 2,
-                                                      .push = push,
-                                                      .push_size = 8,
-                                                      .count = TINY_N}));
-    }
-    VTRY(vkc_seq_end(s));
+    snprintf(base, sizeof(base), "independent/raw-no-barriers K=%u", K);
+    bench_ranges g = {0};
+    bench_times tm = {0};
     vkc_seq_info info = {0};
-    VTRY(vkc_seq_info_get(s, &info));
-    for (uint32_t i = 0; i < warm + iters; ++i) {
-        vkc_ticket t;
-        uint64_t t0 = bench_now_ns();
-        VTRY(vkc_seq_submit(s, &t));
-        VTRY(vkc_wait(vctx, t, UINT64_MAX));
-        if (i >= warm)
-            wall[i - warm] = (double)(bench_now_ns() - t0);
-    }
-    VTRY(vkc_buffer_download(dst, 0, host, K * stride));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "independent/raw-no-barriers K=%u", K);
-    rec.x = K;
-    snprintf(rec.x_name, sizeof(rec.x_name), "K");
+    bench_rec rec = bench_rec_init(b, variant, base);
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
+    VTRY(bench_ranges_init(b, vctx, &g, K, 7));
+    VTRY(bench_seq_time(vctx, g.descs, K, K, &tm, &info));
+    bench_rec_sweep(&rec, K, "K");
     rec.barriers = info.barriers;
     rec.expected_barriers = 0;
-    rec.ok = check_ranges(host, hsrc, K, stride, rec.note, sizeof(rec.note));
-    fill_timing(&rec, wall, NULL, false, iters, K);
-    bench_add(b, &rec);
-    goto done;
+    VTRY(bench_ranges_download_check(&g, 0, &rec));
+    bench_times_rec(&tm, &rec, K);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(wall);
-    free(host);
-    vkc_seq_destroy(s);
-    vkc_buffer_destroy(src);
-    vkc_buffer_destroy(dst);
-    vkc_kernel_destroy(k);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    bench_ranges_finish(&g);
 }
 
 void scen_independent(bench *b, raw *r)
@@ -533,34 +312,20 @@ typedef enum { DS_FRESH_POOL, DS_RESET_POOL, DS_PUSH } ds_kind;
 static void raw_descriptors(bench *b, raw *r, ds_kind kind, uint32_t N)
 {
     static const char *names[] = {"raw-fresh-pool", "raw-reset-pool", "raw-push"};
-    char err[512] = "", variant[64];
-    snprintf(variant, sizeof(variant), "%s", names[kind]);
+    char err[512] = "";
+    const char *variant = names[kind];
     if (kind == DS_PUSH && !r->vkCmdPushDescriptorSetKHR) {
-        bench_rec rec = bench_rec_init(b, variant);
-        rec.skipped = true;
-        snprintf(rec.note, sizeof(rec.note), "push descriptors not enabled");
-        bench_add(b, &rec);
+        bench_skip(b, variant, "push descriptors not enabled");
         return;
     }
-    uint32_t iters = bench_n(b, 10, 200), warm = bench_n(b, 2, 10);
-    uint64_t stride = range_stride(b);
-    raw_pipe p = {0};
-    raw_buf src = {0}, dst = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
+    bench_ranges g = {0};
+    raw_ranges rr = {0};
+    bench_times tm = {0};
     VkDescriptorPool pool = VK_NULL_HANDLE;
-    double *ns = calloc(iters, sizeof(double));
-    uint32_t *host = calloc(N * stride / 4, 4), hsrc[TINY_N];
-    RTRY(ns && host);
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        hsrc[i] = bench_pattern(i, 11);
-    RTRY(raw_pipe_create(r, bench_offset, bench_offset_size, 2, 8, TINY_WG, 0, &p));
-    RTRY(raw_buf_create(r, TINY_N * 4, false, &src));
-    RTRY(raw_buf_create(r, N * stride, false, &dst));
-    RTRY(raw_upload(r, &src, 0, hsrc, sizeof(hsrc)));
-    RTRY(raw_new_cb(r, &cb));
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    RTRY(raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, &fence), "vkCreateFence"));
+    bench_rec rec = bench_rec_init(b, variant, "descriptors/raw-fresh-pool");
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 10, 200)) &&
+         bench_ranges_host(b, &g, N, 11));
+    RTRY(raw_ranges_init(r, &g, false, &rr));
     VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * N};
     VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                       .maxSets = N,
@@ -569,7 +334,7 @@ static void raw_descriptors(bench *b, raw *r, ds_kind kind, uint32_t N)
     if (kind == DS_RESET_POOL)
         RTRY(raw_ok(r, r->vkCreateDescriptorPool(r->dev, &dpi, NULL, &pool),
                     "vkCreateDescriptorPool"));
-    for (uint32_t it = 0; it < warm + iters; ++it) {
+    for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
         uint64_t t0 = bench_now_ns();
         if (kind == DS_FRESH_POOL)
             RTRY(raw_ok(r, r->vkCreateDescriptorPool(r->dev, &dpi, NULL, &pool),
@@ -578,101 +343,66 @@ static void raw_descriptors(bench *b, raw *r, ds_kind kind, uint32_t N)
             RTRY(raw_ok(r, r->vkResetDescriptorPool(r->dev, pool, 0), "vkResetDescriptorPool"));
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(rr.cb, &bi), "vkBeginCommandBuffer"));
         for (uint32_t k = 0; k < N; ++k) {
-            raw_args a = {.b = {{src.buf, 0, VK_WHOLE_SIZE}, {dst.buf, k * stride, TINY_N * 4}},
-                          .n = 2};
+            raw_args a = rr.args[k];
             if (kind != DS_PUSH)
-                RTRY(raw_args_set(r, &p, pool, &a));
+                RTRY(raw_args_set(r, &rr.p, pool, &a));
             uint32_t push[2] = {TINY_N, k + it};
-            raw_cmd_dispatch(r, cb, &p, &a, push, 1, 1);
+            raw_cmd_dispatch(r, rr.cb, &rr.p, &a, push, 1, 1);
         }
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-        RTRY(raw_submit_wait(r, cb, fence, true));
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(rr.cb), "vkEndCommandBuffer"));
+        RTRY(raw_submit_wait(r, rr.cb, rr.fence, true));
         if (kind == DS_FRESH_POOL) {
             r->vkDestroyDescriptorPool(r->dev, pool, NULL);
             pool = VK_NULL_HANDLE;
         }
-        if (it >= warm)
-            ns[it - warm] = (double)(bench_now_ns() - t0);
+        bench_times_put(&tm, it, (double)(bench_now_ns() - t0));
     }
-    RTRY(raw_download(r, &dst, 0, host, N * stride));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "descriptors/raw-fresh-pool");
     /* the last iteration added k + (warm + iters - 1) */
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        hsrc[i] += warm + iters - 1;
-    rec.ok = check_ranges(host, hsrc, N, stride, rec.note, sizeof(rec.note));
-    bench_rec_stats(&rec, ns, iters, false);
-    rec.per_dispatch_ns = rec.p50_us * 1e3 / N;
-    bench_add(b, &rec);
-    goto done;
+    RTRY(raw_ranges_download_check(r, &rr, &g, tm.warm + tm.iters - 1, &rec));
+    bench_times_rec(&tm, &rec, N);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(ns);
-    free(host);
+    bench_emit(b, &rec, err);
     if (pool)
         r->vkDestroyDescriptorPool(r->dev, pool, NULL);
-    if (fence)
-        r->vkDestroyFence(r->dev, fence, NULL);
-    if (cb)
-        r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cb);
-    raw_buf_destroy(r, &src);
-    raw_buf_destroy(r, &dst);
-    raw_pipe_destroy(r, &p);
+    bench_times_free(&tm);
+    raw_ranges_finish(r, &rr);
+    bench_ranges_finish(&g);
 }
 
 typedef enum { VD_SEQ, VD_IMMEDIATE } vd_kind;
+
+/* N dispatches over the ranges (range j = src + j + add) into s, or enqueued. */
+static vkc_result vkc_ranges_record(vkc_context *vctx, const bench_ranges *g, vkc_seq *s,
+                                    uint32_t add)
+{
+    vkc_result res = VKC_SUCCESS;
+    for (uint32_t j = 0; res >= 0 && j < g->n; ++j) {
+        vkc_arg args[2];
+        uint32_t push[2];
+        vkc_dispatch_desc d = bench_ranges_desc(g, j, add, args, push);
+        res = s ? vkc_seq_dispatch(s, &d) : vkc_dispatch(vctx, &d);
+    }
+    return res;
+}
 
 /* The same through vkc: re-record a sequence or enqueue immediately. */
 static void vkc_descriptors(bench *b, vkc_context *vctx, const char *variant, vd_kind kind,
                             uint32_t N, const char *baseline)
 {
     char err[512] = "";
-    uint32_t iters = bench_n(b, 10, 200), warm = bench_n(b, 2, 10);
-    uint64_t stride = range_stride(b);
-    vkc_kernel *k = NULL;
-    vkc_buffer *src = NULL, *dst = NULL;
-    vkc_seq *s = NULL;
-    double *ns = calloc(iters, sizeof(double));
-    uint32_t *host = calloc(N * stride / 4, 4), hsrc[TINY_N];
-    if (!ns || !host) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto fail;
-    }
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        hsrc[i] = bench_pattern(i, 11);
-    VTRY(vkc_kernel_create(vctx,
-                           &(vkc_kernel_desc){.spirv = bench_offset,
-                                              .spirv_size = bench_offset_size,
-                                              .workgroup_size = TINY_WG,
-                                              .name = "offset"},
-                           &k));
-    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = TINY_N * 4, .name = "src"}, &src));
-    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = N * stride, .name = "dst"}, &dst));
-    VTRY(vkc_buffer_upload(src, 0, hsrc, sizeof(hsrc)));
-    if (kind == VD_SEQ)
-        VTRY(vkc_seq_create(vctx, NULL, &s));
-    for (uint32_t it = 0; it < warm + iters; ++it) {
+    bench_ranges g = {0};
+    bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, baseline);
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 10, 200)));
+    VTRY(bench_ranges_init(b, vctx, &g, N, 11));
+    vkc_seq *s = kind == VD_SEQ ? g.seq : NULL;
+    for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
         uint64_t t0 = bench_now_ns();
         if (kind == VD_SEQ && it > 0)
             VTRY(vkc_seq_begin(s));
-        for (uint32_t j = 0; j < N; ++j) {
-            vkc_arg args[2] = {{.buffer = src},
-                               {.buffer = dst, .offset = j * stride, .size = TINY_N * 4}};
-            uint32_t push[2] = {TINY_N, j + it};
-            vkc_dispatch_desc d = {.kernel = k,
-                                   .args = args,
-                                   .arg_count = 2,
-                                   .push = push,
-                                   .push_size = 8,
-                                   .count = TINY_N};
-            if (kind == VD_SEQ)
-                VTRY(vkc_seq_dispatch(s, &d));
-            else
-                VTRY(vkc_dispatch(vctx, &d));
-        }
+        VTRY(vkc_ranges_record(vctx, &g, s, it));
         vkc_ticket t;
         if (kind == VD_SEQ) {
             VTRY(vkc_seq_end(s));
@@ -681,28 +411,14 @@ static void vkc_descriptors(bench *b, vkc_context *vctx, const char *variant, vd
             VTRY(vkc_flush(vctx, &t));
         }
         VTRY(vkc_wait(vctx, t, UINT64_MAX));
-        if (it >= warm)
-            ns[it - warm] = (double)(bench_now_ns() - t0);
+        bench_times_put(&tm, it, (double)(bench_now_ns() - t0));
     }
-    VTRY(vkc_buffer_download(dst, 0, host, N * stride));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "%s", baseline);
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        hsrc[i] += warm + iters - 1;
-    rec.ok = check_ranges(host, hsrc, N, stride, rec.note, sizeof(rec.note));
-    bench_rec_stats(&rec, ns, iters, false);
-    rec.per_dispatch_ns = rec.p50_us * 1e3 / N;
-    bench_add(b, &rec);
-    goto done;
+    VTRY(bench_ranges_download_check(&g, tm.warm + tm.iters - 1, &rec));
+    bench_times_rec(&tm, &rec, N);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(ns);
-    free(host);
-    vkc_seq_destroy(s);
-    vkc_buffer_destroy(src);
-    vkc_buffer_destroy(dst);
-    vkc_kernel_destroy(k);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    bench_ranges_finish(&g);
 }
 
 void scen_descriptors(bench *b, raw *r)
@@ -714,17 +430,19 @@ void scen_descriptors(bench *b, raw *r)
             raw_descriptors(b, r, (ds_kind)kind, N);
     vkc_descriptors(b, b->ctx, "vkc-seq-rerecord", VD_SEQ, N, base);
     vkc_descriptors(b, b->ctx, "vkc-immediate", VD_IMMEDIATE, N, base);
-    vkc_context *c = NULL;
     vkc_context_desc desc = {.push_descriptors = VKC_OFF};
-    vkc_result res = bench_context(b, &desc, &c);
-    if (res != VKC_SUCCESS) {
-        char err[512];
-        bench_fail(b, "vkc-seq-rerecord(pools)", "%s",
-                   bench_vkc_err(NULL, res, "vkc_context_create", err, sizeof(err)));
+    vkc_context *c = bench_context_or_fail(b, &desc, "vkc-seq-rerecord(pools)", NULL);
+    if (!c)
         return;
-    }
     vkc_descriptors(b, c, "vkc-seq-rerecord(pools)", VD_SEQ, N, base);
     vkc_context_destroy(c);
+}
+
+/* record: the samples are ns per recorded dispatch, reported as such. */
+static void record_timing(bench_times *tm, bench_rec *rec)
+{
+    bench_times_rec(tm, rec, 1);
+    rec->p50_us = rec->p95_us = rec->p99_us = rec->mean_us = rec->min_us = rec->max_us = -1;
 }
 
 /* record: CPU ns per recorded dispatch, nothing submitted while timing. */
@@ -732,121 +450,51 @@ static void raw_record(bench *b, raw *r, uint32_t N)
 {
     char err[512] = "";
     const char *variant = "raw-record";
-    uint32_t iters = bench_n(b, 20, 500), warm = bench_n(b, 3, 20);
-    uint64_t stride = range_stride(b);
-    raw_pipe p = {0};
-    raw_buf src = {0}, dst = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
-    raw_args *args = calloc(N, sizeof(raw_args));
-    double *ns = calloc(iters, sizeof(double));
-    uint32_t *host = calloc(N * stride / 4, 4), hsrc[TINY_N];
-    RTRY(ns && host && args);
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        hsrc[i] = bench_pattern(i, 13);
-    RTRY(raw_pipe_create(r, bench_offset, bench_offset_size, 2, 8, TINY_WG, 0, &p));
-    RTRY(raw_buf_create(r, TINY_N * 4, false, &src));
-    RTRY(raw_buf_create(r, N * stride, false, &dst));
-    RTRY(raw_upload(r, &src, 0, hsrc, sizeof(hsrc)));
-    for (uint32_t k = 0; k < N; ++k) {
-        args[k] = (raw_args){.b = {{src.buf, 0, VK_WHOLE_SIZE}, {dst.buf, k * stride, TINY_N * 4}},
-                             .n = 2};
-        RTRY(raw_prepare(r, &p, &args[k]));
-    }
-    RTRY(raw_new_cb(r, &cb));
-    for (uint32_t it = 0; it < warm + iters; ++it) {
-        RTRY(raw_ok(r, r->vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer"));
+    bench_ranges g = {0};
+    raw_ranges rr = {0};
+    bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, "record/raw-record");
+    MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 500)) &&
+         bench_ranges_host(b, &g, N, 13));
+    RTRY(raw_ranges_init(r, &g, true, &rr));
+    for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
+        RTRY(raw_ok(r, r->vkResetCommandBuffer(rr.cb, 0), "vkResetCommandBuffer"));
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(rr.cb, &bi), "vkBeginCommandBuffer"));
         uint64_t t0 = bench_now_ns();
-        for (uint32_t k = 0; k < N; ++k) {
-            uint32_t push[2] = {TINY_N, k};
-            raw_cmd_dispatch(r, cb, &p, &args[k], push, 1, 1);
-        }
+        record_ranges(r, rr.cb, &(ranges_rec){&rr, N});
         uint64_t t1 = bench_now_ns();
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-        if (it >= warm)
-            ns[it - warm] = (double)(t1 - t0) / N; /* ns per dispatch */
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(rr.cb), "vkEndCommandBuffer"));
+        bench_times_put(&tm, it, (double)(t1 - t0) / N); /* ns per dispatch */
     }
     /* the last recording is submitted once and checked */
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    RTRY(raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, &fence), "vkCreateFence"));
-    RTRY(raw_submit_wait(r, cb, fence, false));
-    RTRY(raw_download(r, &dst, 0, host, N * stride));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "record/raw-record");
-    rec.ok = check_ranges(host, hsrc, N, stride, rec.note, sizeof(rec.note));
-    bench_rec_stats(&rec, ns, iters, false);
-    /* samples are ns per dispatch: report them as such */
-    rec.per_dispatch_ns = rec.p50_us * 1e3;
-    rec.p50_us = rec.p95_us = rec.p99_us = rec.mean_us = rec.min_us = rec.max_us = -1;
-    snprintf(rec.note + strlen(rec.note), sizeof(rec.note) - strlen(rec.note),
-             "%sbind+push descriptors+push constants+dispatch", rec.note[0] ? "; " : "");
-    bench_add(b, &rec);
-    goto done;
+    RTRY(raw_submit_wait(r, rr.cb, rr.fence, false));
+    RTRY(raw_ranges_download_check(r, &rr, &g, 0, &rec));
+    record_timing(&tm, &rec);
+    bench_note(&rec, "bind+push descriptors+push constants+dispatch");
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(ns);
-    free(host);
-    free(args);
-    if (fence)
-        r->vkDestroyFence(r->dev, fence, NULL);
-    if (cb)
-        r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cb);
-    raw_buf_destroy(r, &src);
-    raw_buf_destroy(r, &dst);
-    raw_pipe_destroy(r, &p);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    raw_ranges_finish(r, &rr);
+    bench_ranges_finish(&g);
 }
 
 static void vkc_record(bench *b, vd_kind kind, uint32_t N, vkc_context *vctx)
 {
     const char *variant = kind == VD_SEQ ? "vkc-seq-dispatch" : "vkc-immediate-enqueue";
     char err[512] = "";
-    uint32_t iters = bench_n(b, 20, 500), warm = bench_n(b, 3, 20);
-    uint64_t stride = range_stride(b);
-    vkc_kernel *k = NULL;
-    vkc_buffer *src = NULL, *dst = NULL;
-    vkc_seq *s = NULL;
-    double *ns = calloc(iters, sizeof(double));
-    uint32_t *host = calloc(N * stride / 4, 4), hsrc[TINY_N];
-    if (!ns || !host) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto fail;
-    }
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        hsrc[i] = bench_pattern(i, 13);
-    VTRY(vkc_kernel_create(vctx,
-                           &(vkc_kernel_desc){.spirv = bench_offset,
-                                              .spirv_size = bench_offset_size,
-                                              .workgroup_size = TINY_WG,
-                                              .name = "offset"},
-                           &k));
-    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = TINY_N * 4, .name = "src"}, &src));
-    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = N * stride, .name = "dst"}, &dst));
-    VTRY(vkc_buffer_upload(src, 0, hsrc, sizeof(hsrc)));
-    if (kind == VD_SEQ)
-        VTRY(vkc_seq_create(vctx, NULL, &s));
-    for (uint32_t it = 0; it < warm + iters; ++it) {
+    bench_ranges g = {0};
+    bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, "record/raw-record");
+    MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 500)));
+    VTRY(bench_ranges_init(b, vctx, &g, N, 13));
+    vkc_seq *s = kind == VD_SEQ ? g.seq : NULL;
+    for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
         if (kind == VD_SEQ && it > 0)
             VTRY(vkc_seq_begin(s));
         uint64_t t0 = bench_now_ns();
-        for (uint32_t j = 0; j < N; ++j) {
-            vkc_arg args[2] = {{.buffer = src},
-                               {.buffer = dst, .offset = j * stride, .size = TINY_N * 4}};
-            uint32_t push[2] = {TINY_N, j};
-            vkc_dispatch_desc d = {.kernel = k,
-                                   .args = args,
-                                   .arg_count = 2,
-                                   .push = push,
-                                   .push_size = 8,
-                                   .count = TINY_N};
-            if (kind == VD_SEQ)
-                VTRY(vkc_seq_dispatch(s, &d));
-            else
-                VTRY(vkc_dispatch(vctx, &d));
-        }
+        VTRY(vkc_ranges_record(vctx, &g, s, 0));
         if (kind == VD_SEQ)
             VTRY(vkc_seq_end(s));
         uint64_t t1 = bench_now_ns();
@@ -855,35 +503,21 @@ static void vkc_record(bench *b, vd_kind kind, uint32_t N, vkc_context *vctx)
             VTRY(vkc_flush(vctx, &t));
             VTRY(vkc_wait(vctx, t, UINT64_MAX));
         }
-        if (it >= warm)
-            ns[it - warm] = (double)(t1 - t0) / N;
+        bench_times_put(&tm, it, (double)(t1 - t0) / N);
     }
     if (kind == VD_SEQ) {
         vkc_ticket t;
         VTRY(vkc_seq_submit(s, &t));
         VTRY(vkc_wait(vctx, t, UINT64_MAX));
     }
-    VTRY(vkc_buffer_download(dst, 0, host, N * stride));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "record/raw-record");
-    rec.ok = check_ranges(host, hsrc, N, stride, rec.note, sizeof(rec.note));
-    bench_rec_stats(&rec, ns, iters, false);
-    rec.per_dispatch_ns = rec.p50_us * 1e3;
-    rec.p50_us = rec.p95_us = rec.p99_us = rec.mean_us = rec.min_us = rec.max_us = -1;
+    VTRY(bench_ranges_download_check(&g, 0, &rec));
+    record_timing(&tm, &rec);
     if (kind == VD_IMMEDIATE)
-        snprintf(rec.note + strlen(rec.note), sizeof(rec.note) - strlen(rec.note),
-                 "%senqueue only: the flush is outside the timed loop", rec.note[0] ? "; " : "");
-    bench_add(b, &rec);
-    goto done;
+        bench_note(&rec, "enqueue only: the flush is outside the timed loop");
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(ns);
-    free(host);
-    vkc_seq_destroy(s);
-    vkc_buffer_destroy(src);
-    vkc_buffer_destroy(dst);
-    vkc_kernel_destroy(k);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    bench_ranges_finish(&g);
 }
 
 void scen_record(bench *b, raw *r)
@@ -894,15 +528,10 @@ void scen_record(bench *b, raw *r)
     vkc_record(b, VD_SEQ, N, b->ctx);
     /* The enqueue itself: a batch larger than N, so no flush (record +
      * submit) and no wait for a free batch happens inside the timed loop. */
-    vkc_context *c = NULL;
     vkc_context_desc desc = {.batch_size = N + 1};
-    vkc_result res = bench_context(b, &desc, &c);
-    if (res != VKC_SUCCESS) {
-        char err[512];
-        bench_fail(b, "vkc-immediate-enqueue", "%s",
-                   bench_vkc_err(NULL, res, "vkc_context_create", err, sizeof(err)));
+    vkc_context *c = bench_context_or_fail(b, &desc, "vkc-immediate-enqueue", NULL);
+    if (!c)
         return;
-    }
     vkc_record(b, VD_IMMEDIATE, N, c);
     vkc_context_destroy(c);
 }

@@ -1,6 +1,5 @@
 /* Round-trip scenarios: naive, reuse, batch, family (reuse part). */
 #include "bench.h"
-#include "bench_shaders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,70 +15,36 @@ typedef enum { RT_NAIVE, RT_BLOCK, RT_SPIN } rt_mode;
 static void raw_roundtrip(bench *b, raw *r, const char *variant, rt_mode mode)
 {
     char err[512] = "";
-    raw_pipe p = {0};
-    raw_buf x = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
-    double *ns = NULL;
-    uint32_t iters = bench_n(b, 200, 5000), warm = bench_n(b, 20, 200);
-    RTRY(raw_pipe_create(r, bench_inc, bench_inc_size, 1, 8, TINY_WG, 0, &p));
-    RTRY(raw_buf_create(r, TINY_N * 4, false, &x));
-    uint32_t zeros[TINY_N] = {0};
-    RTRY(raw_upload(r, &x, 0, zeros, sizeof(zeros)));
-    raw_args a = {.b = {{x.buf, 0, VK_WHOLE_SIZE}}, .n = 1};
-    RTRY(raw_prepare(r, &p, &a));
-    uint32_t push[2] = {TINY_N, 1};
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    raw_tiny t = {0};
+    bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, NAIVE_BASE);
+    MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
+    RTRY(raw_tiny_init(r, &t, 0));
     if (mode != RT_NAIVE) {
-        RTRY(raw_new_cb(r, &cb));
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
-        raw_cmd_dispatch(r, cb, &p, &a, push, 1, 1);
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-        RTRY(raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, &fence), "vkCreateFence"));
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(t.cb, &bi), "vkBeginCommandBuffer"));
+        raw_cmd_dispatch(r, t.cb, &t.p, &t.a, t.push, 1, 1);
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(t.cb), "vkEndCommandBuffer"));
     }
-    ns = malloc(iters * sizeof(double));
-    if (!ns) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto fail;
-    }
-    for (uint32_t i = 0; i < warm + iters; ++i) {
+    for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         uint64_t t0 = bench_now_ns();
         if (mode == RT_NAIVE) {
             VkCommandBuffer c;
             RTRY(raw_begin(r, &c));
-            raw_cmd_dispatch(r, c, &p, &a, push, 1, 1);
-            RTRY(raw_end_wait(r, c)); /* fence created, waited on, destroyed; CB freed */
+            raw_cmd_dispatch(r, c, &t.p, &t.a, t.push, 1, 1);
+            RTRY(raw_end_wait(r, c)); /* a fence created, waited on, destroyed; CB freed */
         } else {
-            RTRY(raw_submit_wait(r, cb, fence, mode == RT_SPIN));
+            RTRY(raw_submit_wait(r, t.cb, t.fence, mode == RT_SPIN));
         }
         uint64_t t1 = bench_now_ns();
-        if (i >= warm)
-            ns[i - warm] = (double)(t1 - t0);
+        bench_times_put(&tm, i, (double)(t1 - t0));
     }
-    uint32_t got[TINY_N];
-    RTRY(raw_download(r, &x, 0, got, sizeof(got)));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), NAIVE_BASE);
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        if (got[i] != warm + iters) {
-            rec.ok = false;
-            snprintf(rec.note, sizeof(rec.note), "x[%u] = %u, want %u", i, got[i], warm + iters);
-            break;
-        }
-    bench_rec_stats(&rec, ns, iters, true);
-    bench_add(b, &rec);
-    goto done;
+    RTRY(raw_tiny_check(r, &t, tm.warm + tm.iters, &rec));
+    bench_rec_stats(&rec, tm.wall, tm.iters, true);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(ns);
-    if (fence)
-        r->vkDestroyFence(r->dev, fence, NULL);
-    if (cb)
-        r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cb);
-    raw_buf_destroy(r, &x);
-    raw_pipe_destroy(r, &p);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    raw_tiny_finish(r, &t);
 }
 
 /* ---- vkc -------------------------------------------------------------------- */
@@ -87,76 +52,30 @@ done:
 /* Round trip through vkc: a fresh sequence per dispatch (fresh) or one
  * sequence recorded once and resubmitted. */
 void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool fresh,
-                         const char *baseline);
-void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool fresh,
                          const char *baseline)
 {
     char err[512] = "";
-    vkc_kernel *k = NULL;
-    vkc_buffer *x = NULL;
-    vkc_seq *s = NULL;
-    double *ns = NULL;
-    uint32_t iters = bench_n(b, 200, 5000), warm = bench_n(b, 20, 200);
-    VTRY(vkc_kernel_create(vctx,
-                           &(vkc_kernel_desc){.spirv = bench_inc,
-                                              .spirv_size = bench_inc_size,
-                                              .workgroup_size = TINY_WG,
-                                              .name = "inc"},
-                           &k));
-    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = TINY_N * 4, .name = "x"}, &x));
-    VTRY(vkc_buffer_fill(x, 0, TINY_N * 4, 0));
-    uint32_t push[2] = {TINY_N, 1};
-    vkc_arg arg = {.buffer = x};
-    vkc_dispatch_desc d = {
-        .kernel = k, .args = &arg, .arg_count = 1, .push = push, .push_size = 8, .count = TINY_N};
-    if (!fresh) {
-        VTRY(vkc_seq_create(vctx, NULL, &s));
-        VTRY(vkc_seq_dispatch(s, &d));
-        VTRY(vkc_seq_end(s));
-    }
-    ns = malloc(iters * sizeof(double));
-    if (!ns) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto fail;
-    }
-    for (uint32_t i = 0; i < warm + iters; ++i) {
-        vkc_ticket t;
-        uint64_t t0 = bench_now_ns();
-        if (fresh) {
-            VTRY(vkc_seq_create(vctx, NULL, &s));
-            VTRY(vkc_seq_dispatch(s, &d));
-            VTRY(vkc_seq_end(s));
+    bench_tiny t = {0};
+    bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, baseline);
+    MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
+    VTRY(bench_tiny_init(vctx, &t, 0));
+    if (fresh) {
+        /* the whole life of a sequence is inside the timed round trip */
+        for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
+            uint64_t t0 = bench_now_ns();
+            VTRY(bench_seq_once(vctx, &t.d, 1));
+            bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
         }
-        VTRY(vkc_seq_submit(s, &t));
-        VTRY(vkc_wait(vctx, t, UINT64_MAX));
-        if (fresh) {
-            vkc_seq_destroy(s);
-            s = NULL;
-        }
-        uint64_t t1 = bench_now_ns();
-        if (i >= warm)
-            ns[i - warm] = (double)(t1 - t0);
+    } else {
+        VTRY(bench_seq_time(vctx, &t.d, 1, 1, &tm, NULL));
     }
-    uint32_t got[TINY_N];
-    VTRY(vkc_buffer_download(x, 0, got, sizeof(got)));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "%s", baseline);
-    for (uint32_t i = 0; i < TINY_N; ++i)
-        if (got[i] != warm + iters) {
-            rec.ok = false;
-            snprintf(rec.note, sizeof(rec.note), "x[%u] = %u, want %u", i, got[i], warm + iters);
-            break;
-        }
-    bench_rec_stats(&rec, ns, iters, true);
-    bench_add(b, &rec);
-    goto done;
+    VTRY(bench_tiny_check(&t, tm.warm + tm.iters, &rec));
+    bench_rec_stats(&rec, tm.wall, tm.iters, true);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(ns);
-    vkc_seq_destroy(s);
-    vkc_buffer_destroy(x);
-    vkc_kernel_destroy(k);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    bench_tiny_finish(&t);
 }
 
 void scen_naive(bench *b, raw *r)
@@ -180,15 +99,10 @@ void scen_reuse(bench *b, raw *r)
                  {VKC_WAIT_SPIN, "vkc-spin"},
                  {VKC_WAIT_SPIN_MARKER, "vkc-spin-marker"}};
     for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); ++i) {
-        vkc_context *c = NULL;
         vkc_context_desc desc = {.wait_mode = modes[i].mode};
-        vkc_result res = bench_context(b, &desc, &c);
-        if (res != VKC_SUCCESS) {
-            char err[512];
-            bench_fail(b, modes[i].name, "%s",
-                       bench_vkc_err(NULL, res, "vkc_context_create", err, sizeof(err)));
+        vkc_context *c = bench_context_or_fail(b, &desc, modes[i].name, NULL);
+        if (!c)
             continue;
-        }
         bench_vkc_roundtrip(b, c, modes[i].name, false, NAIVE_BASE);
         vkc_context_destroy(c);
     }
@@ -196,64 +110,38 @@ void scen_reuse(bench *b, raw *r)
 
 /* ---- batch: immediate mode ---------------------------------------------------- */
 
+/* K tiny dependent dispatches per submission; the first iteration warms up. */
 static void raw_batch(bench *b, raw *r, uint32_t K, uint32_t iters)
 {
-    char err[512] = "", variant[64];
+    char err[512] = "", variant[64], base[80];
     snprintf(variant, sizeof(variant), "raw-record-submit K=%u", K);
-    raw_pipe p = {0};
-    raw_buf x = {0};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
-    double *ns = malloc((iters + 1) * sizeof(double));
-    RTRY(ns != NULL);
-    RTRY(raw_pipe_create(r, bench_inc, bench_inc_size, 1, 8, TINY_WG, 0, &p));
-    RTRY(raw_buf_create(r, TINY_N * 4, false, &x));
-    uint32_t zeros[TINY_N] = {0};
-    RTRY(raw_upload(r, &x, 0, zeros, sizeof(zeros)));
-    raw_args a = {.b = {{x.buf, 0, VK_WHOLE_SIZE}}, .n = 1};
-    RTRY(raw_prepare(r, &p, &a));
-    RTRY(raw_new_cb(r, &cb));
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    RTRY(raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, &fence), "vkCreateFence"));
-    uint32_t push[2] = {TINY_N, 1};
-    for (uint32_t i = 0; i < iters + 1; ++i) { /* the first is the warm-up */
+    snprintf(base, sizeof(base), "batch/%s", variant);
+    raw_tiny t = {0};
+    bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, base);
+    MTRY(bench_times_init(&tm, 1, iters));
+    RTRY(raw_tiny_init(r, &t, 0));
+    for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         uint64_t t0 = bench_now_ns();
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(t.cb, &bi), "vkBeginCommandBuffer"));
         for (uint32_t j = 0; j < K; ++j) {
             if (j)
-                raw_cmd_barrier(r, cb);
-            raw_cmd_dispatch(r, cb, &p, &a, push, 1, 1);
+                raw_cmd_barrier(r, t.cb);
+            raw_cmd_dispatch(r, t.cb, &t.p, &t.a, t.push, 1, 1);
         }
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
-        RTRY(raw_submit_wait(r, cb, fence, true));
-        ns[i] = (double)(bench_now_ns() - t0);
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(t.cb), "vkEndCommandBuffer"));
+        RTRY(raw_submit_wait(r, t.cb, t.fence, true));
+        bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
     }
-    uint32_t got[TINY_N];
-    RTRY(raw_download(r, &x, 0, got, sizeof(got)));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "batch/%s", variant);
-    rec.x = K;
-    snprintf(rec.x_name, sizeof(rec.x_name), "K");
-    if (got[0] != (iters + 1) * K || got[TINY_N - 1] != (iters + 1) * K) {
-        rec.ok = false;
-        snprintf(rec.note, sizeof(rec.note), "x[0] = %u, want %u", got[0], (iters + 1) * K);
-    }
-    bench_rec_stats(&rec, ns + 1, iters, false);
-    rec.per_dispatch_ns = rec.p50_us * 1e3 / K;
-    bench_add(b, &rec);
-    goto done;
+    bench_rec_sweep(&rec, K, "K");
+    RTRY(raw_tiny_check(r, &t, (iters + 1) * K, &rec));
+    bench_times_rec(&tm, &rec, K);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(ns);
-    if (fence)
-        r->vkDestroyFence(r->dev, fence, NULL);
-    if (cb)
-        r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cb);
-    raw_buf_destroy(r, &x);
-    raw_pipe_destroy(r, &p);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    raw_tiny_finish(r, &t);
 }
 
 static void vkc_batch(bench *b, uint32_t K, uint32_t iters)
@@ -262,54 +150,27 @@ static void vkc_batch(bench *b, uint32_t K, uint32_t iters)
     char err[512] = "", variant[64], base[64];
     snprintf(variant, sizeof(variant), "vkc-immediate K=%u", K);
     snprintf(base, sizeof(base), "batch/raw-record-submit K=%u", K);
-    vkc_kernel *k = NULL;
-    vkc_buffer *x = NULL;
-    double *ns = malloc((iters + 1) * sizeof(double));
-    if (!ns) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto fail;
-    }
-    VTRY(vkc_kernel_create(vctx,
-                           &(vkc_kernel_desc){.spirv = bench_inc,
-                                              .spirv_size = bench_inc_size,
-                                              .workgroup_size = TINY_WG,
-                                              .name = "inc"},
-                           &k));
-    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = TINY_N * 4, .name = "x"}, &x));
-    VTRY(vkc_buffer_fill(x, 0, TINY_N * 4, 0));
-    uint32_t push[2] = {TINY_N, 1};
-    vkc_arg arg = {.buffer = x};
-    vkc_dispatch_desc d = {
-        .kernel = k, .args = &arg, .arg_count = 1, .push = push, .push_size = 8, .count = TINY_N};
-    for (uint32_t i = 0; i < iters + 1; ++i) {
+    bench_tiny t = {0};
+    bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, variant, base);
+    MTRY(bench_times_init(&tm, 1, iters));
+    VTRY(bench_tiny_init(vctx, &t, 0));
+    for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         uint64_t t0 = bench_now_ns();
         for (uint32_t j = 0; j < K; ++j)
-            VTRY(vkc_dispatch(vctx, &d));
-        vkc_ticket t;
-        VTRY(vkc_flush(vctx, &t));
-        VTRY(vkc_wait(vctx, t, UINT64_MAX));
-        ns[i] = (double)(bench_now_ns() - t0);
+            VTRY(vkc_dispatch(vctx, &t.d));
+        vkc_ticket tk;
+        VTRY(vkc_flush(vctx, &tk));
+        VTRY(vkc_wait(vctx, tk, UINT64_MAX));
+        bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
     }
-    uint32_t got[TINY_N];
-    VTRY(vkc_buffer_download(x, 0, got, sizeof(got)));
-    bench_rec rec = bench_rec_init(b, variant);
-    snprintf(rec.baseline, sizeof(rec.baseline), "%s", base);
-    rec.x = K;
-    snprintf(rec.x_name, sizeof(rec.x_name), "K");
-    if (got[0] != (iters + 1) * K || got[TINY_N - 1] != (iters + 1) * K) {
-        rec.ok = false;
-        snprintf(rec.note, sizeof(rec.note), "x[0] = %u, want %u", got[0], (iters + 1) * K);
-    }
-    bench_rec_stats(&rec, ns + 1, iters, false);
-    rec.per_dispatch_ns = rec.p50_us * 1e3 / K;
-    bench_add(b, &rec);
-    goto done;
+    bench_rec_sweep(&rec, K, "K");
+    VTRY(bench_tiny_check(&t, (iters + 1) * K, &rec));
+    bench_times_rec(&tm, &rec, K);
 fail:
-    bench_fail(b, variant, "%s", err);
-done:
-    free(ns);
-    vkc_buffer_destroy(x);
-    vkc_kernel_destroy(k);
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    bench_tiny_finish(&t);
 }
 
 void scen_batch(bench *b, raw *r)
@@ -330,9 +191,6 @@ void scen_batch(bench *b, raw *r)
 
 /* ---- family -------------------------------------------------------------------- */
 
-void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t K,
-                     const char *baseline);
-
 void scen_family(bench *b, raw *r)
 {
     (void)r;
@@ -350,30 +208,22 @@ void scen_family(bench *b, raw *r)
         }
     }
     if (compute_only < 0 || graphics < 0) {
-        bench_rec rec = bench_rec_init(b, "compute-vs-graphics");
-        rec.skipped = true;
-        snprintf(rec.note, sizeof(rec.note), "the device has no %s family",
-                 compute_only < 0 ? "compute-only" : "graphics+compute");
-        bench_add(b, &rec);
+        bench_skip(b, "compute-vs-graphics",
+                   compute_only < 0 ? "the device has no compute-only family"
+                                    : "the device has no graphics+compute family");
         return;
     }
     uint32_t K = bench_n(b, 64, 10000);
     const int32_t fams[2] = {compute_only, graphics};
     const char *names[2] = {"compute-only", "graphics"};
     for (int i = 0; i < 2; ++i) {
-        vkc_context *c = NULL;
         vkc_context_desc desc = {.queue_family_override = true, .queue_family = (uint32_t)fams[i]};
         char v1[64], v2[64], base[96];
         snprintf(v1, sizeof(v1), "vkc-reuse-%s(qf%d)", names[i], fams[i]);
         snprintf(v2, sizeof(v2), "vkc-chain-%s(qf%d)", names[i], fams[i]);
-        vkc_result res = bench_context(b, &desc, &c);
-        if (res != VKC_SUCCESS) {
-            char err[512];
-            bench_vkc_err(NULL, res, "vkc_context_create", err, sizeof(err));
-            bench_fail(b, v1, "%s", err);
-            bench_fail(b, v2, "%s", err);
+        vkc_context *c = bench_context_or_fail(b, &desc, v1, v2, NULL);
+        if (!c)
             continue;
-        }
         bench_vkc_roundtrip(b, c, v1, false, NAIVE_BASE);
         snprintf(base, sizeof(base), "family/vkc-chain-%s(qf%d)", names[0], fams[0]);
         bench_vkc_chain(b, c, v2, K, base);

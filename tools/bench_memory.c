@@ -42,40 +42,35 @@ static void grid_for(const bench *b, uint64_t threads, uint32_t wg, uint32_t g[3
     }
 }
 
+/* R dispatches of one pipeline, a barrier between them (they share buffers). */
+typedef struct stream_rec {
+    raw_pipe *p;
+    raw_args *a;
+    const void *push;
+    const uint32_t *g;
+    uint32_t R;
+} stream_rec;
+
+static void record_stream(raw *r, VkCommandBuffer cb, void *user)
+{
+    const stream_rec *s = user;
+    for (uint32_t i = 0; i < s->R; ++i) {
+        if (i)
+            raw_cmd_barrier(r, cb);
+        raw_cmd_dispatch(r, cb, s->p, s->a, s->push, s->g[0], s->g[1]);
+    }
+}
+
 /* Time R dispatches per submission on raw Vulkan. */
 static bool raw_stream(bench *b, raw *r, raw_pipe *p, raw_args *a, const void *push,
                        const uint32_t g[2], uint32_t R, bench_rec *rec)
 {
-    uint32_t iters = bench_n(b, 5, 30), warm = bench_n(b, 1, 3);
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    double *wall = calloc(iters, sizeof(double)), *gpu = calloc(iters, sizeof(double));
-    bool ok = wall && gpu && raw_prepare(r, p, a) && raw_new_cb(r, &cb);
-    if (ok) {
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        ok = raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
-    }
-    if (ok) {
-        raw_cmd_ts_begin(r, cb);
-        for (uint32_t i = 0; i < R; ++i) {
-            if (i)
-                raw_cmd_barrier(r, cb);
-            raw_cmd_dispatch(r, cb, p, a, push, g[0], g[1]);
-        }
-        raw_cmd_ts_end(r, cb);
-        ok = raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer");
-    }
-    bool has_gpu = false;
-    ok = ok && raw_replay(r, cb, warm, iters, wall, gpu, &has_gpu);
-    if (ok) {
-        if (has_gpu)
-            rec->gpu_per_dispatch_ns = bench_median(gpu, iters) / R;
-        bench_rec_stats(rec, wall, iters, false);
-        rec->per_dispatch_ns = rec->p50_us * 1e3 / R;
-    }
-    if (cb)
-        r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cb);
-    free(wall);
-    free(gpu);
+    bench_times tm;
+    bool ok = bench_times_init(&tm, bench_n(b, 1, 3), bench_n(b, 5, 30)) && raw_prepare(r, p, a) &&
+              raw_time_replay(r, record_stream, &(stream_rec){p, a, push, g, R}, &tm);
+    if (ok)
+        bench_times_rec(&tm, rec, R);
+    bench_times_free(&tm);
     return ok;
 }
 
@@ -83,33 +78,16 @@ static bool raw_stream(bench *b, raw *r, raw_pipe *p, raw_args *a, const void *p
 static vkc_result vkc_stream(bench *b, vkc_context *ctx, const vkc_dispatch_desc *d, uint32_t R,
                              bench_rec *rec)
 {
-    uint32_t iters = bench_n(b, 5, 30), warm = bench_n(b, 1, 3);
-    vkc_seq *s = NULL;
-    double *wall = calloc(iters, sizeof(double));
-    vkc_result res = wall ? vkc_seq_create(ctx, NULL, &s) : VKC_ERROR_OUT_OF_HOST_MEMORY;
-    for (uint32_t i = 0; res >= 0 && i < R; ++i)
-        res = vkc_seq_dispatch(s, d);
-    if (res >= 0)
-        res = vkc_seq_end(s);
+    bench_times tm;
     vkc_seq_info info = {0};
-    if (res >= 0)
-        res = vkc_seq_info_get(s, &info);
-    for (uint32_t i = 0; res >= 0 && i < warm + iters; ++i) {
-        vkc_ticket t;
-        uint64_t t0 = bench_now_ns();
-        res = vkc_seq_submit(s, &t);
-        if (res >= 0)
-            res = vkc_wait(ctx, t, UINT64_MAX);
-        if (i >= warm)
-            wall[i - warm] = (double)(bench_now_ns() - t0);
-    }
+    vkc_result res = bench_times_init(&tm, bench_n(b, 1, 3), bench_n(b, 5, 30))
+                         ? bench_seq_time(ctx, d, 1, R, &tm, &info)
+                         : VKC_ERROR_OUT_OF_HOST_MEMORY;
     if (res >= 0) {
-        bench_rec_stats(rec, wall, iters, false);
-        rec->per_dispatch_ns = rec->p50_us * 1e3 / R;
+        bench_times_rec(&tm, rec, R);
         rec->barriers = info.barriers;
     }
-    vkc_seq_destroy(s);
-    free(wall);
+    bench_times_free(&tm);
     return res;
 }
 
@@ -117,79 +95,71 @@ static vkc_result vkc_stream(bench *b, vkc_context *ctx, const vkc_dispatch_desc
 static vkc_result vkc_pattern(vkc_context *ctx, vkc_kernel *init, vkc_buffer *buf, uint32_t n,
                               uint32_t seed)
 {
-    vkc_seq *s = NULL;
     vkc_arg arg = {.buffer = buf};
     uint32_t push[2] = {n, seed};
-    vkc_result res = vkc_seq_create(ctx, NULL, &s);
-    if (res >= 0)
-        res = vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = init,
-                                                       .args = &arg,
-                                                       .arg_count = 1,
-                                                       .push = push,
-                                                       .push_size = 8,
-                                                       .count = n});
-    if (res >= 0)
-        res = vkc_seq_end(s);
-    vkc_ticket t;
-    if (res >= 0)
-        res = vkc_seq_submit(s, &t);
-    if (res >= 0)
-        res = vkc_wait(ctx, t, UINT64_MAX);
-    vkc_seq_destroy(s);
-    return res;
+    vkc_dispatch_desc d = {
+        .kernel = init, .args = &arg, .arg_count = 1, .push = push, .push_size = 8, .count = n};
+    return bench_seq_once(ctx, &d, 1);
 }
 
 /* Expected value of output uint u. */
 typedef uint32_t (*expect_fn)(uint64_t u, const void *user);
 
-static bool check_window(const uint32_t *got, uint64_t first, uint32_t count, expect_fn f,
-                         const void *user, char *note, size_t n)
+/* An output buffer, raw (r set) or vkc. */
+typedef struct out_buf {
+    raw *r;
+    raw_buf *rb;
+    vkc_context *ctx;
+    vkc_buffer *vb;
+} out_buf;
+
+/* Read `count` uints from uint `first` on; false with the reason in the note. */
+static bool fetch(const out_buf *o, uint64_t first, uint32_t count, uint32_t *got, bench_rec *rec)
 {
-    for (uint32_t i = 0; i < count; ++i) {
-        uint32_t want = f(first + i, user);
-        if (got[i] != want) {
-            snprintf(note, n, "out[%llu] = %u, want %u", (unsigned long long)(first + i), got[i],
-                     want);
-            return false;
-        }
+    if (o->r) {
+        if (raw_download(o->r, o->rb, first * 4, got, count * 4))
+            return true;
+        snprintf(rec->note, sizeof(rec->note), "%s", o->r->err);
+        return false;
     }
-    return true;
+    vkc_result res = vkc_buffer_download(o->vb, first * 4, got, count * 4);
+    if (res >= 0)
+        return true;
+    bench_vkc_err(o->ctx, res, "vkc_buffer_download", rec->note, sizeof(rec->note));
+    return false;
 }
 
 /* Check both ends of an output of n uints. */
-static bool raw_check(raw *r, raw_buf *out, uint64_t n, expect_fn f, const void *user,
-                      bench_rec *rec)
+static bool check_ends(const out_buf *o, uint64_t n, expect_fn f, const void *user, bench_rec *rec)
 {
     uint32_t w = n < CHECK_WINDOW ? (uint32_t)n : CHECK_WINDOW;
     uint32_t got[CHECK_WINDOW];
     for (int end = 0; end < 2; ++end) {
         uint64_t first = end ? n - w : 0;
-        if (!raw_download(r, out, first * 4, got, w * 4)) {
-            snprintf(rec->note, sizeof(rec->note), "%s", r->err);
+        if (!fetch(o, first, w, got, rec))
             return false;
+        for (uint32_t i = 0; i < w; ++i) {
+            uint32_t want = f(first + i, user);
+            if (got[i] != want) {
+                snprintf(rec->note, sizeof(rec->note), "out[%llu] = %u, want %u",
+                         (unsigned long long)(first + i), got[i], want);
+                return false;
+            }
         }
-        if (!check_window(got, first, w, f, user, rec->note, sizeof(rec->note)))
-            return false;
     }
     return true;
+}
+
+static bool raw_check(raw *r, raw_buf *out, uint64_t n, expect_fn f, const void *user,
+                      bench_rec *rec)
+{
+    return check_ends(&(out_buf){.r = r, .rb = out}, n, f, user, rec);
 }
 
 static bool vkc_check(vkc_context *ctx, vkc_buffer *out, uint64_t n, expect_fn f, const void *user,
                       bench_rec *rec)
 {
-    uint32_t w = n < CHECK_WINDOW ? (uint32_t)n : CHECK_WINDOW;
-    uint32_t got[CHECK_WINDOW];
-    for (int end = 0; end < 2; ++end) {
-        uint64_t first = end ? n - w : 0;
-        vkc_result res = vkc_buffer_download(out, first * 4, got, w * 4);
-        if (res < 0) {
-            bench_vkc_err(ctx, res, "vkc_buffer_download", rec->note, sizeof(rec->note));
-            return false;
-        }
-        if (!check_window(got, first, w, f, user, rec->note, sizeof(rec->note)))
-            return false;
-    }
-    return true;
+    return check_ends(&(out_buf){.ctx = ctx, .vb = out}, n, f, user, rec);
 }
 
 /* ---- bandwidth ---------------------------------------------------------------- */
@@ -212,9 +182,7 @@ static void set_gbps(bench_rec *rec, double bytes_per_dispatch)
     if (rec->per_dispatch_ns > 0)
         rec->gbps = bytes_per_dispatch / rec->per_dispatch_ns;
     if (rec->gpu_per_dispatch_ns > 0)
-        snprintf(rec->note + strlen(rec->note), sizeof(rec->note) - strlen(rec->note),
-                 "%sGPU %.1f GB/s", rec->note[0] ? "; " : "",
-                 bytes_per_dispatch / rec->gpu_per_dispatch_ns);
+        bench_note(rec, "GPU %.1f GB/s", bytes_per_dispatch / rec->gpu_per_dispatch_ns);
 }
 
 static void raw_bandwidth(bench *b, raw *r, bool triad, uint64_t S, uint32_t R)
@@ -227,9 +195,9 @@ static void raw_bandwidth(bench *b, raw *r, bool triad, uint64_t S, uint32_t R)
     raw_buf bufs[4] = {{0}};
     char base[64];
     snprintf(base, sizeof(base), "bandwidth/raw-%s-1per", op);
-    RTRY(raw_pipe_create(r, bench_init, bench_init_size, 1, 8, BW_WG, 0, &init));
-    RTRY(triad ? raw_pipe_create(r, bench_triad, bench_triad_size, 4, 4, BW_WG, 0, &p)
-               : raw_pipe_create(r, bench_copy, bench_copy_size, 2, 4, BW_WG, 0, &p));
+    RTRY(raw_pipe_create(r, BENCH_SPV(init), 1, 8, BW_WG, 0, &init));
+    RTRY(triad ? raw_pipe_create(r, BENCH_SPV(triad), 4, 4, BW_WG, 0, &p)
+               : raw_pipe_create(r, BENCH_SPV(copy), 2, 4, BW_WG, 0, &p));
     for (uint32_t i = 0; i < nbuf; ++i) {
         RTRY(raw_buf_create(r, S, false, &bufs[i]));
         if (i + 1 < nbuf)
@@ -257,19 +225,15 @@ static void raw_bandwidth(bench *b, raw *r, bool triad, uint64_t S, uint32_t R)
             g[0] = G * sm;
             g[1] = 1;
         }
-        bench_rec rec = bench_rec_init(b, variant);
-        snprintf(rec.baseline, sizeof(rec.baseline), "%s", base);
-        if (G) {
-            rec.x = G;
-            snprintf(rec.x_name, sizeof(rec.x_name), "groups/SM");
-        }
+        bench_rec rec = bench_rec_init(b, variant, base);
+        if (G)
+            bench_rec_sweep(&rec, G, "groups/SM");
         RTRY(raw_stream(b, r, &p, &a, &push, g, R, &rec));
         rec.ok =
             raw_check(r, &bufs[nbuf - 1], S / 4, triad ? expect_triad : expect_copy, NULL, &rec);
         set_gbps(&rec, bytes);
         if (G && !b->dev->sm_count)
-            snprintf(rec.note + strlen(rec.note), sizeof(rec.note) - strlen(rec.note),
-                     "; SM count unknown: G groups in all");
+            bench_note(&rec, "SM count unknown: G groups in all");
         bench_add(b, &rec);
         /* the next variant must not pass on the previous one's output */
         VkCommandBuffer cb;
@@ -298,19 +262,9 @@ static void vkc_bandwidth(bench *b, bool triad, uint64_t S, uint32_t R)
     vkc_buffer *bufs[4] = {NULL};
     char base[64];
     snprintf(base, sizeof(base), "bandwidth/raw-%s-1per", op);
-    VTRY(vkc_kernel_create(vctx,
-                           &(vkc_kernel_desc){.spirv = bench_init,
-                                              .spirv_size = bench_init_size,
-                                              .workgroup_size = BW_WG,
-                                              .name = "init"},
-                           &init));
-    VTRY(vkc_kernel_create(
-        vctx,
-        &(vkc_kernel_desc){.spirv = triad ? bench_triad : bench_copy,
-                           .spirv_size = triad ? bench_triad_size : bench_copy_size,
-                           .workgroup_size = BW_WG,
-                           .name = op},
-        &k));
+    VTRY(bench_kernel(vctx, BENCH_SPV(init), BW_WG, "init", &init));
+    VTRY(triad ? bench_kernel(vctx, BENCH_SPV(triad), BW_WG, op, &k)
+               : bench_kernel(vctx, BENCH_SPV(copy), BW_WG, op, &k));
     for (uint32_t i = 0; i < nbuf; ++i) {
         VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = S, .name = op}, &bufs[i]));
         if (i + 1 < nbuf)
@@ -333,12 +287,9 @@ static void vkc_bandwidth(bench *b, bool triad, uint64_t S, uint32_t R)
             grid_for(b, n4, BW_WG, d.groups);
         }
         VTRY(vkc_buffer_fill(bufs[nbuf - 1], 0, S, 0));
-        bench_rec rec = bench_rec_init(b, variant);
-        snprintf(rec.baseline, sizeof(rec.baseline), "%s", base);
-        if (variant_i == 0 && b->feat.groups_per_sm) {
-            rec.x = b->feat.groups_per_sm; /* where vkc's sizing sits in the sweep */
-            snprintf(rec.x_name, sizeof(rec.x_name), "groups/SM");
-        }
+        bench_rec rec = bench_rec_init(b, variant, base);
+        if (variant_i == 0 && b->feat.groups_per_sm) /* where vkc's sizing sits in the sweep */
+            bench_rec_sweep(&rec, b->feat.groups_per_sm, "groups/SM");
         vkc_result res = vkc_stream(b, vctx, &d, R, &rec);
         if (res < 0) {
             bench_fail(b, variant, "%s", bench_vkc_err(vctx, res, "vkc_seq", err, sizeof(err)));
@@ -373,6 +324,8 @@ void scen_bandwidth(bench *b, raw *r)
 
 /* ---- fusion --------------------------------------------------------------------- */
 
+#define FUSION_MAX_L 16u
+
 typedef struct fusion_ref {
     uint32_t steps;  /* per submission */
     uint32_t rounds; /* submissions */
@@ -403,176 +356,157 @@ static const char fused_glsl[] =
     "    }\n"
     "}\n";
 
-static void fusion_one(bench *b, raw *r, uint32_t L, uint64_t S)
+/* L steps of x = x * 3 + (step + 1): L dispatches of step, or one fused. */
+typedef struct fusion_raw {
+    raw_pipe *step, *fused;
+    raw_args *a, *af;
+    uint32_t n, L, gx, gy;
+    bool fuse;
+} fusion_raw;
+
+static void record_fusion(raw *r, VkCommandBuffer cb, void *user)
 {
-    char err[512] = "", variant[64], base[64];
+    const fusion_raw *f = user;
+    if (f->fuse) {
+        raw_cmd_dispatch(r, cb, f->fused, f->af, &f->n, f->gx, f->gy);
+        return;
+    }
+    for (uint32_t j = 0; j < f->L; ++j) {
+        uint32_t push[2] = {f->n, j + 1};
+        if (j)
+            raw_cmd_barrier(r, cb);
+        raw_cmd_dispatch(r, cb, f->step, f->a, push, f->gx, f->gy);
+    }
+}
+
+/* One fusion record: the chain's time, its output checked against the CPU. */
+static void fusion_add(bench *b, const char *variant, const char *base, const bench_times *tm,
+                       uint32_t L, const out_buf *out, uint32_t n)
+{
+    bench_rec rec = bench_rec_init(b, variant, base);
+    bench_rec_sweep(&rec, L, "steps");
+    bench_rec_stats(&rec, tm->wall, tm->iters, false);
+    if (tm->has_gpu)
+        bench_note(&rec, "GPU %.1f us", bench_median(tm->gpu, tm->iters) / 1e3);
+    fusion_ref ref = {.steps = L, .rounds = tm->warm + tm->iters};
+    rec.ok = check_ends(out, n, expect_fusion, &ref, &rec);
+    bench_add(b, &rec);
+}
+
+static void raw_fusion(bench *b, raw *r, uint32_t L, uint64_t S, const char *base)
+{
+    char err[512] = "", variant[64] = "raw";
     uint32_t n = (uint32_t)(S / 4);
-    uint32_t iters = bench_n(b, 5, 30), warm = bench_n(b, 1, 3);
-    snprintf(base, sizeof(base), "fusion/raw-unfused L=%u", L);
-    vkc_context *vctx = b->ctx;
     raw_pipe init = {0}, step = {0}, fused = {0};
     raw_buf x = {0};
-    vkc_kernel *vinit = NULL, *vstep = NULL, *vfused = NULL;
-    vkc_buffer *vx = NULL;
-    vkc_seq *s = NULL;
-    fusion_ref ref = {.steps = L, .rounds = warm + iters};
-    uint32_t gx, gy;
-    if (r) {
-        snprintf(variant, sizeof(variant), "raw");
-        RTRY(raw_pipe_create(r, bench_init, bench_init_size, 1, 8, BW_WG, 0, &init));
-        RTRY(raw_pipe_create(r, bench_step, bench_step_size, 1, 8, BW_WG, 0, &step));
-        RTRY(raw_pipe_create(r, bench_fused, bench_fused_size, 1, 4, BW_WG, L, &fused));
-        RTRY(raw_buf_create(r, S, false, &x));
-        raw_grid(r, n, BW_WG, &gx, &gy);
-        raw_args a = {.b = {{x.buf, 0, VK_WHOLE_SIZE}}, .n = 1};
-        RTRY(raw_prepare(r, &step, &a));
-        for (int f = 0; f < 2; ++f) {
-            snprintf(variant, sizeof(variant), "raw-%s L=%u", f ? "fused" : "unfused", L);
-            RTRY(raw_init_pattern(r, &init, &x, n, 5));
-            VkCommandBuffer cb = VK_NULL_HANDLE;
-            double *wall = calloc(iters, sizeof(double)), *gpu = calloc(iters, sizeof(double));
-            bool has_gpu = false;
-            bool ok = wall && gpu && raw_new_cb(r, &cb);
-            raw_args af = a;
-            if (ok && f && !r->vkCmdPushDescriptorSetKHR) {
-                af.set = VK_NULL_HANDLE;
-                ok = raw_prepare(r, &fused, &af);
-            }
-            if (ok) {
-                VkCommandBufferBeginInfo bi = {.sType =
-                                                   VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-                ok = raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
-                raw_cmd_ts_begin(r, cb);
-                if (f) {
-                    raw_cmd_dispatch(r, cb, &fused, &af, &n, gx, gy);
-                } else {
-                    for (uint32_t j = 0; j < L; ++j) {
-                        uint32_t push[2] = {n, j + 1};
-                        if (j)
-                            raw_cmd_barrier(r, cb);
-                        raw_cmd_dispatch(r, cb, &step, &a, push, gx, gy);
-                    }
-                }
-                raw_cmd_ts_end(r, cb);
-                ok = ok && raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer");
-            }
-            ok = ok && raw_replay(r, cb, warm, iters, wall, gpu, &has_gpu);
-            if (cb)
-                r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cb);
-            bench_rec rec = bench_rec_init(b, variant);
-            if (ok) {
-                snprintf(rec.baseline, sizeof(rec.baseline), "%s", base);
-                rec.x = L;
-                snprintf(rec.x_name, sizeof(rec.x_name), "steps");
-                bench_rec_stats(&rec, wall, iters, false);
-                if (has_gpu)
-                    snprintf(rec.note, sizeof(rec.note), "GPU %.1f us",
-                             bench_median(gpu, iters) / 1e3);
-                rec.ok = raw_check(r, &x, n, expect_fusion, &ref, &rec);
-                bench_add(b, &rec);
-            }
-            free(wall);
-            free(gpu);
-            RTRY(ok);
-        }
+    bench_times tm = {0};
+    fusion_raw f = {.step = &step, .fused = &fused, .n = n, .L = L};
+    RTRY(raw_pipe_create(r, BENCH_SPV(init), 1, 8, BW_WG, 0, &init));
+    RTRY(raw_pipe_create(r, BENCH_SPV(step), 1, 8, BW_WG, 0, &step));
+    RTRY(raw_pipe_create(r, BENCH_SPV(fused), 1, 4, BW_WG, L, &fused));
+    RTRY(raw_buf_create(r, S, false, &x));
+    raw_grid(r, n, BW_WG, &f.gx, &f.gy);
+    raw_args a = {.b = {{x.buf, 0, VK_WHOLE_SIZE}}, .n = 1}, af = a;
+    RTRY(raw_prepare(r, &step, &a));
+    if (!r->vkCmdPushDescriptorSetKHR) {
+        af.set = VK_NULL_HANDLE; /* a set of the fused pipeline's own layout */
+        RTRY(raw_prepare(r, &fused, &af));
     }
-    goto vkc_part;
+    f.a = &a;
+    f.af = &af;
+    for (int fuse = 0; fuse < 2; ++fuse) {
+        snprintf(variant, sizeof(variant), "raw-%s L=%u", fuse ? "fused" : "unfused", L);
+        f.fuse = fuse;
+        RTRY(raw_init_pattern(r, &init, &x, n, 5));
+        MTRY(bench_times_init(&tm, bench_n(b, 1, 3), bench_n(b, 5, 30)));
+        RTRY(raw_time_replay(r, record_fusion, &f, &tm));
+        fusion_add(b, variant, base, &tm, L, &(out_buf){.r = r, .rb = &x}, n);
+        bench_times_free(&tm);
+    }
+    goto done;
 fail:
     bench_fail(b, variant, "%s", err);
-vkc_part:
-    snprintf(variant, sizeof(variant), "vkc");
-    VTRY_TO(vfail, vkc_kernel_create(vctx,
-                                     &(vkc_kernel_desc){.spirv = bench_init,
-                                                        .spirv_size = bench_init_size,
-                                                        .workgroup_size = BW_WG,
-                                                        .name = "init"},
-                                     &vinit));
-    VTRY_TO(vfail, vkc_kernel_create(vctx,
-                                     &(vkc_kernel_desc){.spirv = bench_step,
-                                                        .spirv_size = bench_step_size,
-                                                        .workgroup_size = BW_WG,
-                                                        .name = "step"},
-                                     &vstep));
+done:
+    bench_times_free(&tm);
+    raw_buf_destroy(r, &x);
+    raw_pipe_destroy(r, &init);
+    raw_pipe_destroy(r, &step);
+    raw_pipe_destroy(r, &fused);
+}
+
+static void vkc_fusion(bench *b, uint32_t L, uint64_t S, const char *base)
+{
+    vkc_context *vctx = b->ctx;
+    char err[512] = "", variant[64] = "vkc";
+    uint32_t n = (uint32_t)(S / 4);
+    vkc_kernel *init = NULL, *step = NULL, *fused = NULL;
+    vkc_buffer *x = NULL;
+    bench_times tm = {0};
+    VTRY(bench_kernel(vctx, BENCH_SPV(init), BW_WG, "init", &init));
+    VTRY(bench_kernel(vctx, BENCH_SPV(step), BW_WG, "step", &step));
     char define[32];
     snprintf(define, sizeof(define), "STEPS=%u", L);
     const char *defs[1] = {define};
-    VTRY_TO(vfail, vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = S, .name = "x"}, &vx));
-    vkc_arg arg = {.buffer = vx};
-    for (int f = 0; f < 2; ++f) {
-        snprintf(variant, sizeof(variant), "vkc-%s L=%u", f ? "fused" : "unfused", L);
-        if (f)
-            VTRY_TO(vfail, vkc_kernel_create_glsl(vctx,
-                                                  &(vkc_glsl_desc){.source = fused_glsl,
-                                                                   .name = "fused",
-                                                                   .defines = defs,
-                                                                   .define_count = 1,
-                                                                   .workgroup_size = BW_WG},
-                                                  &vfused));
-        VTRY_TO(vfail, vkc_pattern(vctx, vinit, vx, n, 5));
-        VTRY_TO(vfail, vkc_seq_create(vctx, NULL, &s));
-        if (f) {
-            VTRY_TO(vfail, vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = vfused,
-                                                                    .args = &arg,
-                                                                    .arg_count = 1,
-                                                                    .push = &n,
-                                                                    .push_size = 4,
-                                                                    .count = n}));
-        } else {
-            for (uint32_t j = 0; j < L; ++j) {
-                uint32_t push[2] = {n, j + 1};
-                VTRY_TO(vfail, vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = vstep,
-                                                                        .args = &arg,
-                                                                        .arg_count = 1,
-                                                                        .push = push,
-                                                                        .push_size = 8,
-                                                                        .count = n}));
-            }
+    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = S, .name = "x"}, &x));
+    vkc_arg arg = {.buffer = x};
+    uint32_t push[FUSION_MAX_L][2];
+    vkc_dispatch_desc descs[FUSION_MAX_L];
+    for (uint32_t j = 0; j < L; ++j) {
+        push[j][0] = n;
+        push[j][1] = j + 1;
+        descs[j] = (vkc_dispatch_desc){.kernel = step,
+                                       .args = &arg,
+                                       .arg_count = 1,
+                                       .push = push[j],
+                                       .push_size = 8,
+                                       .count = n};
+    }
+    for (int fuse = 0; fuse < 2; ++fuse) {
+        snprintf(variant, sizeof(variant), "vkc-%s L=%u", fuse ? "fused" : "unfused", L);
+        if (fuse) {
+            VTRY(vkc_kernel_create_glsl(vctx,
+                                        &(vkc_glsl_desc){.source = fused_glsl,
+                                                         .name = "fused",
+                                                         .defines = defs,
+                                                         .define_count = 1,
+                                                         .workgroup_size = BW_WG},
+                                        &fused));
+            descs[0] = (vkc_dispatch_desc){.kernel = fused,
+                                           .args = &arg,
+                                           .arg_count = 1,
+                                           .push = &n,
+                                           .push_size = 4,
+                                           .count = n};
         }
-        VTRY_TO(vfail, vkc_seq_end(s));
-        double wall[64];
-        uint32_t it = iters < 64 ? iters : 64;
-        for (uint32_t i = 0; i < warm + it; ++i) {
-            vkc_ticket t;
-            uint64_t t0 = bench_now_ns();
-            VTRY_TO(vfail, vkc_seq_submit(s, &t));
-            VTRY_TO(vfail, vkc_wait(vctx, t, UINT64_MAX));
-            if (i >= warm)
-                wall[i - warm] = (double)(bench_now_ns() - t0);
-        }
-        vkc_seq_destroy(s);
-        s = NULL;
-        bench_rec rec = bench_rec_init(b, variant);
-        snprintf(rec.baseline, sizeof(rec.baseline), "%s", base);
-        rec.x = L;
-        snprintf(rec.x_name, sizeof(rec.x_name), "steps");
-        bench_rec_stats(&rec, wall, it, false);
-        fusion_ref vref = {.steps = L, .rounds = warm + it};
-        rec.ok = vkc_check(vctx, vx, n, expect_fusion, &vref, &rec);
-        bench_add(b, &rec);
+        VTRY(vkc_pattern(vctx, init, x, n, 5));
+        uint32_t iters = bench_n(b, 5, 30);
+        MTRY(bench_times_init(&tm, bench_n(b, 1, 3), iters < 64 ? iters : 64));
+        VTRY(bench_seq_time(vctx, descs, fuse ? 1 : L, fuse ? 1 : L, &tm, NULL));
+        fusion_add(b, variant, base, &tm, L, &(out_buf){.ctx = vctx, .vb = x}, n);
+        bench_times_free(&tm);
     }
     goto done;
-vfail:
+fail:
     bench_fail(b, variant, "%s", err);
 done:
-    vkc_seq_destroy(s);
-    vkc_buffer_destroy(vx);
-    vkc_kernel_destroy(vfused);
-    vkc_kernel_destroy(vstep);
-    vkc_kernel_destroy(vinit);
-    if (r) {
-        raw_buf_destroy(r, &x);
-        raw_pipe_destroy(r, &init);
-        raw_pipe_destroy(r, &step);
-        raw_pipe_destroy(r, &fused);
-    }
+    bench_times_free(&tm);
+    vkc_buffer_destroy(x);
+    vkc_kernel_destroy(fused);
+    vkc_kernel_destroy(step);
+    vkc_kernel_destroy(init);
 }
 
 void scen_fusion(bench *b, raw *r)
 {
     uint64_t S = stream_bytes(b, 4u << 20);
     bench_progress(b, "%llu MiB", (unsigned long long)(S >> 20));
-    for (uint32_t L = 1; L <= 16; L *= 2)
-        fusion_one(b, r, L, S);
+    for (uint32_t L = 1; L <= FUSION_MAX_L; L *= 2) {
+        char base[64];
+        snprintf(base, sizeof(base), "fusion/raw-unfused L=%u", L);
+        if (r)
+            raw_fusion(b, r, L, S, base);
+        vkc_fusion(b, L, S, base);
+    }
 }
 
 /* ---- layout ----------------------------------------------------------------------- */
@@ -589,107 +523,96 @@ static uint32_t expect_soa(uint64_t u, const void *user)
     return bench_pattern((uint32_t)u, 9) * 3u + 1u;
 }
 
-void scen_layout(bench *b, raw *r)
+#define LAYOUT_BASE "layout/raw-aos"
+
+static void raw_layout(bench *b, raw *r, uint64_t S, uint32_t N, uint32_t R, double bytes)
 {
-    vkc_context *vctx = b->ctx;
     char err[512] = "", variant[64] = "raw";
-    uint64_t S = stream_bytes(b, 16u << 20); /* the AoS buffer */
-    uint32_t N = (uint32_t)(S / 32), R = bench_n(b, 2, 8);
-    const char *base = "layout/raw-aos";
     raw_pipe init = {0}, aos = {0}, soa = {0};
     raw_buf in_aos = {0}, in_soa = {0}, out = {0};
-    vkc_kernel *vinit = NULL, *vaos = NULL, *vsoa = NULL;
-    vkc_buffer *vin_aos = NULL, *vin_soa = NULL, *vout = NULL;
-    double bytes = (double)N * 8; /* useful bytes: 4 read + 4 written per record */
-    if (r) {
-        RTRY(raw_pipe_create(r, bench_init, bench_init_size, 1, 8, BW_WG, 0, &init));
-        RTRY(raw_pipe_create(r, bench_aos, bench_aos_size, 2, 4, BW_WG, 0, &aos));
-        RTRY(raw_pipe_create(r, bench_soa, bench_soa_size, 2, 4, BW_WG, 0, &soa));
-        RTRY(raw_buf_create(r, S, false, &in_aos));
-        RTRY(raw_buf_create(r, (uint64_t)N * 4, false, &in_soa));
-        RTRY(raw_buf_create(r, (uint64_t)N * 4, false, &out));
-        RTRY(raw_init_pattern(r, &init, &in_aos, N * 8, 9));
-        RTRY(raw_init_pattern(r, &init, &in_soa, N, 9));
-        for (int v = 0; v < 2; ++v) {
-            snprintf(variant, sizeof(variant), "raw-%s", v ? "soa" : "aos");
-            raw_args a = {
-                .b = {{v ? in_soa.buf : in_aos.buf, 0, VK_WHOLE_SIZE}, {out.buf, 0, VK_WHOLE_SIZE}},
-                .n = 2};
-            uint32_t g[3] = {N / BW_WG + 1, 1, 1};
-            if (g[0] > r->max_groups_x)
-                g[0] = r->max_groups_x; /* grid-stride covers the rest */
-            bench_rec rec = bench_rec_init(b, variant);
-            snprintf(rec.baseline, sizeof(rec.baseline), "%s", base);
-            RTRY(raw_stream(b, r, v ? &soa : &aos, &a, &N, g, R, &rec));
-            rec.ok = raw_check(r, &out, N, v ? expect_soa : expect_aos, NULL, &rec);
-            set_gbps(&rec, bytes);
-            bench_add(b, &rec);
-        }
+    RTRY(raw_pipe_create(r, BENCH_SPV(init), 1, 8, BW_WG, 0, &init));
+    RTRY(raw_pipe_create(r, BENCH_SPV(aos), 2, 4, BW_WG, 0, &aos));
+    RTRY(raw_pipe_create(r, BENCH_SPV(soa), 2, 4, BW_WG, 0, &soa));
+    RTRY(raw_buf_create(r, S, false, &in_aos));
+    RTRY(raw_buf_create(r, (uint64_t)N * 4, false, &in_soa));
+    RTRY(raw_buf_create(r, (uint64_t)N * 4, false, &out));
+    RTRY(raw_init_pattern(r, &init, &in_aos, N * 8, 9));
+    RTRY(raw_init_pattern(r, &init, &in_soa, N, 9));
+    for (int v = 0; v < 2; ++v) {
+        snprintf(variant, sizeof(variant), "raw-%s", v ? "soa" : "aos");
+        raw_args a = {
+            .b = {{v ? in_soa.buf : in_aos.buf, 0, VK_WHOLE_SIZE}, {out.buf, 0, VK_WHOLE_SIZE}},
+            .n = 2};
+        uint32_t g[3] = {N / BW_WG + 1, 1, 1};
+        if (g[0] > r->max_groups_x)
+            g[0] = r->max_groups_x; /* grid-stride covers the rest */
+        bench_rec rec = bench_rec_init(b, variant, LAYOUT_BASE);
+        RTRY(raw_stream(b, r, v ? &soa : &aos, &a, &N, g, R, &rec));
+        rec.ok = raw_check(r, &out, N, v ? expect_soa : expect_aos, NULL, &rec);
+        set_gbps(&rec, bytes);
+        bench_add(b, &rec);
     }
-    goto vkc_part;
+    goto done;
 fail:
     bench_fail(b, variant, "%s", err);
-vkc_part:
-    snprintf(variant, sizeof(variant), "vkc");
-    VTRY_TO(vfail, vkc_kernel_create(vctx,
-                                     &(vkc_kernel_desc){.spirv = bench_init,
-                                                        .spirv_size = bench_init_size,
-                                                        .workgroup_size = BW_WG,
-                                                        .name = "init"},
-                                     &vinit));
-    VTRY_TO(vfail, vkc_kernel_create(vctx,
-                                     &(vkc_kernel_desc){.spirv = bench_aos,
-                                                        .spirv_size = bench_aos_size,
-                                                        .workgroup_size = BW_WG,
-                                                        .name = "aos"},
-                                     &vaos));
-    VTRY_TO(vfail, vkc_kernel_create(vctx,
-                                     &(vkc_kernel_desc){.spirv = bench_soa,
-                                                        .spirv_size = bench_soa_size,
-                                                        .workgroup_size = BW_WG,
-                                                        .name = "soa"},
-                                     &vsoa));
-    VTRY_TO(vfail, vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = S, .name = "aos"}, &vin_aos));
-    VTRY_TO(vfail, vkc_buffer_create(
-                       vctx, &(vkc_buffer_desc){.size = (uint64_t)N * 4, .name = "soa"}, &vin_soa));
-    VTRY_TO(vfail, vkc_buffer_create(
-                       vctx, &(vkc_buffer_desc){.size = (uint64_t)N * 4, .name = "out"}, &vout));
-    VTRY_TO(vfail, vkc_pattern(vctx, vinit, vin_aos, N * 8, 9));
-    VTRY_TO(vfail, vkc_pattern(vctx, vinit, vin_soa, N, 9));
+done:
+    raw_buf_destroy(r, &in_aos);
+    raw_buf_destroy(r, &in_soa);
+    raw_buf_destroy(r, &out);
+    raw_pipe_destroy(r, &init);
+    raw_pipe_destroy(r, &aos);
+    raw_pipe_destroy(r, &soa);
+}
+
+static void vkc_layout(bench *b, uint64_t S, uint32_t N, uint32_t R, double bytes)
+{
+    vkc_context *vctx = b->ctx;
+    char err[512] = "", variant[64] = "vkc";
+    vkc_kernel *init = NULL, *aos = NULL, *soa = NULL;
+    vkc_buffer *in_aos = NULL, *in_soa = NULL, *out = NULL;
+    VTRY(bench_kernel(vctx, BENCH_SPV(init), BW_WG, "init", &init));
+    VTRY(bench_kernel(vctx, BENCH_SPV(aos), BW_WG, "aos", &aos));
+    VTRY(bench_kernel(vctx, BENCH_SPV(soa), BW_WG, "soa", &soa));
+    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = S, .name = "aos"}, &in_aos));
+    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = (uint64_t)N * 4, .name = "soa"},
+                           &in_soa));
+    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = (uint64_t)N * 4, .name = "out"}, &out));
+    VTRY(vkc_pattern(vctx, init, in_aos, N * 8, 9));
+    VTRY(vkc_pattern(vctx, init, in_soa, N, 9));
     for (int v = 0; v < 2; ++v) {
         snprintf(variant, sizeof(variant), "vkc-%s", v ? "soa" : "aos");
-        vkc_arg args[2] = {{.buffer = v ? vin_soa : vin_aos}, {.buffer = vout}};
-        vkc_dispatch_desc d = {.kernel = v ? vsoa : vaos,
+        vkc_arg args[2] = {{.buffer = v ? in_soa : in_aos}, {.buffer = out}};
+        vkc_dispatch_desc d = {.kernel = v ? soa : aos,
                                .args = args,
                                .arg_count = 2,
                                .push = &N,
                                .push_size = 4,
                                .count = N};
-        bench_rec rec = bench_rec_init(b, variant);
-        snprintf(rec.baseline, sizeof(rec.baseline), "%s", base);
-        VTRY_TO(vfail, vkc_stream(b, vctx, &d, R, &rec));
-        rec.ok = vkc_check(vctx, vout, N, v ? expect_soa : expect_aos, NULL, &rec);
+        bench_rec rec = bench_rec_init(b, variant, LAYOUT_BASE);
+        VTRY(vkc_stream(b, vctx, &d, R, &rec));
+        rec.ok = vkc_check(vctx, out, N, v ? expect_soa : expect_aos, NULL, &rec);
         set_gbps(&rec, bytes);
-        snprintf(rec.note + strlen(rec.note), sizeof(rec.note) - strlen(rec.note),
-                 "%sGB/s of useful bytes", rec.note[0] ? "; " : "");
+        bench_note(&rec, "GB/s of useful bytes");
         bench_add(b, &rec);
     }
     goto done;
-vfail:
+fail:
     bench_fail(b, variant, "%s", err);
 done:
-    vkc_buffer_destroy(vin_aos);
-    vkc_buffer_destroy(vin_soa);
-    vkc_buffer_destroy(vout);
-    vkc_kernel_destroy(vinit);
-    vkc_kernel_destroy(vaos);
-    vkc_kernel_destroy(vsoa);
-    if (r) {
-        raw_buf_destroy(r, &in_aos);
-        raw_buf_destroy(r, &in_soa);
-        raw_buf_destroy(r, &out);
-        raw_pipe_destroy(r, &init);
-        raw_pipe_destroy(r, &aos);
-        raw_pipe_destroy(r, &soa);
-    }
+    vkc_buffer_destroy(in_aos);
+    vkc_buffer_destroy(in_soa);
+    vkc_buffer_destroy(out);
+    vkc_kernel_destroy(init);
+    vkc_kernel_destroy(aos);
+    vkc_kernel_destroy(soa);
+}
+
+void scen_layout(bench *b, raw *r)
+{
+    uint64_t S = stream_bytes(b, 16u << 20); /* the AoS buffer */
+    uint32_t N = (uint32_t)(S / 32), R = bench_n(b, 2, 8);
+    double bytes = (double)N * 8; /* useful bytes: 4 read + 4 written per record */
+    if (r)
+        raw_layout(b, r, S, N, R, bytes);
+    vkc_layout(b, S, N, R, bytes);
 }

@@ -17,6 +17,7 @@
  * with --strict when any scenario failed or validation reported anything, 2
  * on bad usage, no device, or output that could not be written. */
 #include "bench.h"
+#include "json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -47,18 +48,9 @@ static const struct {
     bench_fn fn;
     const char *what;
 } scenarios[] = {
-    {"naive", scen_naive, "per dispatch: new command buffer, record, submit, wait, free"},
-    {"reuse", scen_reuse, "pre-recorded work, submit + wait, per wait policy"},
-    {"batch", scen_batch, "K tiny dispatches per submit through immediate mode"},
-    {"chain", scen_chain, "K dependent dispatches recorded once, replayed"},
-    {"independent", scen_independent, "K dispatches without hazards"},
-    {"levels", scen_levels, "W independent chains of depth D interleaved"},
-    {"family", scen_family, "reuse and chain on compute-only vs graphics family"},
-    {"descriptors", scen_descriptors, "per-dispatch pools vs recycled pools vs push"},
-    {"bandwidth", scen_bandwidth, "copy and 3-input kernels, grid sizing"},
-    {"fusion", scen_fusion, "elementwise chains fused vs unfused"},
-    {"layout", scen_layout, "array of structures vs structure of arrays"},
-    {"record", scen_record, "CPU cost per recorded dispatch"},
+#define BENCH_SCEN_ENTRY(name, what) {#name, scen_##name, what},
+    BENCH_SCENARIOS(BENCH_SCEN_ENTRY)
+#undef BENCH_SCEN_ENTRY
 };
 #define SCENARIO_COUNT (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -107,12 +99,13 @@ vkc_result bench_context(bench *b, vkc_context_desc *desc, vkc_context **out)
     return vkc_context_create(desc, out);
 }
 
-bench_rec bench_rec_init(const bench *b, const char *variant)
+bench_rec bench_rec_init(const bench *b, const char *variant, const char *baseline)
 {
     bench_rec r;
     memset(&r, 0, sizeof(r));
     snprintf(r.scenario, sizeof(r.scenario), "%s", b->scenario_name);
     snprintf(r.variant, sizeof(r.variant), "%s", variant);
+    snprintf(r.baseline, sizeof(r.baseline), "%s", baseline ? baseline : "");
     r.per_dispatch_ns = r.gpu_per_dispatch_ns = r.gbps = r.x = -1;
     r.barriers = r.expected_barriers = -1;
     r.p50_us = r.p95_us = r.p99_us = r.mean_us = r.min_us = r.max_us = -1;
@@ -222,7 +215,7 @@ void bench_add(bench *b, bench_rec *r)
 
 void bench_fail(bench *b, const char *variant, const char *fmt, ...)
 {
-    bench_rec r = bench_rec_init(b, variant);
+    bench_rec r = bench_rec_init(b, variant, NULL);
     r.ok = false;
     va_list ap;
     va_start(ap, fmt);
@@ -296,7 +289,7 @@ static void print_table(const bench *b)
         if (r->barriers < 0)
             snprintf(bar, sizeof(bar), "-");
         else if (r->expected_barriers >= 0)
-            snprintf(bar, sizeof(bar), "%lld (want %lld)", (long long)r->barriers,
+            snprintf(bar, sizeof(bar), "%lld (max %lld)", (long long)r->barriers,
                      (long long)r->expected_barriers);
         else
             snprintf(bar, sizeof(bar), "%lld", (long long)r->barriers);
@@ -310,28 +303,14 @@ static void print_table(const bench *b)
 
 /* ---- JSON ----------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
+/* vkc-bench's "does not apply" values are negative: null in the JSON. */
+static void json_opt_num(json_w *w, const char *key, double v)
 {
-    fputc('"', f);
-    for (; *s; ++s) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void json_num(FILE *f, const char *key, double v)
-{
-    fprintf(f, ", \"%s\": ", key);
-    if (v < 0 || !isfinite(v))
-        fprintf(f, "null");
+    json_key(w, key);
+    if (v < 0)
+        json_null(w);
     else
-        fprintf(f, "%.6g", v);
+        json_num(w, v);
 }
 
 static bool write_json(const bench *b, const char *path)
@@ -341,50 +320,41 @@ static bool write_json(const bench *b, const char *path)
         fprintf(stderr, "vkc-bench: cannot write %s: %s\n", path, strerror(errno));
         return false;
     }
-    fprintf(f, "[\n");
+    json_w w;
+    json_init(&w, f, 1); /* one record a line */
+    json_arr_begin(&w);
     for (size_t i = 0; i < b->rec_count; ++i) {
         const bench_rec *r = &b->recs[i];
-        fprintf(f, "  {\"source\": \"vkc-bench\", \"scenario\": ");
-        json_str(f, r->scenario);
-        fprintf(f, ", \"variant\": ");
-        json_str(f, r->variant);
-        fprintf(f, ", \"baseline\": ");
-        json_str(f, r->baseline);
-        fprintf(f, ", \"device\": ");
-        json_str(f, b->device_name);
-        fprintf(f, ", \"driver\": ");
-        json_str(f, b->driver);
-        fprintf(f, ", \"vkc_version\": \"%s\", \"quick\": %s, \"iterations\": %u",
-                VKC_VERSION_STRING, b->opt.quick ? "true" : "false", r->iterations);
-        json_num(f, "p50_us", r->p50_us);
-        json_num(f, "p95_us", r->p95_us);
-        json_num(f, "p99_us", r->p99_us);
-        json_num(f, "mean_us", r->mean_us);
-        json_num(f, "min_us", r->min_us);
-        json_num(f, "max_us", r->max_us);
-        json_num(f, "per_dispatch_ns", r->per_dispatch_ns);
-        json_num(f, "gpu_per_dispatch_ns", r->gpu_per_dispatch_ns);
-        json_num(f, "gbps", r->gbps);
-        json_num(f, "x", r->x);
-        fprintf(f, ", \"x_name\": ");
-        json_str(f, r->x_name);
-        fprintf(f, ", \"barriers\": ");
-        if (r->barriers < 0)
-            fprintf(f, "null");
-        else
-            fprintf(f, "%lld", (long long)r->barriers);
-        fprintf(f, ", \"expected_barriers\": ");
-        if (r->expected_barriers < 0)
-            fprintf(f, "null");
-        else
-            fprintf(f, "%lld", (long long)r->expected_barriers);
-        fprintf(f, ", \"ok\": %s, \"skipped\": %s, \"note\": ", r->ok ? "true" : "false",
-                r->skipped ? "true" : "false");
-        json_str(f, r->note);
-        fprintf(f, "}%s\n", i + 1 < b->rec_count ? "," : "");
+        json_obj_begin(&w);
+        json_kstr(&w, "source", "vkc-bench");
+        json_kstr(&w, "scenario", r->scenario);
+        json_kstr(&w, "variant", r->variant);
+        json_kstr(&w, "baseline", r->baseline);
+        json_kstr(&w, "device", b->device_name);
+        json_kstr(&w, "driver", b->driver);
+        json_kstr(&w, "vkc_version", VKC_VERSION_STRING);
+        json_kbool(&w, "quick", b->opt.quick);
+        json_kuint(&w, "iterations", r->iterations);
+        json_opt_num(&w, "p50_us", r->p50_us);
+        json_opt_num(&w, "p95_us", r->p95_us);
+        json_opt_num(&w, "p99_us", r->p99_us);
+        json_opt_num(&w, "mean_us", r->mean_us);
+        json_opt_num(&w, "min_us", r->min_us);
+        json_opt_num(&w, "max_us", r->max_us);
+        json_opt_num(&w, "per_dispatch_ns", r->per_dispatch_ns);
+        json_opt_num(&w, "gpu_per_dispatch_ns", r->gpu_per_dispatch_ns);
+        json_opt_num(&w, "gbps", r->gbps);
+        json_opt_num(&w, "x", r->x);
+        json_kstr(&w, "x_name", r->x_name);
+        json_opt_num(&w, "barriers", (double)r->barriers);
+        json_opt_num(&w, "expected_barriers", (double)r->expected_barriers);
+        json_kbool(&w, "ok", r->ok);
+        json_kbool(&w, "skipped", r->skipped);
+        json_kstr(&w, "note", r->note);
+        json_obj_end(&w);
     }
-    fprintf(f, "]\n");
-    bool ok = !ferror(f);
+    json_arr_end(&w);
+    bool ok = json_finish(&w);
     if (fclose(f) != 0)
         ok = false;
     if (!ok)
@@ -430,9 +400,33 @@ static void nice_range(double *lo, double *hi, bool logv)
     }
 }
 
-/* A line chart with markers. logx/logy pick the scales. */
-static bool svg_chart(const char *path, const char *title, const char *xlabel, const char *ylabel,
-                      series *s, int ns, bool logx, bool logy)
+/* Text with the XML specials escaped (device names may hold any of them). */
+static void svg_text(FILE *f, const char *s)
+{
+    for (; *s; ++s) {
+        switch (*s) {
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        default:
+            fputc(*s, f);
+        }
+    }
+}
+
+/* A line chart with markers. logx/logy pick the scales. The subtitle names
+ * the device and driver: a plot read on its own says where it was measured. */
+static bool svg_chart(const bench *b, const char *path, const char *title, const char *xlabel,
+                      const char *ylabel, series *s, int ns, bool logx, bool logy)
 {
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
     int points = 0;
@@ -455,14 +449,23 @@ static bool svg_chart(const char *path, const char *title, const char *xlabel, c
         fprintf(stderr, "vkc-bench: cannot write %s: %s\n", path, strerror(errno));
         return false;
     }
-    const double W = 760, H = 460, L = 80, R = 200, T = 40, B = 60;
+    const double W = 760, H = 480, L = 80, R = 200, T = 56, B = 60;
     double px0 = L, px1 = W - R, py0 = H - B, py1 = T;
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "font-family=\"sans-serif\" font-size=\"12\">\n"
             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-            "<text x=\"%.0f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n",
-            W, H, (px0 + px1) / 2, title);
+            "<text x=\"%.0f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">",
+            W, H, W / 2);
+    svg_text(f, title);
+    fprintf(f,
+            "</text>\n<text x=\"%.0f\" y=\"40\" font-size=\"11\" fill=\"#555\" "
+            "text-anchor=\"middle\">",
+            W / 2);
+    svg_text(f, b->device_name);
+    fputs(" \xe2\x80\x94 ", f); /* an em dash */
+    svg_text(f, b->driver);
+    fputs("</text>\n", f);
     /* grid and ticks */
     for (int axis = 0; axis < 2; ++axis) {
         bool lg = axis == 0 ? logx : logy;
@@ -610,24 +613,24 @@ static bool write_plots(const bench *b, const char *dir)
         char title[128];
         snprintf(title, sizeof(title), "%s: round-trip latency distribution", rt[k]);
         snprintf(path, sizeof(path), "%s/latency_%s.svg", dir, rt[k]);
-        ok &= svg_chart(path, title, "round trip (us, log)", "percentile", s, ns, true, false);
+        ok &= svg_chart(b, path, title, "round trip (us, log)", "percentile", s, ns, true, false);
     }
     int ns = collect_sweep(b, "batch", false, s, 10);
     snprintf(path, sizeof(path), "%s/batch.svg", dir);
-    ok &= svg_chart(path, "immediate mode: time per dispatch vs batch size",
+    ok &= svg_chart(b, path, "immediate mode: time per dispatch vs batch size",
                     "dispatches per submit", "ns per dispatch (log)", s, ns, true, true);
     ns = collect_sweep(b, "fusion", false, s, 10);
     snprintf(path, sizeof(path), "%s/fusion.svg", dir);
-    ok &= svg_chart(path, "fused vs unfused elementwise chain", "chain length (steps)",
+    ok &= svg_chart(b, path, "fused vs unfused elementwise chain", "chain length (steps)",
                     "time per chain (us, log)", s, ns, true, true);
     ns = collect_sweep(b, "bandwidth", false, s, 10);
     snprintf(path, sizeof(path), "%s/bandwidth.svg", dir);
-    ok &= svg_chart(path, "bandwidth vs workgroups per SM (grid-stride)", "workgroups per SM",
+    ok &= svg_chart(b, path, "bandwidth vs workgroups per SM (grid-stride)", "workgroups per SM",
                     "GB/s (read + written)", s, ns, true, false);
     ns = collect_sweep(b, "chain", true, s, 10);
     snprintf(path, sizeof(path), "%s/chain.svg", dir);
-    ok &= svg_chart(path, "dependent chain: ns per dispatch", "chain length", "ns per dispatch", s,
-                    ns, true, true);
+    ok &= svg_chart(b, path, "dependent chain: ns per dispatch", "chain length", "ns per dispatch",
+                    s, ns, true, true);
     return ok;
 }
 

@@ -2,8 +2,12 @@
  *
  *   vkc-info          readable report
  *   vkc-info --json   the same as one JSON object
+ *   vkc-info --help   usage
  *
- * Exit status 0 when a usable compute device exists, 1 otherwise. */
+ * Exit status 0 when a usable compute device exists (and for --help), 1
+ * otherwise, 2 on bad usage or when the JSON could not be written. */
+#include "json.h"
+
 #include <vkc/vkc.h>
 
 #include <stdio.h>
@@ -50,122 +54,137 @@ static void flags_string(uint32_t f, char *out, size_t n)
         snprintf(out, n, "0x%x", f);
 }
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; ++s) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
-}
-
 static void print_version(uint32_t v)
 {
     printf("%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
 }
 
-static void print_json(const vkc_system_info *si, const vkc_context_features *f, vkc_result r)
+static void json_version(json_w *w, const char *key, uint32_t v)
 {
-    printf("{\n  \"vkc_version\": \"%s\",\n  \"loader_found\": %s,\n", VKC_VERSION_STRING,
-           si->loader_found ? "true" : "false");
-    printf("  \"instance_version\": \"%u.%u.%u\",\n", VK_API_VERSION_MAJOR(si->instance_version),
-           VK_API_VERSION_MINOR(si->instance_version), VK_API_VERSION_PATCH(si->instance_version));
-    printf("  \"validation_available\": %s,\n  \"layers\": [",
-           si->validation_available ? "true" : "false");
-    for (uint32_t i = 0; i < si->layer_count; ++i) {
-        printf(i ? ", " : "");
-        json_str(si->layers[i]);
+    char s[32];
+    snprintf(s, sizeof(s), "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
+             VK_API_VERSION_PATCH(v));
+    json_kstr(w, key, s);
+}
+
+/* 0 means unknown for these: written as null. */
+static void json_known(json_w *w, const char *key, uint32_t v)
+{
+    json_key(w, key);
+    if (v)
+        json_uint(w, v);
+    else
+        json_null(w);
+}
+
+static void json_uint3(json_w *w, const char *key, const uint32_t v[3])
+{
+    json_key(w, key);
+    json_arr_begin(w);
+    for (int i = 0; i < 3; ++i)
+        json_uint(w, v[i]);
+    json_arr_end(w);
+}
+
+static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
+                        const vkc_context_features *f)
+{
+    json_obj_begin(w);
+    json_kuint(w, "index", i);
+    json_kstr(w, "name", d->name);
+    json_kstr(w, "type", type_name(d->type));
+    json_kstr(w, "driver", d->driver_name);
+    json_kstr(w, "driver_info", d->driver_info);
+    json_kuint(w, "vendor_id", d->vendor_id);
+    json_version(w, "api_version", d->api_version);
+    json_key(w, "queue_families");
+    json_arr_begin(w);
+    for (uint32_t q = 0; q < d->queue_family_count; ++q) {
+        char fl[128];
+        flags_string(d->queue_families[q].flags, fl, sizeof(fl));
+        json_obj_begin(w);
+        json_kuint(w, "index", q);
+        json_kstr(w, "flags", fl);
+        json_kuint(w, "flag_bits", d->queue_families[q].flags);
+        json_kuint(w, "count", d->queue_families[q].count);
+        json_kuint(w, "timestamp_valid_bits", d->queue_families[q].timestamp_valid_bits);
+        json_obj_end(w);
     }
-    printf("],\n  \"best_device\": %d,\n  \"problem\": ", si->best_device);
-    json_str(si->problem);
-    printf(",\n  \"usable\": %s,\n  \"devices\": [\n", r == VKC_SUCCESS ? "true" : "false");
-    for (uint32_t i = 0; i < si->device_count; ++i) {
-        const vkc_device_info *d = &si->devices[i];
-        printf("    {\n      \"index\": %u,\n      \"name\": ", i);
-        json_str(d->name);
-        printf(",\n      \"type\": \"%s\",\n      \"driver\": ", type_name(d->type));
-        json_str(d->driver_name);
-        printf(",\n      \"driver_info\": ");
-        json_str(d->driver_info);
-        printf(",\n      \"vendor_id\": %u,\n      \"api_version\": \"%u.%u.%u\",\n", d->vendor_id,
-               VK_API_VERSION_MAJOR(d->api_version), VK_API_VERSION_MINOR(d->api_version),
-               VK_API_VERSION_PATCH(d->api_version));
-        printf("      \"queue_families\": [");
-        for (uint32_t q = 0; q < d->queue_family_count; ++q) {
-            char fl[128];
-            flags_string(d->queue_families[q].flags, fl, sizeof(fl));
-            printf(
-                "%s\n        {\"index\": %u, \"flags\": \"%s\", \"flag_bits\": %u, \"count\": %u, "
-                "\"timestamp_valid_bits\": %u}",
-                q ? "," : "", q, fl, d->queue_families[q].flags, d->queue_families[q].count,
-                d->queue_families[q].timestamp_valid_bits);
-        }
-        bool ok = d->queue_family != UINT32_MAX;
-        printf("\n      ],\n      \"selected_queue_family\": ");
-        if (ok)
-            printf("%u", d->queue_family);
-        else
-            printf("null");
-        printf(",\n      \"selection_reason\": ");
-        json_str(vkc_queue_reason_string(d->queue_reason));
-        printf(",\n      \"compute_only\": %s,\n",
-               ok && !(d->queue_families[d->queue_family].flags & VK_QUEUE_GRAPHICS_BIT) ? "true"
-                                                                                         : "false");
-        printf("      \"subgroup_size\": %u,\n      \"sm_count\": ", d->subgroup_size);
-        if (d->sm_count)
-            printf("%u", d->sm_count);
-        else
-            printf("null");
-        printf(",\n      \"warps_per_sm\": ");
-        if (d->warps_per_sm)
-            printf("%u", d->warps_per_sm);
-        else
-            printf("null");
-        printf(",\n      \"sm_source\": ");
-        if (d->sm_source)
-            json_str(d->sm_source);
-        else
-            printf("null");
-        printf(",\n      \"max_workgroup_invocations\": %u,\n", d->max_workgroup_invocations);
-        printf("      \"max_workgroup_size\": [%u, %u, %u],\n", d->max_workgroup_size[0],
-               d->max_workgroup_size[1], d->max_workgroup_size[2]);
-        printf("      \"max_workgroup_count\": [%u, %u, %u],\n", d->max_workgroup_count[0],
-               d->max_workgroup_count[1], d->max_workgroup_count[2]);
-        printf("      \"max_shared_memory\": %u,\n", d->max_shared_memory);
-        printf("      \"max_storage_buffer_range\": %llu,\n",
-               (unsigned long long)d->max_storage_buffer_range);
-        printf("      \"max_memory_allocation_size\": %llu,\n",
-               (unsigned long long)d->max_memory_allocation_size);
-        printf("      \"min_storage_buffer_offset_alignment\": %llu,\n",
-               (unsigned long long)d->min_storage_buffer_offset_alignment);
-        printf("      \"timestamp_period_ns\": %g,\n      \"timestamps\": %s,\n",
-               d->timestamp_period, d->timestamps ? "true" : "false");
-        printf(
-            "      \"features\": {\"timeline_semaphore\": %s, \"synchronization2\": %s, "
-            "\"push_descriptor\": %s, \"subgroup_size_control\": %s, \"storage_buffer_8bit\": %s, "
-            "\"storage_buffer_16bit\": %s, \"shader_float16\": %s, \"shader_int8\": %s, "
-            "\"shader_int64\": %s, \"shader_float64\": %s}",
-            d->timeline_semaphore ? "true" : "false", d->synchronization2 ? "true" : "false",
-            d->push_descriptor ? "true" : "false", d->subgroup_size_control ? "true" : "false",
-            d->storage_buffer_8bit ? "true" : "false", d->storage_buffer_16bit ? "true" : "false",
-            d->shader_float16 ? "true" : "false", d->shader_int8 ? "true" : "false",
-            d->shader_int64 ? "true" : "false", d->shader_float64 ? "true" : "false");
-        if ((int32_t)i == si->best_device && f) {
-            printf(",\n      \"vkc_uses\": {\"timeline_semaphores\": %s, \"push_descriptors\": %s, "
-                   "\"synchronization2\": %s, \"default_workgroup_size\": %u, "
-                   "\"max_grid_groups\": %u}",
-                   f->timeline_semaphores ? "true" : "false",
-                   f->push_descriptors ? "true" : "false", f->synchronization2 ? "true" : "false",
-                   f->default_workgroup_size, f->max_grid_groups);
-        }
-        printf("\n    }%s\n", i + 1 < si->device_count ? "," : "");
+    json_arr_end(w);
+    bool ok = d->queue_family != UINT32_MAX;
+    json_key(w, "selected_queue_family");
+    if (ok)
+        json_uint(w, d->queue_family);
+    else
+        json_null(w);
+    json_kstr(w, "selection_reason", vkc_queue_reason_string(d->queue_reason));
+    json_kbool(w, "compute_only",
+               ok && !(d->queue_families[d->queue_family].flags & VK_QUEUE_GRAPHICS_BIT));
+    json_kuint(w, "subgroup_size", d->subgroup_size);
+    json_known(w, "sm_count", d->sm_count);
+    json_known(w, "warps_per_sm", d->warps_per_sm);
+    json_kstr(w, "sm_source", d->sm_source);
+    json_kuint(w, "max_workgroup_invocations", d->max_workgroup_invocations);
+    json_uint3(w, "max_workgroup_size", d->max_workgroup_size);
+    json_uint3(w, "max_workgroup_count", d->max_workgroup_count);
+    json_kuint(w, "max_shared_memory", d->max_shared_memory);
+    json_kuint(w, "max_storage_buffer_range", d->max_storage_buffer_range);
+    json_kuint(w, "max_memory_allocation_size", d->max_memory_allocation_size);
+    json_kuint(w, "min_storage_buffer_offset_alignment", d->min_storage_buffer_offset_alignment);
+    json_knum(w, "timestamp_period_ns", d->timestamp_period);
+    json_kbool(w, "timestamps", d->timestamps);
+    json_key(w, "features");
+    json_obj_begin(w);
+    json_kbool(w, "timeline_semaphore", d->timeline_semaphore);
+    json_kbool(w, "synchronization2", d->synchronization2);
+    json_kbool(w, "push_descriptor", d->push_descriptor);
+    json_kbool(w, "subgroup_size_control", d->subgroup_size_control);
+    json_kbool(w, "storage_buffer_8bit", d->storage_buffer_8bit);
+    json_kbool(w, "storage_buffer_16bit", d->storage_buffer_16bit);
+    json_kbool(w, "shader_float16", d->shader_float16);
+    json_kbool(w, "shader_int8", d->shader_int8);
+    json_kbool(w, "shader_int64", d->shader_int64);
+    json_kbool(w, "shader_float64", d->shader_float64);
+    json_obj_end(w);
+    if (f) {
+        json_key(w, "vkc_uses");
+        json_obj_begin(w);
+        json_kbool(w, "timeline_semaphores", f->timeline_semaphores);
+        json_kbool(w, "push_descriptors", f->push_descriptors);
+        json_kbool(w, "synchronization2", f->synchronization2);
+        json_kuint(w, "default_workgroup_size", f->default_workgroup_size);
+        json_kuint(w, "max_grid_groups", f->max_grid_groups);
+        json_obj_end(w);
     }
-    printf("  ]\n}\n");
+    json_obj_end(w);
+}
+
+static bool print_json(const vkc_system_info *si, const vkc_context_features *f, vkc_result r)
+{
+    json_w w;
+    /* the device objects on lines of their own, their fields too */
+    json_init(&w, stdout, 3);
+    json_obj_begin(&w);
+    json_kstr(&w, "vkc_version", VKC_VERSION_STRING);
+    json_kbool(&w, "loader_found", si->loader_found);
+    json_version(&w, "instance_version", si->instance_version);
+    json_kbool(&w, "validation_available", si->validation_available);
+    json_key(&w, "layers");
+    json_arr_begin(&w);
+    for (uint32_t i = 0; i < si->layer_count; ++i)
+        json_str(&w, si->layers[i]);
+    json_arr_end(&w);
+    json_key(&w, "best_device");
+    json_int(&w, si->best_device);
+    json_kstr(&w, "problem", si->problem);
+    json_kbool(&w, "usable", r == VKC_SUCCESS);
+    json_key(&w, "devices");
+    json_arr_begin(&w);
+    for (uint32_t i = 0; i < si->device_count; ++i)
+        json_device(&w, &si->devices[i], i, (int32_t)i == si->best_device ? f : NULL);
+    json_arr_end(&w);
+    json_obj_end(&w);
+    return json_finish(&w);
 }
 
 static void print_text(const vkc_system_info *si, const vkc_context_features *f)
@@ -250,14 +269,28 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
         printf("\nProblem: %s\n", si->problem);
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: vkc-info [--json]\n\n"
+               "What Vulkan sees on this machine and what vkc will use.\n"
+               "  --json    the same report as one JSON object\n"
+               "  --help    this text\n\n"
+               "Exit status 0 when a usable compute device exists, 1 otherwise, 2 on bad "
+               "usage.\n");
+}
+
 int main(int argc, char **argv)
 {
     bool json = false;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--json"))
+        if (!strcmp(argv[i], "--json")) {
             json = true;
-        else {
-            fprintf(stderr, "usage: %s [--json]\n", argv[0]);
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "vkc-info: unknown option '%s'\n", argv[i]);
+            usage(stderr);
             return 2;
         }
     }
@@ -281,9 +314,10 @@ int main(int argc, char **argv)
             r = cr;
         }
     }
-    if (json)
-        print_json(&si, have_f ? &f : NULL, r);
-    else
+    if (json) {
+        if (!print_json(&si, have_f ? &f : NULL, r))
+            return 2;
+    } else
         print_text(&si, have_f ? &f : NULL);
     return r == VKC_SUCCESS ? 0 : 1;
 }

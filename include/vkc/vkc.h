@@ -190,10 +190,12 @@ typedef enum vkc_wait_mode {
 } vkc_wait_mode;
 
 typedef struct vkc_context_desc {
-    /* Khronos validation + synchronization validation. DEFAULT: on in debug
-     * builds, off in release; the environment variable VKC_VALIDATION=0|1
-     * overrides the build default, and this field overrides both. If the
-     * layer is missing, validation is reported off with a warning. */
+    /* Khronos validation + synchronization validation. DEFAULT: on when the
+     * code calling vkc_context_create was compiled without NDEBUG (a debug
+     * build), off with NDEBUG, however vkc itself was built; the environment
+     * variable VKC_VALIDATION=0|1 overrides that, and this field overrides
+     * both. If the layer is missing, validation is reported off with a
+     * warning. */
     vkc_toggle validation;
     /* Which physical device: NULL picks the best (discrete > integrated >
      * virtual > CPU, then highest API version); "N" is an index; anything
@@ -222,6 +224,11 @@ typedef struct vkc_context_desc {
      * many batches may be in flight before an enqueue waits (0 = default). */
     uint32_t batch_size;
     uint32_t batches_in_flight;
+    /* What validation DEFAULT means (ON or OFF). Filled by vkc.h's
+     * vkc_context_create from the caller's NDEBUG; a caller that reaches
+     * the function without the header's macro (a binding, a function
+     * pointer) and leaves it DEFAULT gets OFF. */
+    vkc_toggle validation_default;
 } vkc_context_desc;
 
 /* Create a context: load Vulkan, create an instance and a device, pick the
@@ -233,6 +240,32 @@ typedef struct vkc_context_desc {
  * *out is NULL on failure; the message is logged through desc->logger and
  * kept for vkc_last_create_error(). Thread-safe. */
 VKC_API vkc_result vkc_context_create(const vkc_context_desc *desc, vkc_context **out);
+
+/* The caller's build, not vkc's, decides validation's default: this macro
+ * hands the NDEBUG in force where vkc_context_create is called to the
+ * library. `(vkc_context_create)` or a function pointer bypasses it. Define
+ * VKC_NO_CALLER_NDEBUG to do without. */
+#if !defined(VKC_BUILDING) && !defined(VKC_NO_CALLER_NDEBUG)
+static inline vkc_result vkc__context_create_as(const vkc_context_desc *desc, vkc_context **out,
+                                                vkc_toggle build_default)
+{
+#ifdef __cplusplus
+    vkc_context_desc d = {};
+#else
+    vkc_context_desc d = {0};
+#endif
+    if (desc)
+        d = *desc;
+    if (d.validation_default == VKC_DEFAULT)
+        d.validation_default = build_default;
+    return (vkc_context_create)(&d, out);
+}
+#ifdef NDEBUG
+#define vkc_context_create(desc, out) vkc__context_create_as((desc), (out), VKC_OFF)
+#else
+#define vkc_context_create(desc, out) vkc__context_create_as((desc), (out), VKC_ON)
+#endif
+#endif
 
 /* Wait for all work, then destroy everything the context created, in reverse
  * order. Objects (buffers, kernels, sequences) still alive are destroyed too.
