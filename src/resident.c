@@ -792,6 +792,14 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
         if (!ok)
             vkc__resident_fall_back(r, NULL);
     }
+    /* The fallback's sequences up front: no recording on the first post to
+     * each slot. */
+    for (uint32_t i = 1; i < r->slots && !r->resident && res >= 0; ++i) {
+        vkc_seq *s;
+        res = vkc__resident_slot_seq(r, i, &s);
+    }
+    if (res < 0)
+        goto fail;
     *out = r;
     return VKC_SUCCESS;
 fail:
