@@ -1135,6 +1135,14 @@ vkc_result vkc__resident_lose(vkc_context *ctx)
         vkc_resident *r = st->table[i];
         if (!r || r->lost)
             continue;
+        /* A loss seen by vkc may leave the kernel running (a fault in
+         * another call): end it before its ring goes. A lost device answers
+         * the wait at once. */
+        if (r->launched) {
+            r->ring[RH_STOP] = 1;
+            vkc__store_fence();
+            (void)ctx->vk.vkWaitForFences(ctx->device, 1, &r->fence, VK_TRUE, r->timeout_ns);
+        }
         if (r->fence)
             ctx->vk.vkDestroyFence(ctx->device, r->fence, ctx->alloc);
         if (r->dpool)
@@ -1152,6 +1160,11 @@ vkc_result vkc__resident_lose(vkc_context *ctx)
         r->mem = VK_NULL_HANDLE;
         r->launched = false;
         r->lost = true;
+        /* The ring's wrapper would stop memory's recovery (a wrapped
+         * VkBuffer cannot be rebuilt): out of the list (the caller holds
+         * objects_lock), freed with the resident kernel. */
+        if (r->ring_buf)
+            vkc__list_remove(&r->ring_buf->node);
     }
     /* Posted items died with the device: ordinary submits need not wait. */
     atomic_store(&ctx->resident_ordered, atomic_load(&ctx->resident_posts));

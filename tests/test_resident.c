@@ -508,6 +508,58 @@ static void test_full_ring(void **state)
     fixture_close(&f);
 }
 
+/* Device loss (injected at an ordinary submit): every call reports it;
+ * after recovery the resident kernel must be created again, and a new one
+ * works. */
+static void test_device_loss(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_open(&f, true);
+    vkc_resident *r = make(&f, STEP_GLSL, VKC_DEFAULT, 8, 2000000);
+    run_dependent(&f, r, 3);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(f.ctx, NULL, &s), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_fill(s, f.data, 0, 64, 0), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    vkc_test_quiet_errors(1);
+    vkc__fault = (vkc__fault_state){.armed = true,
+                                    .fail_at = 1,
+                                    .only = VKC__FAULT_VK,
+                                    .only_call = "vkQueueSubmit2",
+                                    .forced = VK_ERROR_DEVICE_LOST};
+    vkc_result res = vkc_seq_submit(s, NULL);
+    vkc__fault = (vkc__fault_state){0};
+    if (res != VKC_ERROR_DEVICE_LOST) {
+        /* Without synchronization2 the submit is vkQueueSubmit. */
+        vkc__fault = (vkc__fault_state){.armed = true,
+                                        .fail_at = 1,
+                                        .only = VKC__FAULT_VK,
+                                        .only_call = "vkQueueSubmit",
+                                        .forced = VK_ERROR_DEVICE_LOST};
+        res = vkc_seq_submit(s, NULL);
+        vkc__fault = (vkc__fault_state){0};
+    }
+    assert_int_equal(res, VKC_ERROR_DEVICE_LOST);
+    uint32_t w[4] = {1, 2, 3, 4};
+    vkc_ticket t;
+    assert_int_equal(vkc_resident_post(r, w, sizeof(w), 0, &t), VKC_ERROR_DEVICE_LOST);
+    res = vkc_context_recover(f.ctx);
+    assert_true(res == VKC_SUCCESS || res == VKC_CONTENTS_LOST);
+    assert_int_equal(vkc_resident_post(r, w, sizeof(w), 0, &t), VKC_ERROR_INVALID_STATE);
+    assert_non_null(strstr(vkc_context_last_error(f.ctx), "create it again"));
+    vkc_test_quiet_errors(0);
+    vkc_resident_destroy(r);
+    vkc_seq_destroy(s);
+    /* Contents were lost: start from zero. */
+    assert_int_equal(vkc_buffer_fill(f.data, 0, 64, 0), VKC_SUCCESS);
+    memset(f.ref, 0, sizeof(f.ref));
+    r = make(&f, STEP_GLSL, VKC_DEFAULT, 8, 2000000);
+    run_dependent(&f, r, 5);
+    vkc_resident_destroy(r);
+    fixture_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,7 +567,7 @@ int main(void)
         cmocka_unit_test(test_fallback_forced),   cmocka_unit_test(test_fallback_no_queue),
         cmocka_unit_test(test_ordering),          cmocka_unit_test(test_never_acks),
         cmocka_unit_test(test_destroy_in_flight), cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_full_ring),
+        cmocka_unit_test(test_full_ring),         cmocka_unit_test(test_device_loss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
