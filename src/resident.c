@@ -83,7 +83,9 @@ struct vkc_resident {
     VkCommandBuffer cb;
     VkFence fence;
     VkDescriptorPool dpool;
-    bool launched; /* a launch was submitted and its fence not yet waited */
+    /* A launch was submitted and its fence not yet waited (written under
+     * launch_lock; post reads it without). */
+    atomic_bool launched;
     uint32_t idle_polls;
     uint32_t launch_polls; /* bound of one launch (CPU drivers), 0: none */
     double poll_ns;
@@ -314,6 +316,20 @@ static vkc_result vkc__resident_launch(vkc_resident *r, uint32_t polls)
     VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &r->cb;
+    /* After all ordinary work submitted so far, on the GPU too: posts
+     * already waited for it on the host, and this wait makes the order one
+     * that Vulkan (and synchronization validation) knows. */
+    uint64_t wait_value = vkc__submitted_value(ctx);
+    VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    VkTimelineSemaphoreSubmitInfo tsi = {VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    if (ctx->features.timeline_semaphores && wait_value) {
+        tsi.waitSemaphoreValueCount = 1;
+        tsi.pWaitSemaphoreValues = &wait_value;
+        si.pNext = &tsi;
+        si.waitSemaphoreCount = 1;
+        si.pWaitSemaphores = &ctx->timeline;
+        si.pWaitDstStageMask = &wait_stage;
+    }
     VkResult vr;
     if (r->queue_slot < 0) {
         vkc_queue_lock(ctx);
@@ -892,7 +908,7 @@ out:
      * when no post came for half the idle time; a wait catches the rest. */
     uint64_t now = vkc__now_ns();
     uint64_t last = atomic_exchange_explicit(&r->last_post_ns, now, memory_order_relaxed);
-    if (now - last > r->idle_ns / 2)
+    if (!r->launched || now - last > r->idle_ns / 2)
         VKC_FORWARD(vkc__resident_revive(r));
     if (ticket) {
         ticket->value = VKC__TICKET_RESIDENT | (uint64_t)r->id << VKC__TICKET_ID_SHIFT |
@@ -921,6 +937,28 @@ static vkc_result vkc__resident_wait_hook(vkc_context *ctx, vkc_ticket t, uint64
     return vkc__resident_wait_item(r, seq, timeout_ns, poll);
 }
 
+/* Before ordinary work: the posted items complete and the kernel ends (its
+ * fence waited), so what it wrote is ordered before that work in Vulkan's
+ * terms too, and a shared queue is free. The next post launches it again. */
+static vkc_result vkc__resident_quiesce(vkc_resident *r)
+{
+    vkc_result res = VKC_SUCCESS;
+    if (r->next_seq > 1)
+        res = vkc__resident_wait_item(r, r->next_seq - 1, r->timeout_ns, false);
+    if (res != VKC_SUCCESS)
+        return res;
+    pthread_mutex_lock(&r->launch_lock);
+    if (r->launched) {
+        r->ring[RH_STOP] = 1;
+        vkc__store_fence();
+        res = vkc__resident_join(r, r->timeout_ns);
+        r->ring[RH_STOP] = 0;
+        vkc__store_fence();
+    }
+    pthread_mutex_unlock(&r->launch_lock);
+    return res;
+}
+
 static vkc_result vkc__resident_order_hook(vkc_context *ctx)
 {
     vkc__rstate *st = ctx->resident_state;
@@ -929,8 +967,8 @@ static vkc_result vkc__resident_order_hook(vkc_context *ctx)
     vkc_result res = VKC_SUCCESS;
     for (uint32_t i = 0; i < VKC__RESIDENT_TABLE && res == VKC_SUCCESS; ++i) {
         vkc_resident *r = st->table[i];
-        if (r && r->resident && !r->lost && r->next_seq > 1)
-            res = vkc__resident_wait_item(r, r->next_seq - 1, r->timeout_ns, false);
+        if (r && r->resident && !r->lost && !r->stopped)
+            res = vkc__resident_quiesce(r);
     }
     pthread_mutex_unlock(&st->lock);
     if (res != VKC_SUCCESS)

@@ -1212,12 +1212,21 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
  * untested and check vkc_resident_info_get.
  *
  * Ordering against ordinary work. vkc cannot see which buffers a payload
- * names, so by default a post waits (on the host) for all ordinary work
- * submitted before it, and every ordinary submission of the context
+ * names, so it orders everything: a post waits (on the host) for all
+ * ordinary work submitted before it, and a launch also waits for it on the
+ * GPU (the context's timeline); every ordinary submission of the context
  * (sequences, immediate flushes, blocking buffer calls) first waits for all
- * posted items to be acknowledged. VKC_RESIDENT_POST_UNORDERED skips the
- * first wait for one post (the caller knows its buffers are not in use).
- * Results of an item are visible to the host once its ticket is complete.
+ * posted items to be acknowledged and ends the resident kernel (waiting for
+ * its fence), so its writes are ordered before that work in Vulkan's terms;
+ * the next post launches it again (a few microseconds more). Interleave
+ * posts and ordinary work only where needed. VKC_RESIDENT_POST_UNORDERED
+ * skips a post's wait (the caller knows its buffers are not in use).
+ * Immediate-mode work must be flushed (vkc_flush) to be ordered before a
+ * post. Results of an item are visible to the host once its ticket is
+ * complete. Buffers that ordinary work writes and a resident kernel reads
+ * must be declared coherent in the shader (the kernel outlives that work).
+ * On devices with one queue in the family (lavapipe), there is no queue of
+ * its own and the kernel falls back.
  *
  * Lifetime. vkc_resident_destroy (and vkc_context_destroy) let the kernel
  * finish the items already posted (bounded by timeout_ns), then end it; a
