@@ -224,6 +224,7 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
             info->storage_buffer_16bit = f11.storageBuffer16BitAccess;
             info->shader_float16 = f12.shaderFloat16;
             info->shader_int8 = f12.shaderInt8;
+            info->buffer_device_address = f12.bufferDeviceAddress;
         }
         if (v13) {
             info->synchronization2 = f13.synchronization2;
@@ -613,6 +614,7 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
         f12.shaderFloat16 = info->shader_float16;
         f12.shaderInt8 = info->shader_int8;
         f12.timelineSemaphore = use_timeline;
+        f12.bufferDeviceAddress = info->buffer_device_address;
     }
     if (v13) {
         f12.pNext = &f13;
@@ -658,6 +660,7 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
     ctx->features.timeline_semaphores = use_timeline;
     ctx->features.push_descriptors = use_push;
     ctx->features.synchronization2 = v13 && info->synchronization2;
+    ctx->features.buffer_device_address = v12 && info->buffer_device_address;
     ctx->maintenance4 = v13; /* required by Vulkan 1.3, enabled above */
     t->vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem_props);
     return VKC_SUCCESS;

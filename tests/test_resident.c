@@ -508,6 +508,73 @@ static void test_full_ring(void **state)
     fixture_close(&f);
 }
 
+/* Payloads that name buffers by device address (GL_EXT_buffer_reference):
+ * the kernel has no bindings of its own. */
+static const char *ADDR_GLSL = "#version 450\n"
+                               "#extension GL_EXT_buffer_reference : require\n"
+                               "#extension GL_EXT_buffer_reference_uvec2 : require\n"
+                               "#include \"vkc_resident.glsl\"\n"
+                               "layout(buffer_reference, std430, buffer_reference_align = 4) "
+                               "coherent buffer U { uint v[]; };\n"
+                               "layout(local_size_x = 2) in;\n"
+                               "void main() {\n"
+                               "  vkc_item it;\n"
+                               "  while (vkc_resident_next(it)) {\n"
+                               "    U u = U(vkc_resident_address(it, 0u));\n"
+                               "    uint i = gl_LocalInvocationIndex;\n"
+                               "    u.v[i] = u.v[i] * 7u + vkc_resident_word(it, 2u) + i;\n"
+                               "    vkc_resident_done(it);\n"
+                               "  }\n"
+                               "}\n";
+
+static void test_device_address(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_open(&f, true);
+    vkc_context_features feat;
+    assert_int_equal(vkc_context_features_get(f.ctx, &feat), VKC_SUCCESS);
+    if (!feat.buffer_device_address) {
+        uint64_t addr;
+        vkc_test_quiet_errors(1);
+        assert_int_equal(vkc_buffer_address(f.data, &addr), VKC_ERROR_UNSUPPORTED);
+        vkc_test_quiet_errors(0);
+        fixture_close(&f);
+        skip();
+    }
+    vkc_buffer *other;
+    assert_int_equal(vkc_buffer_create(f.ctx, &(vkc_buffer_desc){.size = 64}, &other), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(other, 0, 64, 5), VKC_SUCCESS);
+    uint64_t addr[2];
+    assert_int_equal(vkc_buffer_address(f.data, &addr[0]), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_address(other, &addr[1]), VKC_SUCCESS);
+    assert_true(addr[0] != 0 && addr[1] != 0 && addr[0] != addr[1]);
+    vkc_resident *r = NULL;
+    assert_int_equal(
+        vkc_resident_create(
+            f.ctx,
+            &(vkc_resident_desc){.glsl = ADDR_GLSL, .payload_size = 12, .idle_timeout_ns = 2000000},
+            &r),
+        VKC_SUCCESS);
+    uint32_t ref[2][2] = {{0, 0}, {5, 5}};
+    vkc_ticket t = {0};
+    for (uint32_t s = 0; s < 40; ++s) {
+        uint32_t which = s % 3 == 0;
+        uint32_t w[3] = {(uint32_t)addr[which], (uint32_t)(addr[which] >> 32), s};
+        assert_int_equal(vkc_resident_post(r, w, sizeof(w), 0, &t), VKC_SUCCESS);
+        for (uint32_t i = 0; i < 2; ++i)
+            ref[which][i] = ref[which][i] * 7u + s + i;
+    }
+    assert_int_equal(vkc_wait(f.ctx, t, UINT64_MAX), VKC_SUCCESS);
+    uint32_t got[2][2];
+    assert_int_equal(vkc_buffer_download(f.data, 0, got[0], 8), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_download(other, 0, got[1], 8), VKC_SUCCESS);
+    assert_memory_equal(got, ref, sizeof(got));
+    vkc_resident_destroy(r);
+    vkc_buffer_destroy(other);
+    fixture_close(&f);
+}
+
 /* Device loss (injected at an ordinary submit): every call reports it;
  * after recovery the resident kernel must be created again, and a new one
  * works. */
@@ -568,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_ordering),          cmocka_unit_test(test_never_acks),
         cmocka_unit_test(test_destroy_in_flight), cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_full_ring),         cmocka_unit_test(test_device_loss),
+        cmocka_unit_test(test_device_address),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -377,6 +377,8 @@ typedef struct vkc_device_info {
     uint32_t sm_count;
     uint32_t warps_per_sm; /* resident subgroups per SM/CU, 0 when unknown */
     const char *sm_source; /* the extension that reported it, or NULL */
+
+    bool buffer_device_address; /* bufferDeviceAddress (Vulkan 1.2) */
 } vkc_device_info;
 
 /* The device the context uses. Valid for the context's lifetime. */
@@ -397,6 +399,9 @@ typedef struct vkc_context_features {
     uint32_t default_workgroup_size;
     uint32_t groups_per_sm; /* grid cap per SM (VKC_GROUPS_PER_SM); 0: no cap */
     uint32_t max_grid_groups;
+    /* Buffers have device addresses (vkc_buffer_address) and shaders may
+     * use PhysicalStorageBufferAddresses (GL_EXT_buffer_reference). */
+    bool buffer_device_address;
 } vkc_context_features;
 
 VKC_API vkc_result vkc_context_features_get(const vkc_context *ctx, vkc_context_features *out);
@@ -521,6 +526,14 @@ VKC_API uint64_t vkc_buffer_size(const vkc_buffer *buf);
  * UPLOAD memory behind the BAR of a discrete GPU): prefer
  * vkc_buffer_download, which stages such reads. */
 VKC_API void *vkc_buffer_map(vkc_buffer *buf);
+/* The device address of byte 0 of the buffer, for shaders that reach
+ * buffers through GL_EXT_buffer_reference (a resident kernel's payload, for
+ * one). Where the device has bufferDeviceAddress and the context owns its
+ * device, every vkc buffer gets one; VKC_ERROR_UNSUPPORTED otherwise and for
+ * a buffer that wraps the host's VkBuffer. A dispatch that reaches a buffer
+ * only by address does not tell vkc about it: order such work yourself
+ * (vkc_seq_barrier, or waits). Thread-safe. */
+VKC_API vkc_result vkc_buffer_address(const vkc_buffer *buf, uint64_t *out_address);
 /* The VkBuffer and offset behind a vkc buffer, for the host's own use. */
 VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
                                  VkDeviceSize *out_offset);
