@@ -31,17 +31,7 @@ step() { # name, then the command; its output goes to OUTDIR/name.txt
   [ $rc -eq 0 ] || { tail -25 "$out/$name.txt"; status=1; }
 }
 
-if [ -d .gl/sys ]; then
-  for f in .gl/sys/*.deb; do dpkg -x "$f" / || status=1; done
-  ldconfig || true
-fi
-for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
-           /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
-  if [ -f "$icd" ]; then
-    export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
-    break
-  fi
-done
+. bench/h200_env.sh
 export VKC_CACHE_DIR=/tmp/vkc-cache
 
 step vkc-info "$b/tools/vkc-info"

@@ -95,7 +95,7 @@ struct vkc_resident {
 
     pthread_mutex_t post_lock;      /* next_seq, the slots */
     pthread_mutex_t launch_lock;    /* launches, the fence */
-    uint64_t next_seq;              /* the next item's number, from 1 */
+    atomic_uint_fast64_t next_seq;  /* the next item's number, from 1; written under post_lock */
     atomic_uint_fast64_t done_hint; /* every item up to it is acknowledged */
     atomic_uint_fast64_t last_post_ns;
     atomic_uint_fast64_t launches;
@@ -363,11 +363,12 @@ static vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_
                                           bool poll)
 {
     vkc_context *ctx = r->ctx;
+    /* After recovery, as every ticket issued before the loss: complete
+     * (the work is gone, and so is the ring). */
+    if (r->lost)
+        return VKC_SUCCESS;
     if (vkc__acked(r, seq))
         return VKC_SUCCESS;
-    if (r->lost)
-        return VKC_FAIL(ctx, VKC_ERROR_DEVICE_LOST, "resident kernel \"%s\": the device was lost",
-                        r->name);
     uint64_t start = vkc__now_ns();
     uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
     for (uint32_t iter = 1;; ++iter) {
@@ -713,7 +714,7 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
     r->stride = (RS_PAYLOAD + payload / 4 + 15) & ~15u;
     r->idle_ns = d->idle_timeout_ns ? d->idle_timeout_ns : 20000000ull;
     r->timeout_ns = d->timeout_ns ? d->timeout_ns : 1000000000ull;
-    r->next_seq = 1;
+    atomic_init(&r->next_seq, 1);
     /* lavapipe ends every loop of an invocation after 65535 iterations in
      * all: launches there end themselves well before (the user's loops
      * count too). */
@@ -1046,6 +1047,29 @@ vkc_result vkc_resident_stop(vkc_resident *r)
     return res;
 }
 
+/* The Vulkan objects of the ring and the launch (the kernel has ended).
+ * Memory goes with its mapping. */
+static void vkc__resident_drop_vk(vkc_resident *r)
+{
+    vkc_context *ctx = r->ctx;
+    if (r->fence)
+        ctx->vk.vkDestroyFence(ctx->device, r->fence, ctx->alloc);
+    if (r->dpool)
+        ctx->vk.vkDestroyDescriptorPool(ctx->device, r->dpool, ctx->alloc);
+    if (r->cpool)
+        ctx->vk.vkDestroyCommandPool(ctx->device, r->cpool, ctx->alloc);
+    if (r->vkbuf)
+        ctx->vk.vkDestroyBuffer(ctx->device, r->vkbuf, ctx->alloc);
+    if (r->mem)
+        ctx->vk.vkFreeMemory(ctx->device, r->mem, ctx->alloc);
+    r->fence = VK_NULL_HANDLE;
+    r->dpool = VK_NULL_HANDLE;
+    r->cpool = VK_NULL_HANDLE;
+    r->vkbuf = VK_NULL_HANDLE;
+    r->mem = VK_NULL_HANDLE;
+    r->ring = NULL;
+}
+
 /* Free everything (the kernel has ended or was never launched). */
 static void vkc__resident_free(vkc_resident *r)
 {
@@ -1067,18 +1091,7 @@ static void vkc__resident_free(vkc_resident *r)
         for (uint32_t i = 0; i < r->slots; ++i)
             vkc_seq_destroy(r->seqs[i]);
     vkc_buffer_destroy(r->ring_buf);
-    if (!r->lost) {
-        if (r->fence)
-            ctx->vk.vkDestroyFence(ctx->device, r->fence, ctx->alloc);
-        if (r->dpool)
-            ctx->vk.vkDestroyDescriptorPool(ctx->device, r->dpool, ctx->alloc);
-        if (r->cpool)
-            ctx->vk.vkDestroyCommandPool(ctx->device, r->cpool, ctx->alloc);
-        if (r->vkbuf)
-            ctx->vk.vkDestroyBuffer(ctx->device, r->vkbuf, ctx->alloc);
-        if (r->mem)
-            ctx->vk.vkFreeMemory(ctx->device, r->mem, ctx->alloc);
-    }
+    vkc__resident_drop_vk(r);
     if (r->own_kernel)
         vkc_kernel_destroy(r->kernel);
     pthread_mutex_destroy(&r->post_lock);
@@ -1181,21 +1194,7 @@ vkc_result vkc__resident_lose(vkc_context *ctx)
             vkc__store_fence();
             (void)ctx->vk.vkWaitForFences(ctx->device, 1, &r->fence, VK_TRUE, r->timeout_ns);
         }
-        if (r->fence)
-            ctx->vk.vkDestroyFence(ctx->device, r->fence, ctx->alloc);
-        if (r->dpool)
-            ctx->vk.vkDestroyDescriptorPool(ctx->device, r->dpool, ctx->alloc);
-        if (r->cpool)
-            ctx->vk.vkDestroyCommandPool(ctx->device, r->cpool, ctx->alloc);
-        if (r->vkbuf)
-            ctx->vk.vkDestroyBuffer(ctx->device, r->vkbuf, ctx->alloc);
-        if (r->mem)
-            ctx->vk.vkFreeMemory(ctx->device, r->mem, ctx->alloc);
-        r->fence = VK_NULL_HANDLE;
-        r->dpool = VK_NULL_HANDLE;
-        r->cpool = VK_NULL_HANDLE;
-        r->vkbuf = VK_NULL_HANDLE;
-        r->mem = VK_NULL_HANDLE;
+        vkc__resident_drop_vk(r);
         r->launched = false;
         r->lost = true;
         /* The ring's wrapper would stop memory's recovery (a wrapped

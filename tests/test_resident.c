@@ -585,6 +585,10 @@ static void test_device_loss(void **state)
     fixture_open(&f, true);
     vkc_resident *r = make(&f, STEP_GLSL, VKC_DEFAULT, 8, 2000000);
     run_dependent(&f, r, 3);
+    uint32_t w0[4] = {1, 1, 1, 1};
+    vkc_ticket before;
+    assert_int_equal(vkc_resident_post(r, w0, sizeof(w0), 0, &before), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(f.ctx, before, UINT64_MAX), VKC_SUCCESS);
     vkc_seq *s;
     assert_int_equal(vkc_seq_create(f.ctx, NULL, &s), VKC_SUCCESS);
     assert_int_equal(vkc_seq_fill(s, f.data, 0, 64, 0), VKC_SUCCESS);
@@ -615,6 +619,9 @@ static void test_device_loss(void **state)
     assert_true(res == VKC_SUCCESS || res == VKC_CONTENTS_LOST);
     assert_int_equal(vkc_resident_post(r, w, sizeof(w), 0, &t), VKC_ERROR_INVALID_STATE);
     assert_non_null(strstr(vkc_context_last_error(f.ctx), "create it again"));
+    /* A ticket from before the loss reads as complete. */
+    assert_int_equal(vkc_wait(f.ctx, before, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_poll(f.ctx, before), VKC_SUCCESS);
     vkc_test_quiet_errors(0);
     vkc_resident_destroy(r);
     vkc_seq_destroy(s);
