@@ -1261,7 +1261,7 @@ typedef struct vkc_resident_desc {
     const uint32_t *spirv;
     size_t spirv_size;
     const char *name;        /* debug name; copied */
-    uint32_t workgroup_size; /* GLSL/SPIR-V with local_size_x_id; 0: 1 */
+    uint32_t workgroup_size; /* with local_size_x_id; 0: the shader's size or vkc's default */
     /* Bound to bindings 1.. of the kernel, as a dispatch's args. The
      * buffers must outlive the resident kernel (it may run at any time). */
     const vkc_arg *args;
