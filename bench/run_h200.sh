@@ -25,8 +25,7 @@ mkdir -p "$out"
 bench=${VKC_BENCH:-build-gpu/tools/vkc-bench}
 status=0
 
-echo "== Vulkan runtime from .gl"
-. bench/h200_env.sh
+. bench/vulkan_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/nvidia-smi.txt" 2>&1 || true
 cat "$out/nvidia-smi.txt"
 

@@ -31,7 +31,7 @@ step() { # name, then the command; its output goes to OUTDIR/name.txt
   [ $rc -eq 0 ] || { tail -25 "$out/$name.txt"; status=1; }
 }
 
-. bench/h200_env.sh
+. bench/vulkan_env.sh
 export VKC_CACHE_DIR=/tmp/vkc-cache
 
 step vkc-info "$b/tools/vkc-info"

@@ -532,14 +532,18 @@ static vkc_result vkc__resident_selftest(vkc_resident *r, bool *ok)
 static int32_t vkc__resident_pick_memory(vkc_context *ctx, uint32_t bits)
 {
     const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
-    const char *env = getenv("VKC_RESIDENT_MEMORY");
-    if (env && *env) {
-        unsigned long t = strtoul(env, NULL, 10);
+    uint32_t t;
+    if (vkc__env_uint(ctx, "VKC_RESIDENT_MEMORY", 0, VK_MAX_MEMORY_TYPES - 1, "vkc's choice",
+                      &t)) {
         const VkMemoryPropertyFlags need =
             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         if (t < mp->memoryTypeCount && (bits >> t & 1) &&
             (mp->memoryTypes[t].propertyFlags & need) == need)
             return (int32_t)t;
+        vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
+                 "VKC_RESIDENT_MEMORY=%u: not a host-visible coherent type the ring can use; "
+                 "using vkc's choice",
+                 t);
     }
     int32_t best = -1;
     int best_score = -1;
@@ -802,8 +806,11 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
         r->id = id;
         st->table[id % VKC__RESIDENT_TABLE] = r;
     }
-    const char *env = getenv("VKC_RESIDENT");
-    bool forced = d->fallback == VKC_ON || (env && strcmp(env, "fallback") == 0);
+    const char *env = vkc__env_string("VKC_RESIDENT");
+    bool env_fallback = env && strcmp(env, "fallback") == 0;
+    if (env && !env_fallback)
+        vkc__env_ignored(ctx, "VKC_RESIDENT", env, "\"fallback\"", "the resident path");
+    bool forced = d->fallback == VKC_ON || env_fallback;
     bool queue = !forced && id && vkc__resident_take_queue(r, st);
     pthread_mutex_unlock(&st->lock);
     if (!id) {

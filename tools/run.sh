@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(cmake ninja-build gcc g++ pkg-config libvulkan-dev libvulkan-volk-dev
           vulkan-validationlayers mesa-vulkan-drivers vulkan-tools glslang-tools glslang-dev
           spirv-tools libcmocka-dev libpng-dev clang libclang-rt-14-dev python3
-          make dpkg-dev file)
+          make dpkg-dev file openmpi-bin libopenmpi-dev)
 
 install_missing() {
   local missing=()
@@ -91,7 +91,7 @@ case "$mode" in
     if [ "${VKC_CI_QUICK:-0}" != 1 ]; then
       echo "== thread tests under ThreadSanitizer (tests/tsan.supp: driver only)"
       build build-tsan -DCMAKE_BUILD_TYPE=Debug -DVKC_WERROR=ON -DVKC_TSAN=ON
-      run_ctest build-tsan -R "test_dispatch|test_stress"
+      run_ctest build-tsan -R "test_dispatch|test_stress|test_multi|test_split"
       echo "== fuzzing, ${VKC_FUZZ_SECONDS:-60} s per target"
       tools/fuzz.sh "${VKC_FUZZ_SECONDS:-60}"
     fi

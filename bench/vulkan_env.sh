@@ -1,6 +1,7 @@
-# Sourced by the H200 scripts (run from the repository root): installs the
-# Vulkan runtime that travelled in .gl/ and points the loader at NVIDIA's
-# ICD. Sets status=1 when a package does not unpack.
+# Sourced by the GPU-machine scripts (run_h200.sh, run_multi.sh): unpack the
+# Vulkan runtime carried in .gl/sys and point the loader at NVIDIA's ICD.
+# Sets status=1 when a package does not unpack.
+echo "== Vulkan runtime from .gl"
 if [ -d .gl/sys ]; then
   for f in .gl/sys/*.deb; do dpkg -x "$f" / || status=1; done
   ldconfig || true
