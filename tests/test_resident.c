@@ -11,6 +11,7 @@
 
 #include "vkc_test.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -575,6 +576,64 @@ static void test_device_address(void **state)
     fixture_close(&f);
 }
 
+/* Posts and waits from several threads: every item runs once. */
+typedef struct poster {
+    vkc_context *ctx;
+    vkc_resident *r;
+    uint32_t base;
+    int failures;
+} poster;
+
+static void *post_thread(void *p)
+{
+    poster *q = p;
+    for (uint32_t i = 0; i < 100; ++i) {
+        uint32_t w = q->base + i;
+        vkc_ticket t;
+        if (vkc_resident_post(q->r, &w, 4, 0, &t) != VKC_SUCCESS ||
+            (i % 7 == 0 && vkc_wait(q->ctx, t, UINT64_MAX) != VKC_SUCCESS))
+            q->failures++;
+    }
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_open(&f, true);
+    vkc_resident *r = NULL;
+    vkc_arg a = {.buffer = f.data};
+    /* NOACK_GLSL acknowledges every item but 7: d[0] sums the items. */
+    assert_int_equal(vkc_resident_create(f.ctx,
+                                         &(vkc_resident_desc){.glsl = NOACK_GLSL,
+                                                              .args = &a,
+                                                              .arg_count = 1,
+                                                              .slots = 8,
+                                                              .payload_size = 4,
+                                                              .idle_timeout_ns = 2000000},
+                                         &r),
+                     VKC_SUCCESS);
+    poster q[3];
+    pthread_t th[3];
+    uint32_t want = 0;
+    for (int i = 0; i < 3; ++i) {
+        q[i] = (poster){f.ctx, r, 1000u * (uint32_t)(i + 1), 0};
+        for (uint32_t k = 0; k < 100; ++k)
+            want += q[i].base + k;
+        assert_int_equal(pthread_create(&th[i], NULL, post_thread, &q[i]), 0);
+    }
+    for (int i = 0; i < 3; ++i) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(q[i].failures, 0);
+    }
+    vkc_resident_destroy(r);
+    uint32_t got;
+    assert_int_equal(vkc_buffer_download(f.data, 0, &got, 4), VKC_SUCCESS);
+    assert_int_equal(got, want);
+    fixture_close(&f);
+}
+
 /* Device loss (injected at an ordinary submit): every call reports it;
  * after recovery the resident kernel must be created again, and a new one
  * works. */
@@ -642,7 +701,7 @@ int main(void)
         cmocka_unit_test(test_ordering),          cmocka_unit_test(test_never_acks),
         cmocka_unit_test(test_destroy_in_flight), cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_full_ring),         cmocka_unit_test(test_device_loss),
-        cmocka_unit_test(test_device_address),
+        cmocka_unit_test(test_device_address),    cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
