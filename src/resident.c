@@ -90,7 +90,7 @@ struct vkc_resident {
     uint32_t launch_polls; /* bound of one launch (CPU drivers), 0: none */
     double poll_ns;
 
-    vkc_seq **seqs;        /* fallback: one per slot, made on first use */
+    vkc_seq **seqs;        /* fallback: one per slot (slot 0's also checks the args) */
     vkc_ticket *slot_tick; /* fallback: the last submit of each slot */
 
     pthread_mutex_t post_lock;      /* next_seq, the slots */
@@ -533,8 +533,7 @@ static int32_t vkc__resident_pick_memory(vkc_context *ctx, uint32_t bits)
 {
     const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
     uint32_t t;
-    if (vkc__env_uint(ctx, "VKC_RESIDENT_MEMORY", 0, VK_MAX_MEMORY_TYPES - 1, "vkc's choice",
-                      &t)) {
+    if (vkc__env_uint(ctx, "VKC_RESIDENT_MEMORY", 0, VK_MAX_MEMORY_TYPES - 1, "vkc's choice", &t)) {
         const VkMemoryPropertyFlags need =
             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         if (t < mp->memoryTypeCount && (bits >> t & 1) &&
@@ -832,8 +831,15 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
         if (res < 0)
             goto fail;
         r->resident = ok;
-        if (!ok)
+        if (!ok) {
             vkc__resident_fall_back(r, NULL);
+            /* Its queue may serve another resident kernel. */
+            pthread_mutex_lock(&st->lock);
+            if (r->queue_slot >= 0)
+                st->queues_used &= ~(1u << r->queue_slot);
+            r->queue_slot = -2;
+            pthread_mutex_unlock(&st->lock);
+        }
     }
     /* The fallback's sequences up front: no recording on the first post to
      * each slot. */
