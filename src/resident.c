@@ -249,14 +249,13 @@ static vkc_result vkc__resident_record(vkc_resident *r)
     return VKC_SUCCESS;
 }
 
-/* The launch has ended (or never was): the kernel wrote its end, or its
- * fence signalled. */
+/* The launch has ended (or never was): its fence signalled. (The kernel's
+ * own end marker comes earlier, but a relaunch must wait for the fence
+ * anyway, and under load that can take long.) */
 static vkc_result vkc__resident_ended(vkc_resident *r, bool *ended)
 {
     *ended = true;
     if (!r->launched)
-        return VKC_SUCCESS;
-    if (r->ring[RH_STATE] == R_STATE_STOPPED)
         return VKC_SUCCESS;
     VkResult vr = VKC_VK(vkGetFenceStatus, r->ctx->vk.vkGetFenceStatus(r->ctx->device, r->fence));
     if (vr < 0)

@@ -76,6 +76,8 @@ typedef struct fixture {
 static void fixture_open(fixture *f, bool share)
 {
     memset(f, 0, sizeof(*f));
+    /* A message fails the test it came in, not the ones after it. */
+    vkc_test_validation_reset();
     f->ctx = vkc_test_context_create(NULL);
     /* lavapipe's family has one queue: let the resident path run there. */
     if (share)
