@@ -54,17 +54,6 @@ static const char *PLAIN_GLSL = "#version 450\n"
                                 "layout(set = 0, binding = 0) buffer D { uint d[]; };\n"
                                 "void main() { d[0] = 1u; }\n";
 
-/* x[i] = x[i] * a + b over n elements (an ordinary sequence). */
-static const char *AXPB_GLSL =
-    "#version 450\n"
-    "layout(local_size_x = 64) in;\n"
-    "layout(set = 0, binding = 0) buffer X { uint x[]; };\n"
-    "layout(push_constant) uniform P { uint n; uint a; uint b; } pc;\n"
-    "void main() {\n"
-    "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
-    "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride) x[i] = x[i] * pc.a + pc.b;\n"
-    "}\n";
-
 #define WORDS 5
 
 typedef struct fixture {
@@ -130,6 +119,25 @@ static vkc_resident *make(fixture *f, const char *src, vkc_toggle fallback, uint
     if (res != VKC_SUCCESS)
         fail_msg("vkc_resident_create: %s: %s", vkc_result_string(res),
                  vkc_context_last_error(f->ctx));
+    return r;
+}
+
+/* NOACK_GLSL on f->data: d[0] sums the items (every one acknowledged but
+ * a 7). */
+static vkc_resident *make_adder(fixture *f, uint32_t slots, uint64_t idle_ns, uint64_t timeout_ns)
+{
+    vkc_resident *r = NULL;
+    vkc_arg a = {.buffer = f->data};
+    assert_int_equal(vkc_resident_create(f->ctx,
+                                         &(vkc_resident_desc){.glsl = NOACK_GLSL,
+                                                              .args = &a,
+                                                              .arg_count = 1,
+                                                              .slots = slots,
+                                                              .payload_size = 4,
+                                                              .idle_timeout_ns = idle_ns,
+                                                              .timeout_ns = timeout_ns},
+                                         &r),
+                     VKC_SUCCESS);
     return r;
 }
 
@@ -279,9 +287,9 @@ static void test_ordering(void **state)
     fixture_open(&f, true);
     vkc_resident *r = make(&f, STEP_GLSL, VKC_DEFAULT, 8, 2000000);
     vkc_kernel *k;
-    assert_int_equal(
-        vkc_kernel_create_glsl(f.ctx, &(vkc_glsl_desc){.source = AXPB_GLSL, .name = "axpb"}, &k),
-        VKC_SUCCESS);
+    assert_int_equal(vkc_kernel_create_glsl(
+                         f.ctx, &(vkc_glsl_desc){.source = vkc_test_axpb_glsl, .name = "axpb"}, &k),
+                     VKC_SUCCESS);
     vkc_seq *s;
     assert_int_equal(vkc_seq_create(f.ctx, NULL, &s), VKC_SUCCESS);
     uint32_t push[3] = {WORDS, 5, 11};
@@ -320,17 +328,7 @@ static void test_never_acks(void **state)
     (void)state;
     fixture f;
     fixture_open(&f, true);
-    vkc_resident *r = NULL;
-    vkc_arg a = {.buffer = f.data};
-    assert_int_equal(vkc_resident_create(f.ctx,
-                                         &(vkc_resident_desc){.glsl = NOACK_GLSL,
-                                                              .args = &a,
-                                                              .arg_count = 1,
-                                                              .payload_size = 4,
-                                                              .idle_timeout_ns = 1000000,
-                                                              .timeout_ns = 50000000},
-                                         &r),
-                     VKC_SUCCESS);
+    vkc_resident *r = make_adder(&f, 0, 1000000, 50000000);
     uint32_t w = 3;
     vkc_ticket t;
     assert_int_equal(vkc_resident_post(r, &w, 4, 0, &t), VKC_SUCCESS);
@@ -604,18 +602,7 @@ static void test_threads(void **state)
     (void)state;
     fixture f;
     fixture_open(&f, true);
-    vkc_resident *r = NULL;
-    vkc_arg a = {.buffer = f.data};
-    /* NOACK_GLSL acknowledges every item but 7: d[0] sums the items. */
-    assert_int_equal(vkc_resident_create(f.ctx,
-                                         &(vkc_resident_desc){.glsl = NOACK_GLSL,
-                                                              .args = &a,
-                                                              .arg_count = 1,
-                                                              .slots = 8,
-                                                              .payload_size = 4,
-                                                              .idle_timeout_ns = 2000000},
-                                         &r),
-                     VKC_SUCCESS);
+    vkc_resident *r = make_adder(&f, 8, 2000000, 0);
     poster q[3];
     pthread_t th[3];
     uint32_t want = 0;
