@@ -41,6 +41,13 @@ grep "resident kernels" "$out/vkc-info.txt"
 VKC_RESIDENT_MEMORY=3 step vkc-info-hostcached "$b/tools/vkc-info"
 grep "resident kernels" "$out/vkc-info-hostcached.txt"
 
+# The self-test passed in host-cached memory in the first run (the raw
+# probe had seen only the first doorbell there): does the ring really work
+# there, and how fast?
+VKC_RESIDENT_MEMORY=3 step test_resident-hostcached "$b/tests/test_resident"
+VKC_RESIDENT_MEMORY=3 step bench-hostcached "$b/tools/vkc-bench" --scenario resident
+grep -E "^\| resident " "$out/bench-hostcached.txt"
+
 # Validation core + sync, zero messages: the tests fail on any message.
 export VKC_VALIDATION=1
 step test_resident "$b/tests/test_resident"

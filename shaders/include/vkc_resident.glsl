@@ -120,14 +120,20 @@ void vkc_resident_poll_()
         vkc_r_total += 16u;
         budget = vkc_r_total >= launch ? 0u : min(budget, launch - vkc_r_total);
     }
+    /* One load per poll (the ring's words are coherent: each load goes to
+     * the device's shared cache): the slot's place and the stop flag are
+     * read outside the loop or now and then. */
+    uint slots = vkc_rw[VKC_RH_SLOTS];
+    uint stride = vkc_rw[VKC_RH_STRIDE];
+    uint base = VKC_RH_WORDS + (vkc_r_next % slots) * stride;
     uint spins = 0u;
     uint got = 0u;
-    uint base = 0u;
     for (; budget != 0u;) {
-        base = vkc_resident_slot_base(vkc_r_next);
         uint s = atomicLoad(vkc_rw[base + VKC_RS_SEQ], gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                            gl_SemanticsAcquire);
+                            gl_SemanticsRelaxed);
         if (s == vkc_r_next) {
+            /* Acquire: the payload the host wrote before the doorbell. */
+            memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
             atomicStore(vkc_rw[VKC_RH_TAKEN], s, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                         gl_SemanticsRelease);
             if ((vkc_rw[base + VKC_RS_FLAGS] & VKC_RS_FLAG_PROBE) == 0u) {
@@ -139,10 +145,12 @@ void vkc_resident_poll_()
             atomicStore(vkc_rw[base + VKC_RS_ACK], s, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                         gl_SemanticsRelease);
             vkc_r_next++;
+            base = VKC_RH_WORDS + (vkc_r_next % slots) * stride;
             spins = 0u;
             continue;
         }
-        if (atomicLoad(vkc_rw[VKC_RH_STOP], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+        if ((spins & 63u) == 63u &&
+            atomicLoad(vkc_rw[VKC_RH_STOP], gl_ScopeDevice, gl_StorageSemanticsBuffer,
                        gl_SemanticsAcquire) != 0u)
             break;
         if (++spins >= budget)
