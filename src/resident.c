@@ -264,6 +264,14 @@ static vkc_result vkc__resident_ended(vkc_resident *r, bool *ended)
     return VKC_SUCCESS;
 }
 
+/* How long a launch may take to end once it has no reason to run (its
+ * items done, a stop asked for): at least 2 s, since under load a CPU
+ * driver signals the fence late. */
+static uint64_t vkc__resident_end_bound(const vkc_resident *r)
+{
+    return VKC_MAX(r->timeout_ns, 2000000000ull);
+}
+
 /* Wait (bounded) for the current launch's fence. Caller holds launch_lock. */
 static vkc_result vkc__resident_join(vkc_resident *r, uint64_t timeout_ns)
 {
@@ -290,7 +298,7 @@ static vkc_result vkc__resident_join(vkc_resident *r, uint64_t timeout_ns)
 static vkc_result vkc__resident_launch(vkc_resident *r, uint32_t polls)
 {
     vkc_context *ctx = r->ctx;
-    VKC_FORWARD(vkc__resident_join(r, r->timeout_ns));
+    VKC_FORWARD(vkc__resident_join(r, vkc__resident_end_bound(r)));
     /* Each item is taken once: a launch starts after the last item any
      * launch took (acknowledged or not: a kernel that skipped an ack must
      * not see the item again), which the kernel records in 32 bits; the
@@ -511,7 +519,7 @@ static vkc_result vkc__resident_selftest(vkc_resident *r, bool *ok)
     r->ring[RH_STOP] = 1;
     vkc__store_fence();
     pthread_mutex_lock(&r->launch_lock);
-    vkc_result res = vkc__resident_join(r, r->timeout_ns);
+    vkc_result res = vkc__resident_join(r, vkc__resident_end_bound(r));
     pthread_mutex_unlock(&r->launch_lock);
     r->ring[RH_STOP] = 0;
     VKC_FORWARD(res);
@@ -983,7 +991,7 @@ static vkc_result vkc__resident_quiesce(vkc_resident *r)
     if (r->launched) {
         r->ring[RH_STOP] = 1;
         vkc__store_fence();
-        res = vkc__resident_join(r, r->timeout_ns);
+        res = vkc__resident_join(r, vkc__resident_end_bound(r));
         r->ring[RH_STOP] = 0;
         vkc__store_fence();
     }
@@ -1052,7 +1060,7 @@ static vkc_result vkc__resident_drain(vkc_resident *r)
         if (r->next_seq > 1)
             res = vkc__resident_wait_item(r, r->next_seq - 1, r->timeout_ns, false);
         pthread_mutex_lock(&r->launch_lock);
-        vkc_result j = vkc__resident_join(r, r->timeout_ns);
+        vkc_result j = vkc__resident_join(r, vkc__resident_end_bound(r));
         pthread_mutex_unlock(&r->launch_lock);
         if (res == VKC_SUCCESS)
             res = j;

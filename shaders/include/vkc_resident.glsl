@@ -181,7 +181,10 @@ bool vkc_resident_next(out vkc_item it)
     }
     if (gl_LocalInvocationIndex == 0u)
         vkc_resident_poll_();
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice,
+    /* Workgroup scope is enough: invocation 0's acquire (device scope)
+     * happens-before this barrier, and a device-scope fence here would cost
+     * a full memory fence per item. */
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
                    gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
     it.seq = vkc_rs_seq;
     it.base = vkc_rs_base;
@@ -196,7 +199,9 @@ bool vkc_resident_next(out vkc_item it)
  * acknowledgement, which the host's wait spins on. */
 void vkc_resident_done(vkc_item it)
 {
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice,
+    /* Every invocation's writes happen-before invocation 0's release, which
+     * makes them available at device scope with the ack. */
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
                    gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
     if (gl_LocalInvocationIndex == 0u)
         atomicStore(vkc_rw[it.base + VKC_RS_ACK], it.seq, gl_ScopeDevice,
