@@ -11,7 +11,12 @@
 #           -DVKC_BUILD_TESTS=OFF -DVKC_BUILD_SAMPLES=OFF && ninja -C build-gpu vkc-bench
 # (VKC_BENCH=path overrides the binary.) nvcc and python3 with PyTorch come from
 # the machine. Writes into OUTDIR: vkc.json, vkc.txt (its table), plots/,
-# cuda.json, torch.json, the logs, and combined.md (the table of all three).
+# cuda.json, torch.json, the logs, and combined.md (the table of all three);
+# vkc-info.txt (which wait vkc chose and why) when vkc-info was built beside
+# vkc-bench; reuse2.json, a second pass of the round trips after the others
+# (the driver's fast and slow modes differ between passes); tests.txt when
+# test binaries were built (-DVKC_BUILD_TESTS=ON: test_context, test_dispatch,
+# test_memory, test_fuse run under validation, VKC_TESTS="..." to choose).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +41,13 @@ if nvcc -O2 -arch=sm_90 -std=c++17 -o "$out/vkc_cuda_ref" bench/cuda/vkc_cuda_re
 else
   cat "$out/nvcc.log"
   status=1
+fi
+
+info="$(dirname "$bench")/vkc-info"
+if [ -x "$info" ]; then
+  echo "== vkc-info"
+  "$info" > "$out/vkc-info.txt" 2>&1 || status=1
+  grep -E "vkc waits with|vkc will use" "$out/vkc-info.txt"
 fi
 
 # vkc first, then CUDA, then PyTorch: one process at a time on the GPU.
@@ -64,9 +76,39 @@ rc=$?
 tail -3 "$out/torch.log"
 [ $rc -eq 0 ] || { echo "torch_ref exit $rc"; tail -20 "$out/torch.log"; status=1; }
 
+echo "== vkc-bench reuse, second pass"
+if [ -x "$bench" ]; then
+  "$bench" $quick --scenario reuse --json "$out/reuse2.raw.json" > "$out/reuse2.txt" 2>> "$out/vkc.log" &&
+    python3 - "$out/reuse2.raw.json" "$out/reuse2.json" <<'PY' || status=1
+import json, sys
+recs = json.load(open(sys.argv[1]))
+for r in recs:  # its own scenario name, so that its rows and ratios stay apart
+    r["scenario"] = "reuse-pass2"
+    if r.get("baseline", "").startswith("reuse/"):
+        r["baseline"] = "reuse-pass2/" + r["baseline"][len("reuse/"):]
+json.dump(recs, open(sys.argv[2], "w"), indent=1)
+PY
+  grep -E "vkc-default|raw-seqpoll \||vkc-spin-marker" "$out/reuse2.txt"
+fi
+
+tests=${VKC_TESTS:-"test_context test_dispatch test_memory test_fuse"}
+testdir="$(dirname "$bench")/../tests"
+if [ -x "$testdir/test_dispatch" ]; then
+  echo "== tests under validation: $tests"
+  : > "$out/tests.txt"
+  for t in $tests; do
+    if VKC_VALIDATION=1 VKC_CACHE_DIR=/tmp/vkc-test-cache timeout 200 "$testdir/$t" >> "$out/tests.txt" 2>&1; then
+      echo "$t passed"
+    else
+      echo "$t FAILED (see tests.txt)"
+      status=1
+    fi
+  done
+fi
+
 echo "== combined table"
 inputs=()
-for f in vkc.json cuda.json torch.json; do
+for f in vkc.json reuse2.json cuda.json torch.json; do
   [ -s "$out/$f" ] && inputs+=("$out/$f")
 done
 if [ ${#inputs[@]} -gt 0 ]; then

@@ -8,10 +8,12 @@
  * rounding) and written as a PNG with libpng.
  *
  * Usage: blur [in.png [out.png]]   (no input: a generated test image) */
+#define _POSIX_C_SOURCE 200809L /* before any system header */
+#include <png.h>                /* before sample_common.h: sample_write_png */
+
 #include "sample_common.h"
 
 #include <math.h>
-#include <png.h>
 #include <string.h>
 
 #include "embed_shaders.h"
@@ -176,16 +178,7 @@ int main(int argc, char **argv)
     }
     int ok = bad == 0 && changed > 0;
 
-    png_image img;
-    memset(&img, 0, sizeof(img));
-    img.version = PNG_IMAGE_VERSION;
-    img.width = w;
-    img.height = h;
-    img.format = PNG_FORMAT_RGBA;
-    if (!png_image_write_to_file(&img, out_path, 0, out, 0, NULL)) {
-        fprintf(stderr, "%s: %s\n", out_path, img.message);
-        ok = 0;
-    }
+    ok &= sample_write_png(out_path, out, w, h);
     printf("blur %ux%u, radius %d: %.3f ms; %s; wrote %s\n", w, h, RADIUS, dt * 1e3,
            ok ? "matches the CPU" : "WRONG", out_path);
 

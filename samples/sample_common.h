@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static vkc_context *sample_ctx; /* for CHECK's message */
@@ -71,5 +72,24 @@ static inline int sample_validation_status(void)
         fprintf(stderr, "%u validation message(s)\n", sample_validation_messages);
     return sample_validation_messages ? 1 : 0;
 }
+
+#ifdef PNG_LIBPNG_VER_STRING /* <png.h> was included first */
+/* Write w x h RGBA8 pixels as a PNG (libpng's simplified API); 0 (with a
+ * message) on failure. */
+static inline int sample_write_png(const char *path, const void *rgba, uint32_t w, uint32_t h)
+{
+    png_image img;
+    memset(&img, 0, sizeof(img));
+    img.version = PNG_IMAGE_VERSION;
+    img.width = w;
+    img.height = h;
+    img.format = PNG_FORMAT_RGBA;
+    if (!png_image_write_to_file(&img, path, 0, rgba, 0, NULL)) {
+        fprintf(stderr, "%s: %s\n", path, img.message);
+        return 0;
+    }
+    return 1;
+}
+#endif
 
 #endif

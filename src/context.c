@@ -28,6 +28,7 @@ vkc_context *vkc__context_alloc(const vkc_logger *logger, const VkAllocationCall
     vkc__list_init(&ctx->buffers);
     vkc__list_init(&ctx->kernels);
     vkc__list_init(&ctx->seqs);
+    vkc__list_init(&ctx->images);
     atomic_init(&ctx->lost, false);
     return ctx;
 }
@@ -78,6 +79,12 @@ static const vkc__module vkc__modules[] = {
      vkc__memory_rebuild, false},
     {"kernel", vkc__kernel_init, vkc__kernel_drop, vkc__kernel_finish, vkc__kernel_lose_hook,
      vkc__kernel_rebuild, true},
+    /* After memory (images hold dedicated memory of their own, and the
+     * blocking image transfers use memory's staging buffers) and after
+     * kernels: re-creating an image in recovery submits its layout
+     * transition, which records the completion marker's kernel. */
+    {"image", vkc__image_init, vkc__image_drop, vkc__image_finish, vkc__image_lose,
+     vkc__image_rebuild, false},
     /* Fusion sits above dispatch, but its objects are kernels that sequences
      * may name: they go after the sequences and before the other kernels.
      * Its state is made on first use and holds nothing of the device. */
@@ -86,7 +93,7 @@ static const vkc__module vkc__modules[] = {
      vkc__dispatch_rebuild, false},
     /* Its buffer and kernel are listed objects, dropped, lost and rebuilt
      * with the others. */
-    {"marker", vkc__marker_init, NULL, NULL, NULL, NULL, false},
+    {"marker", vkc__marker_init, NULL, NULL, NULL, vkc__marker_rebuild, false},
     /* Above dispatch: its fallback sequences and kernels go first. */
     {"resident", NULL, vkc__resident_drop, vkc__resident_finish, vkc__resident_lose, NULL, false},
 };
@@ -256,6 +263,9 @@ vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out)
     VKC_LD(dispatches);
     VKC_LD(barriers);
     VKC_LD(staging_blocks);
+    VKC_LD(images);
+    VKC_LD(samplers);
+    VKC_LD(image_views);
 #undef VKC_LD
     return VKC_SUCCESS;
 }

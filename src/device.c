@@ -225,6 +225,8 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
         t->vkGetPhysicalDeviceFeatures2(pd, &f2);
         info->shader_int64 = f2.features.shaderInt64;
         info->shader_float64 = f2.features.shaderFloat64;
+        info->storage_image_read_without_format = f2.features.shaderStorageImageReadWithoutFormat;
+        info->storage_image_write_without_format = f2.features.shaderStorageImageWriteWithoutFormat;
         if (v12) {
             info->timeline_semaphore = f12.timelineSemaphore;
             info->storage_buffer_8bit = f12.storageBuffer8BitAccess;
@@ -615,6 +617,8 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
     VkPhysicalDeviceVulkan13Features f13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     f2.features.shaderInt64 = info->shader_int64;
     f2.features.shaderFloat64 = info->shader_float64;
+    f2.features.shaderStorageImageReadWithoutFormat = info->storage_image_read_without_format;
+    f2.features.shaderStorageImageWriteWithoutFormat = info->storage_image_write_without_format;
     if (v12) {
         f2.pNext = &f11;
         f11.pNext = &f12;
@@ -680,7 +684,13 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
 {
     vkc_context_features *f = &ctx->features;
     const vkc_device_info *info = &ctx->info;
-    f->wait_mode = desc->wait_mode ? desc->wait_mode : VKC_WAIT_SPIN_THEN_BLOCK;
+    /* DEFAULT: the completion marker, if its self-test passes at init
+     * (vkc__marker_init), else spin-then-block on the timeline. */
+    ctx->wait_auto = desc->wait_mode == VKC_WAIT_DEFAULT;
+    f->wait_mode = desc->wait_mode ? desc->wait_mode : VKC_WAIT_SPIN_MARKER;
+    snprintf(ctx->wait_reason, sizeof(ctx->wait_reason), "%s",
+             ctx->wait_auto ? "default" : "asked");
+    f->wait_reason = ctx->wait_reason;
     bool labels = false;
     vkc__env_flag(ctx, "VKC_DEBUG_LABELS",
                   "the default: off (labels are on anyway while validation is)", &labels);
@@ -738,7 +748,8 @@ static void vkc__query_groups(const vkc__itable *t, VkInstance inst, const VkPhy
     VkPhysicalDeviceGroupProperties g[VKC_MAX_DEVICES];
     uint32_t count = VKC_MAX_DEVICES;
     for (uint32_t i = 0; i < count; ++i)
-        g[i] = (VkPhysicalDeviceGroupProperties){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES};
+        g[i] =
+            (VkPhysicalDeviceGroupProperties){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES};
     if (enum_groups(inst, &count, g) < 0)
         return;
     for (uint32_t i = 0; i < count; ++i) {

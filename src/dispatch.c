@@ -58,22 +58,21 @@ void vkc_seq_destroy(vkc_seq *s)
     for (uint32_t i = 0; i < s->buf_cap; ++i)
         vkc__free(s->bufs[i].r);
     vkc__free(s->bufs);
+    for (uint32_t i = 0; i < s->img_cap; ++i)
+        vkc__free(s->imgs[i].sub);
+    vkc__free(s->imgs);
+    vkc__free(s->aux);
+    vkc__free(s->ibar);
     vkc__free(s->order);
     s->magic = 0;
     vkc__free(s);
 }
 
-#define VKC_CHECK_SEQ(s)                                                                           \
-    do {                                                                                           \
-        if (VKC_UNLIKELY(!(s) || (s)->magic != VKC_MAGIC_SEQ))                                     \
-            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_seq handle");             \
-        VKC_CHECK_CONTEXT((s)->ctx);                                                               \
-    } while (0)
-
 vkc_result vkc_seq_begin(vkc_seq *s)
 {
     VKC_CHECK_SEQ(s);
     s->cmd_count = s->use_count = s->push_len = s->buf_count = 0;
+    s->img_count = s->aux_count = 0;
     s->level_floor = s->max_level = 0;
     s->dispatches = s->explicit_barriers = 0;
     s->writes_mapped = false;
@@ -93,7 +92,7 @@ void vkc__seq_keep_error(vkc_seq *s)
 }
 
 /* call names the recording call, for a latched error's message. */
-static vkc_result vkc__check_recording(vkc_seq *s, const char *call)
+vkc_result vkc__check_recording(vkc_seq *s, const char *call)
 {
     s->call = call;
     if (!s->recording) /* not latched: the recorded sequence stays usable */
@@ -102,7 +101,7 @@ static vkc_result vkc__check_recording(vkc_seq *s, const char *call)
     return VKC_SUCCESS;
 }
 
-static vkc_result vkc__check_buffer(vkc_seq *s, const vkc_buffer *b, const char *what)
+vkc_result vkc__seq_check_buffer(vkc_seq *s, const vkc_buffer *b, const char *what)
 {
     if (!b || b->magic != VKC_MAGIC_BUFFER)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_buffer handle", what);
@@ -112,8 +111,8 @@ static vkc_result vkc__check_buffer(vkc_seq *s, const vkc_buffer *b, const char 
     return VKC_SUCCESS;
 }
 
-static vkc_result vkc__check_range(vkc_seq *s, const vkc_buffer *b, uint64_t offset, uint64_t size,
-                                   const char *what)
+vkc_result vkc__seq_check_range(vkc_seq *s, const vkc_buffer *b, uint64_t offset, uint64_t size,
+                                const char *what)
 {
     if (offset > b->size || size > b->size - offset)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
@@ -151,11 +150,151 @@ static vkc_result vkc__arg_fail(vkc_seq *s, vkc_result code, const vkc_kernel *k
  * its use: the one place recording (vkc_seq_dispatch) and replacing
  * (vkc_seq_set_arg) an argument validate it. count: the elements the
  * dispatch covers (0 for explicit groups). */
+static const char *vkc__kind_name(vkc_binding_kind kind)
+{
+    switch (kind) {
+    case VKC_BINDING_STORAGE_IMAGE:
+        return "a storage image";
+    case VKC_BINDING_SAMPLED_IMAGE:
+        return "a sampled image";
+    case VKC_BINDING_COMBINED_IMAGE_SAMPLER:
+        return "a combined image sampler";
+    case VKC_BINDING_SAMPLER:
+        return "a sampler";
+    default:
+        return "a buffer";
+    }
+}
+
+static const char *vkc__type_name(vkc_image_type t)
+{
+    return t == VKC_IMAGE_3D ? "3D" : t == VKC_IMAGE_2D_ARRAY ? "2D array" : "2D";
+}
+
+static vkc_result vkc__check_sampler(vkc_seq *s, const vkc_kernel *k, uint32_t i,
+                                     const vkc_sampler *sm)
+{
+    if (!sm || sm->magic != VKC_MAGIC_SAMPLER || sm->ctx != s->ctx)
+        return vkc__arg_fail(s, sm ? VKC_ERROR_INVALID_HANDLE : VKC_ERROR_MISMATCH, k, i, "%s",
+                             sm ? "invalid vkc_sampler handle"
+                                : "the kernel expects a sampler: set vkc_arg.sampler");
+    return VKC_SUCCESS;
+}
+
+/* An image (or sampler) argument: the kind, type, format, usage and range
+ * checked against the binding; the use names the view and the layout. */
+static vkc_result vkc__bind_image(vkc_seq *s, const vkc_kernel *k, uint32_t i, const vkc_arg *a,
+                                  vkc__use *u)
+{
+    const vkc_binding_info *bi = &k->info.bindings[i];
+    const vkc_binding_kind kind = bi->kind;
+    if (a->buffer)
+        return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                             "the kernel expects %s but the arg names a buffer",
+                             vkc__kind_name(kind));
+    *u = (vkc__use){0};
+    if (kind == VKC_BINDING_SAMPLER) {
+        if (a->image)
+            return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                                 "the kernel expects a sampler but the arg names an image");
+        VKC_FORWARD(vkc__check_sampler(s, k, i, a->sampler));
+        u->sampler = a->sampler;
+        return VKC_SUCCESS;
+    }
+    vkc_image *img = a->image;
+    if (!img || img->magic != VKC_MAGIC_IMAGE || img->ctx != s->ctx || img->dead)
+        return vkc__arg_fail(s, img ? VKC_ERROR_INVALID_HANDLE : VKC_ERROR_MISMATCH, k, i, "%s",
+                             !img ? "the kernel expects an image: set vkc_arg.image"
+                             : img->magic != VKC_MAGIC_IMAGE ? "invalid vkc_image handle"
+                             : img->ctx != s->ctx ? "the image belongs to another context"
+                                                  : "the image wrapped a VkImage of a lost device");
+    const bool storage = kind == VKC_BINDING_STORAGE_IMAGE;
+    if (kind == VKC_BINDING_COMBINED_IMAGE_SAMPLER)
+        VKC_FORWARD(vkc__check_sampler(s, k, i, a->sampler));
+    else if (a->sampler)
+        return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                             "the kernel expects %s (no sampler) but the arg names a sampler",
+                             vkc__kind_name(kind));
+    const VkImageUsageFlags need =
+        storage ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT;
+    if (!(img->vk_usage & need))
+        return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                             "image \"%s\" was not created with %s usage", img->name,
+                             storage ? "storage" : "sampled");
+    if (storage && bi->format != VKC_FORMAT_DEFAULT && bi->format != img->format)
+        return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                             "the kernel declares a %s storage image but image \"%s\" is %s",
+                             vkc_format_name(bi->format), img->name, vkc_format_name(img->format));
+    /* The view's type follows the kernel's declaration. */
+    bool type_ok =
+        bi->image_type == VKC_IMAGE_3D ? img->type == VKC_IMAGE_3D : img->type != VKC_IMAGE_3D;
+    if (!type_ok)
+        return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                             "the kernel declares a %s image but image \"%s\" is %s",
+                             vkc__type_name(bi->image_type), img->name, vkc__type_name(img->type));
+    const vkc_image_range *rg = &a->range;
+    if (rg->base_mip >= img->mips || rg->mip_count > img->mips - rg->base_mip ||
+        rg->base_layer >= img->layers || rg->layer_count > img->layers - rg->base_layer)
+        return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                             "mips [%u, +%u) / layers [%u, +%u) are out of range: image \"%s\" "
+                             "has %u mip level(s) and %u layer(s)",
+                             rg->base_mip, rg->mip_count, rg->base_layer, rg->layer_count,
+                             img->name, img->mips, img->layers);
+    u->mip = rg->base_mip;
+    u->mips = rg->mip_count ? rg->mip_count : storage ? 1 : img->mips - rg->base_mip;
+    u->layer = rg->base_layer;
+    u->layers = rg->layer_count ? rg->layer_count : img->layers - rg->base_layer;
+    if (storage && u->mips != 1)
+        return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                             "a storage image binding sees one mip level (mip_count %u)", u->mips);
+    if (bi->image_type == VKC_IMAGE_2D && u->layers != 1)
+        return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                             "the kernel declares a 2D image but the arg covers %u layers of "
+                             "\"%s\": set range.layer_count = 1 (or declare an array)",
+                             u->layers, img->name);
+    if (kind == VKC_BINDING_COMBINED_IMAGE_SAMPLER &&
+        (a->sampler->desc.filter == VKC_FILTER_LINEAR ||
+         a->sampler->desc.mipmap_mode == VKC_FILTER_LINEAR) &&
+        !(img->features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT))
+        return vkc__arg_fail(s, VKC_ERROR_UNSUPPORTED, k, i,
+                             "the device cannot filter %s images linearly (image \"%s\"): use a "
+                             "NEAREST sampler",
+                             vkc_format_name(img->format), img->name);
+    if (kind == VKC_BINDING_COMBINED_IMAGE_SAMPLER && a->sampler->desc.unnormalized &&
+        (u->mips != 1 || u->layers != 1 || bi->image_type != VKC_IMAGE_2D))
+        return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                             "a sampler with unnormalized coordinates needs one mip level of "
+                             "one layer of a 2D image");
+    uint32_t acc = storage ? (a->access ? (uint32_t)a->access : (uint32_t)bi->access) : VKC_ACC_R;
+    if (!storage && (a->access & VKC_ACCESS_WRITE))
+        return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
+                             "a sampled image cannot be written");
+    VkImageViewType vt = bi->image_type == VKC_IMAGE_3D         ? VK_IMAGE_VIEW_TYPE_3D
+                         : bi->image_type == VKC_IMAGE_2D_ARRAY ? VK_IMAGE_VIEW_TYPE_2D_ARRAY
+                                                                : VK_IMAGE_VIEW_TYPE_2D;
+    VkImageView view;
+    vkc_result r = vkc__image_view(img, vt, u->mip, u->mips, u->layer, u->layers, &view);
+    if (r < 0)
+        return vkc__latch(s, r);
+    u->image = img;
+    u->view = view;
+    u->sampler = kind == VKC_BINDING_COMBINED_IMAGE_SAMPLER ? a->sampler : NULL;
+    u->layout = storage ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    u->access = acc ? acc : VKC_ACC_R | VKC_ACC_W;
+    return VKC_SUCCESS;
+}
+
 static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, const vkc_arg *a,
                                 uint64_t count, vkc__use *u)
 {
     const vkc_context *ctx = s->ctx;
     const vkc_binding_info *bi = &k->info.bindings[i];
+    if (bi->kind != VKC_BINDING_BUFFER)
+        return vkc__bind_image(s, k, i, a, u);
+    if (a->image || (!a->buffer && a->sampler))
+        return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
+                             "the kernel expects a buffer but the arg names %s",
+                             a->image ? "an image" : "a sampler");
     const vkc_buffer *b = a->buffer;
     if (!b || b->magic != VKC_MAGIC_BUFFER || b->ctx != ctx)
         return vkc__arg_fail(s, VKC_ERROR_INVALID_HANDLE, k, i, "%s",
@@ -195,8 +334,11 @@ static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, con
                              (unsigned long long)((size - bi->min_size) / bi->array_stride),
                              (unsigned long long)bi->array_stride, (unsigned long long)count);
     uint32_t acc = a->access ? (uint32_t)a->access : (uint32_t)bi->access;
-    *u = (vkc__use){a->buffer, b->buffer, b->offset + a->offset, size,
-                    acc ? acc : VKC_ACC_R | VKC_ACC_W};
+    *u = (vkc__use){.buffer = a->buffer,
+                    .vk = b->buffer,
+                    .offset = b->offset + a->offset,
+                    .size = size,
+                    .access = acc ? acc : VKC_ACC_R | VKC_ACC_W};
     return VKC_SUCCESS;
 }
 
@@ -297,10 +439,10 @@ vkc_result vkc_seq_copy(vkc_seq *s, vkc_buffer *dst, uint64_t dst_offset, vkc_bu
 {
     VKC_CHECK_SEQ(s);
     VKC_FORWARD(vkc__check_recording(s, "vkc_seq_copy"));
-    VKC_FORWARD(vkc__check_buffer(s, dst, "copy dst"));
-    VKC_FORWARD(vkc__check_buffer(s, src, "copy src"));
-    VKC_FORWARD(vkc__check_range(s, dst, dst_offset, size, "copy dst"));
-    VKC_FORWARD(vkc__check_range(s, src, src_offset, size, "copy src"));
+    VKC_FORWARD(vkc__seq_check_buffer(s, dst, "copy dst"));
+    VKC_FORWARD(vkc__seq_check_buffer(s, src, "copy src"));
+    VKC_FORWARD(vkc__seq_check_range(s, dst, dst_offset, size, "copy dst"));
+    VKC_FORWARD(vkc__seq_check_range(s, src, src_offset, size, "copy src"));
     if (size == 0)
         return VKC_SUCCESS;
     if (dst->buffer == src->buffer &&
@@ -321,8 +463,8 @@ vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t s
 {
     VKC_CHECK_SEQ(s);
     VKC_FORWARD(vkc__check_recording(s, "vkc_seq_fill"));
-    VKC_FORWARD(vkc__check_buffer(s, buf, "fill"));
-    VKC_FORWARD(vkc__check_range(s, buf, offset, size, "fill"));
+    VKC_FORWARD(vkc__seq_check_buffer(s, buf, "fill"));
+    VKC_FORWARD(vkc__seq_check_range(s, buf, offset, size, "fill"));
     if ((offset | size) & 3)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
                             "fill: offset and size must be multiples of 4");
@@ -340,30 +482,45 @@ vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t s
     return vkc__append(s, &c);
 }
 
+vkc_result vkc__seq_check_family(vkc_seq *s, uint32_t family, const char *what)
+{
+    if (family >= s->ctx->info.queue_family_count)
+        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
+                            "%s: queue family %u does not exist (the device has %u)", what, family,
+                            s->ctx->info.queue_family_count);
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc__append_uses(vkc_seq *s, vkc__command *c, const vkc__use *u, uint32_t n)
+{
+    if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + n, sizeof(vkc__use)))
+        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
+    memcpy(&s->uses[s->use_count], u, n * sizeof(*u));
+    c->use_first = s->use_count;
+    c->use_count = n;
+    s->use_count += n;
+    vkc_result r = vkc__append(s, c);
+    if (r < 0)
+        s->use_count -= n;
+    return r;
+}
+
 static vkc_result vkc__seq_ownership(vkc_seq *s, vkc_buffer *buf, uint32_t family, bool acquire)
 {
     VKC_CHECK_SEQ(s);
     VKC_FORWARD(vkc__check_recording(s, acquire ? "vkc_seq_acquire" : "vkc_seq_release"));
     const char *what = acquire ? "acquire" : "release";
-    VKC_FORWARD(vkc__check_buffer(s, buf, what));
-    if (family >= s->ctx->info.queue_family_count)
-        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
-                            "%s: queue family %u does not exist (the device has %u)", what, family,
-                            s->ctx->info.queue_family_count);
+    VKC_FORWARD(vkc__seq_check_buffer(s, buf, what));
+    VKC_FORWARD(vkc__seq_check_family(s, family, what));
     if (family == s->ctx->info.queue_family)
         return VKC_SUCCESS; /* same family: nothing to transfer */
-    if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + 1, sizeof(vkc__use)))
-        return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
     /* A write of the whole range: ordered after every earlier use (release)
      * and before every later one (acquire). */
-    s->uses[s->use_count] = (vkc__use){buf, buf->buffer, buf->offset, buf->size, VKC_ACC_W};
+    vkc__use u = {buf, buf->buffer, buf->offset, buf->size, VKC_ACC_W};
     vkc__command c = {.kind = acquire ? VKC_CMD_ACQUIRE : VKC_CMD_RELEASE,
-                      .use_first = s->use_count,
-                      .use_count = 1,
                       .value = family,
                       .label = acquire ? "vkc acquire" : "vkc release"};
-    s->use_count += 1;
-    return vkc__append(s, &c);
+    return vkc__append_uses(s, &c, &u, 1);
 }
 
 vkc_result vkc_seq_acquire(vkc_seq *s, vkc_buffer *buf, uint32_t src_family)
@@ -392,10 +549,122 @@ vkc_result vkc_seq_barrier(vkc_seq *s)
 
 static VkPipelineStageFlags2 vkc__stage_of(const vkc__command *c)
 {
-    if (c->kind == VKC_CMD_ACQUIRE || c->kind == VKC_CMD_RELEASE)
+    if (c->kind == VKC_CMD_ACQUIRE || c->kind == VKC_CMD_RELEASE ||
+        c->kind == VKC_CMD_ACQUIRE_IMAGE || c->kind == VKC_CMD_RELEASE_IMAGE)
         return VKC_WORK_STAGES;
     return c->kind == VKC_CMD_DISPATCH ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
                                        : VK_PIPELINE_STAGE_2_TRANSFER_BIT;
+}
+
+/* ---- image layouts while recording ------------------------------------------------------- */
+
+static bool vkc__push_ibar(vkc_seq *s, uint32_t *n, const VkImageMemoryBarrier2 *b)
+{
+    if (!vkc__grow((void **)&s->ibar, &s->ibar_cap, *n + 1, sizeof(*b)))
+        return false;
+    s->ibar[(*n)++] = *b;
+    return true;
+}
+
+/* Move subresources [layer, layer + layers) of one mip of r to `to`, one
+ * barrier per run of layers that share their current layout. */
+static bool vkc__move_layers(vkc_seq *s, vkc__imgrec *r, uint32_t mip, uint32_t layer,
+                             uint32_t layers, VkImageLayout to, VkPipelineStageFlags2 src,
+                             VkPipelineStageFlags2 dst, uint32_t *n)
+{
+    for (uint32_t l = layer, end = layer + layers; l < end;) {
+        VkImageLayout from = vkc__sub_at(r, mip, l)->cur;
+        if (from == to) {
+            ++l;
+            continue;
+        }
+        uint32_t l0 = l;
+        while (l < end && vkc__sub_at(r, mip, l)->cur == from)
+            vkc__sub_at(r, mip, l++)->cur = to;
+        VkImageMemoryBarrier2 b =
+            vkc__image_barrier(r->image, from, to, src, dst, mip, 1, l0, l - l0);
+        if (!vkc__push_ibar(s, n, &b))
+            return false;
+    }
+    return true;
+}
+
+/* The layout transitions the commands order[from..to) (one level) need,
+ * into s->ibar[0..*n). */
+static vkc_result vkc__level_transitions(vkc_seq *s, uint32_t from, uint32_t to,
+                                         VkPipelineStageFlags2 src, VkPipelineStageFlags2 dst,
+                                         uint32_t *n)
+{
+    *n = 0;
+    for (uint32_t i = from; i < to; ++i) {
+        const vkc__command *c = &s->cmds[s->order[i]];
+        for (uint32_t k = 0; k < c->use_count; ++k) {
+            const vkc__use *u = &s->uses[c->use_first + k];
+            if (!u->image || u->op == VKC__USE_ACQUIRE)
+                continue;
+            vkc__imgrec *r = vkc__find_img(s, u->image);
+            for (uint32_t m = u->mip; r && m < u->mip + u->mips; ++m)
+                if (!vkc__move_layers(s, r, m, u->layer, u->layers, u->layout, src, dst, n))
+                    return VKC_FAIL(s->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "image barriers");
+        }
+    }
+    return VKC_SUCCESS;
+}
+
+/* The ownership half of an image: the acquire (from `other`, the layout
+ * unchanged, before later work) or the release (to `other`, after earlier
+ * work). Nothing to transfer for CONCURRENT images or vkc's own family. */
+static void vkc__image_ownership(vkc_seq *s, VkCommandBuffer cb, const vkc__command *c,
+                                 const vkc__use *u)
+{
+    vkc_context *ctx = s->ctx;
+    vkc__imgrec *r = vkc__find_img(s, u->image);
+    const bool acquire = c->kind == VKC_CMD_ACQUIRE_IMAGE;
+    const uint32_t own = ctx->info.queue_family;
+    if (r) {
+        for (uint32_t i = 0; i < r->mips * r->layers; ++i)
+            r->sub[i].cur = u->layout;
+        r->cur_released = !acquire;
+    }
+    if (u->image->concurrent || c->value == own)
+        return;
+    VkImageMemoryBarrier2 b = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+    /* The other half's stage and access masks are ignored by Vulkan. */
+    b.srcStageMask = acquire ? VK_PIPELINE_STAGE_2_NONE : VKC_WORK_STAGES;
+    b.srcAccessMask = acquire ? 0 : vkc__writes_of(VKC_WORK_STAGES);
+    b.dstStageMask = acquire ? VKC_WORK_STAGES : VK_PIPELINE_STAGE_2_NONE;
+    b.dstAccessMask = acquire ? vkc__accesses_of(VKC_WORK_STAGES) : 0;
+    b.oldLayout = b.newLayout = u->layout;
+    b.srcQueueFamilyIndex = acquire ? c->value : own;
+    b.dstQueueFamilyIndex = acquire ? own : c->value;
+    b.image = u->image->image;
+    b.subresourceRange = (VkImageSubresourceRange){VK_IMAGE_ASPECT_COLOR_BIT, 0, u->image->mips, 0,
+                                                   u->image->layers};
+    vkc__cmd_barrier2(ctx, cb, NULL, &b, 1);
+}
+
+/* The image copies and clears. */
+static void vkc__emit_image_op(vkc_seq *s, VkCommandBuffer cb, const vkc__command *c,
+                               const vkc__use *u)
+{
+    vkc_context *ctx = s->ctx;
+    const vkc__aux *a = &s->aux[c->value];
+    switch (c->kind) {
+    case VKC_CMD_COPY_IMAGE:
+        ctx->vk.vkCmdCopyImage(cb, u[0].image->image, u[0].layout, u[1].image->image, u[1].layout,
+                               1, &a->image);
+        break;
+    case VKC_CMD_COPY_BUFFER_TO_IMAGE:
+        ctx->vk.vkCmdCopyBufferToImage(cb, u[0].vk, u[1].image->image, u[1].layout, 1, &a->buffer);
+        break;
+    case VKC_CMD_COPY_IMAGE_TO_BUFFER:
+        ctx->vk.vkCmdCopyImageToBuffer(cb, u[1].image->image, u[1].layout, u[0].vk, 1, &a->buffer);
+        break;
+    default: /* VKC_CMD_CLEAR_IMAGE */
+        ctx->vk.vkCmdClearColorImage(cb, u[0].image->image, u[0].layout, &a->clear.value, 1,
+                                     &a->clear.range);
+        break;
+    }
 }
 
 static bool vkc__labels_on(const vkc_context *ctx)
@@ -432,6 +701,13 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     VkPipeline bound = VK_NULL_HANDLE;
     uint32_t i = 0;
     vkc_result r = VKC_SUCCESS;
+    /* Every submission finds each image in its resting layout. */
+    for (uint32_t k = 0; k < s->img_count; ++k) {
+        vkc__imgrec *ir = &s->imgs[k];
+        ir->cur_released = false;
+        for (uint32_t j = 0; j < ir->mips * ir->layers; ++j)
+            ir->sub[j].cur = ir->image->resting;
+    }
     while (i < s->cmd_count && r >= 0) {
         uint32_t level = s->cmds[s->order[i]].level;
         uint32_t end = i;
@@ -439,10 +715,24 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         while (end < s->cmd_count && s->cmds[s->order[end]].level == level)
             stages |= vkc__stage_of(&s->cmds[s->order[end++]]);
         /* One barrier before each level: after everything earlier (the first
-         * one orders this submission after the previous ones). */
+         * one orders this submission after the previous ones), with the
+         * layout transitions of the level's images. */
+        uint32_t nib = 0;
+        r = s->img_count ? vkc__level_transitions(s, i, end, before, stages, &nib) : VKC_SUCCESS;
+        if (r < 0)
+            break;
         if (!(ctx->test_drop_barriers && i > 0)) {
-            vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), stages,
-                             vkc__accesses_of(stages));
+            if (nib) {
+                VkMemoryBarrier2 mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+                mb.srcStageMask = before;
+                mb.srcAccessMask = vkc__writes_of(before);
+                mb.dstStageMask = stages;
+                mb.dstAccessMask = vkc__accesses_of(stages);
+                vkc__cmd_barrier2(ctx, cb, &mb, s->ibar, nib);
+            } else {
+                vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), stages,
+                                 vkc__accesses_of(stages));
+            }
         }
         before |= stages;
         for (; i < end; ++i) {
@@ -461,6 +751,10 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
             } else if (c->kind == VKC_CMD_ACQUIRE || c->kind == VKC_CMD_RELEASE) {
                 vkc__cmd_ownership(ctx, cb, u[0].vk, u[0].offset, u[0].size,
                                    c->kind == VKC_CMD_ACQUIRE, c->value);
+            } else if (c->kind == VKC_CMD_ACQUIRE_IMAGE || c->kind == VKC_CMD_RELEASE_IMAGE) {
+                vkc__image_ownership(s, cb, c, u);
+            } else if (c->kind != VKC_CMD_DISPATCH) {
+                vkc__emit_image_op(s, cb, c, u);
             } else {
                 const vkc_kernel *k = c->kernel;
                 if (k->pipeline != bound) {
@@ -469,16 +763,22 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                 }
                 if (c->use_count) {
                     VkDescriptorBufferInfo infos[VKC_MAX_BINDINGS];
+                    VkDescriptorImageInfo iinfos[VKC_MAX_BINDINGS];
                     VkWriteDescriptorSet writes[VKC_MAX_BINDINGS];
                     for (uint32_t b = 0; b < c->use_count; ++b) {
-                        infos[b] = (VkDescriptorBufferInfo){u[b].vk, u[b].offset, u[b].size};
                         writes[b] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
                         writes[b].dstBinding = b;
                         writes[b].descriptorCount = 1;
-                        writes[b].descriptorType = k->info.bindings[b].uniform
-                                                       ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                       : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-                        writes[b].pBufferInfo = &infos[b];
+                        writes[b].descriptorType = vkc__descriptor_type(&k->info.bindings[b]);
+                        if (u[b].buffer) {
+                            infos[b] = (VkDescriptorBufferInfo){u[b].vk, u[b].offset, u[b].size};
+                            writes[b].pBufferInfo = &infos[b];
+                        } else {
+                            iinfos[b] = (VkDescriptorImageInfo){
+                                u[b].sampler ? u[b].sampler->sampler : VK_NULL_HANDLE, u[b].view,
+                                u[b].image ? u[b].layout : VK_IMAGE_LAYOUT_UNDEFINED};
+                            writes[b].pImageInfo = &iinfos[b];
+                        }
                     }
                     if (ctx->features.push_descriptors) {
                         ctx->vk.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE,
@@ -504,13 +804,28 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                 ctx->vki.vkCmdEndDebugUtilsLabelEXT(cb);
         }
     }
+    if (r >= 0 && s->img_count) {
+        /* Back to the resting layouts, so the next submission (of this
+         * sequence or another) and the blocking transfers find them there;
+         * released images are the host's now. */
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < s->img_count && r >= 0; ++k) {
+            vkc__imgrec *ir = &s->imgs[k];
+            for (uint32_t m = 0; !ir->cur_released && m < ir->mips; ++m)
+                if (!vkc__move_layers(s, ir, m, 0, ir->layers, ir->image->resting, before,
+                                      VKC_WORK_STAGES, &n))
+                    r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "image barriers");
+        }
+        if (r >= 0 && n)
+            vkc__cmd_barrier2(ctx, cb, NULL, s->ibar, n);
+    }
     if (r >= 0 && s->writes_mapped && !vkc__marker_on(ctx)) {
         /* The host reads mapped memory after waiting on the ticket. */
         vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), VK_PIPELINE_STAGE_2_HOST_BIT,
                          VK_ACCESS_2_HOST_READ_BIT);
     }
     if (r >= 0)
-        vkc__cmd_marker(ctx, unit, before); /* its barrier covers host reads too */
+        vkc__cmd_marker(ctx, unit, before, s->writes_mapped); /* covers host reads too */
     if (r >= 0) {
         VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cb));
         if (vr < 0)
@@ -708,7 +1023,7 @@ vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)
 void vkc__seq_lose(vkc_seq *s)
 {
     vkc__seq_release_units(s);
-    for (int i = 0; i < VKC_SEQ_RING; ++i)
+    for (int i = 0; i < VKC_SEQ_RING_MAX; ++i)
         s->unit_gen[i] = 0;
     s->lost = true;
 }

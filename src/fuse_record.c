@@ -20,8 +20,9 @@ static bool overlap(range a, range b)
     return a.buf == b.buf && a.lo < b.hi && b.lo < a.hi;
 }
 
-/* Check the args against the graph; pick the width. */
-static vkc_result check_args(vkc_fuse *f, const vkc_fuse_args *a, int *out_w)
+/* Check the args against the graph; pick the width (4 for a count that is
+ * not a multiple of 4 only when the caller records a scalar tail: tail_ok). */
+static vkc_result check_args(vkc_fuse *f, const vkc_fuse_args *a, bool tail_ok, int *out_w)
 {
     vkc_context *ctx = f->ctx;
     const vkc__fgraph *g = &f->g;
@@ -42,7 +43,14 @@ static vkc_result check_args(vkc_fuse *f, const vkc_fuse_args *a, int *out_w)
                   "fusion record \"%s\": %s", f->name,
                   g->reduce_node >= 0 ? "the graph has a reduction: args.reduce is needed"
                                       : "args.reduce given but the graph has no reduction");
-    bool vec = f->vectorizable && a->count % 4 == 0;
+    /* A count that is not a multiple of 4 still runs as vec4, with a scalar
+     * tail (vkc_fuse_record); reductions (they divide by their own count)
+     * and dropout (its mask follows the element index, which restarts at 0
+     * in the tail's dispatch) stay scalar then. */
+    bool index_free = g->reduce_node < 0;
+    for (uint32_t k = 0; k < g->count && index_free; k++)
+        index_free = !(g->nodes[k].kind == VKC__FN_OP && g->nodes[k].op == VKC_OP_DROPOUT);
+    bool vec = f->vectorizable && (a->count % 4 == 0 || (tail_ok && a->count >= 4 && index_free));
     uint32_t nr = g->inputs + g->out_count + 1;
     range *rs = vkc__calloc(nr, sizeof *rs);
     VKC_RETURN_IF(!rs, ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion record");
@@ -154,7 +162,7 @@ vkc_result vkc_fuse_record(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_args *a)
     VKC_RETURN_IF(!seq, f->ctx, VKC_ERROR_INVALID_HANDLE, "vkc_fuse_record: seq is NULL");
     VKC_FORWARD(vkc_fuse_build(f));
     int w = 1;
-    VKC_FORWARD(check_args(f, a, &w));
+    VKC_FORWARD(check_args(f, a, true, &w));
     const vkc__fgraph *g = &f->g;
     vkc_arg args[VKC_MAX_BINDINGS];
     uint32_t n = 0;
@@ -173,12 +181,34 @@ vkc_result vkc_fuse_record(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_args *a)
                                  reduce_identity[g->reduce_op]));
     }
     uint32_t push[1 + VKC_FUSE_MAX_SCALARS];
-    uint64_t units = w == 4 ? a->count / 4 : a->count;
-    push[0] = (uint32_t)units;
     for (uint32_t s = 0; s < g->scalars; s++)
         push[1 + s] = a->scalars[s].u32;
+    const char *label = a->label ? a->label : f->name;
+    const uint64_t tail = w == 4 ? a->count % 4 : 0, body = a->count - tail;
+    const uint64_t align = f->ctx->info.min_storage_buffer_offset_alignment;
+    if (tail && (body * 4) % (align ? align : 1)) {
+        w = 1; /* the tail's offsets would break the device's alignment */
+    } else if (tail) {
+        /* The vec4 kernel over the first body elements, the scalar one over
+         * the last 1-3: disjoint ranges of every buffer (all 32-bit, none
+         * broadcast), so both land in one level without a barrier. */
+        vkc_arg targs[VKC_MAX_BINDINGS];
+        for (uint32_t i = 0; i < n; i++) {
+            targs[i] = args[i];
+            targs[i].offset += body * 4;
+            targs[i].size = tail * 4;
+            args[i].size = body * 4;
+        }
+        push[0] = (uint32_t)(body / 4);
+        VKC_FORWARD(
+            record_kernel(seq, f, f->kernel[1], args, n, push, 1 + g->scalars, body / 4, label));
+        push[0] = (uint32_t)tail;
+        return record_kernel(seq, f, f->kernel[0], targs, n, push, 1 + g->scalars, tail, label);
+    }
+    uint64_t units = w == 4 ? a->count / 4 : a->count;
+    push[0] = (uint32_t)units;
     return record_kernel(seq, f, f->kernel[w == 4 ? 1 : 0], args, n, push, 1 + g->scalars, units,
-                         a->label ? a->label : f->name);
+                         label);
 }
 
 /* ---- unfused ------------------------------------------------------------------ */
@@ -254,7 +284,7 @@ vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_arg
     VKC_RETURN_IF(!seq, ctx, VKC_ERROR_INVALID_HANDLE, "vkc_fuse_record_unfused: seq is NULL");
     VKC_FORWARD(vkc__fuse_prepare(f));
     int w = 1;
-    VKC_FORWARD(check_args(f, a, &w));
+    VKC_FORWARD(check_args(f, a, false, &w));
     const vkc__fgraph *g = &f->g;
 
     /* Which op results are read by later ops, and which outputs alias an

@@ -8,7 +8,9 @@
  * between levels, so independent commands share a level and overlap, and W
  * interleaved chains of depth D cost D barriers, not W*D.
  *
- * Owns: the range tables (vkc__bufrec), levels. Calls: nothing but host
+ * Images are tracked per subresource (vkc__imgrec), with their layouts.
+ *
+ * Owns: the range tables (vkc__bufrec, vkc__imgrec), levels. Calls: nothing but host
  * memory (vkc__realloc) and the error latch. */
 #include "seq.h"
 
@@ -39,12 +41,131 @@ static uint32_t vkc__lower_bound(const vkc__range *r, uint32_t n, uint64_t off)
     return lo;
 }
 
+/* ---- images ---------------------------------------------------------------------------- */
+
+vkc__imgrec *vkc__find_img(vkc_seq *s, const vkc_image *img)
+{
+    for (uint32_t i = 0; i < s->img_count; ++i)
+        if (s->imgs[i].image == img)
+            return &s->imgs[i];
+    return NULL;
+}
+
+/* Images follow buffers with one more rule: a use that needs another layout
+ * than the subresource's current one moves it in the barrier before its
+ * level, which acts as a write (after every earlier access); and every use
+ * comes at or after the level whose barrier last moved the layout, so the
+ * emission order by level sees the layouts in recording order. */
+static int32_t vkc__image_level(vkc_seq *s, const vkc__use *u, int32_t level)
+{
+    vkc__imgrec *r = vkc__find_img(s, u->image);
+    if (!r)
+        return level;
+    const bool w = u->access & VKC_ACC_W;
+    for (uint32_t m = u->mip; m < u->mip + u->mips; ++m) {
+        for (uint32_t l = u->layer; l < u->layer + u->layers; ++l) {
+            const vkc__sub *sb = vkc__sub_at(r, m, l);
+            int32_t after = sb->wl;
+            if (w || u->op != VKC__USE_PLAIN || sb->layout != u->layout)
+                after = VKC_MAX(after, sb->rl);
+            if (after + 1 > level)
+                level = after + 1;
+            if (sb->tl > level)
+                level = sb->tl;
+        }
+    }
+    return level;
+}
+
+static vkc_result vkc__track_image(vkc_seq *s, const vkc__use *u, int32_t lv)
+{
+    vkc_image *img = u->image;
+    vkc__imgrec *r = vkc__find_img(s, img);
+    if (!r) {
+        uint32_t old = s->img_cap;
+        if (!vkc__grow((void **)&s->imgs, &s->img_cap, s->img_count + 1, sizeof(*r)))
+            return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "image hazard table");
+        memset(s->imgs + old, 0, (s->img_cap - old) * sizeof(*r));
+        r = &s->imgs[s->img_count++];
+        uint32_t n = img->mips * img->layers;
+        if (!vkc__grow((void **)&r->sub, &r->sub_cap, n, sizeof(vkc__sub)))
+            return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "image hazard table");
+        r->image = img; /* keeps r->sub and r->sub_cap from an earlier recording */
+        r->mips = img->mips;
+        r->layers = img->layers;
+        r->released = false;
+        for (uint32_t i = 0; i < n; ++i)
+            r->sub[i] = (vkc__sub){-1, -1, -1, img->resting, img->resting};
+    }
+    const bool w = u->access & VKC_ACC_W, rd = u->access & VKC_ACC_R;
+    for (uint32_t m = u->mip; m < u->mip + u->mips; ++m) {
+        for (uint32_t l = u->layer; l < u->layer + u->layers; ++l) {
+            vkc__sub *sb = vkc__sub_at(r, m, l);
+            if (sb->layout != u->layout || u->op != VKC__USE_PLAIN)
+                sb->tl = lv;
+            sb->layout = u->layout;
+            if (w && lv > sb->wl)
+                sb->wl = lv;
+            if (rd && lv > sb->rl)
+                sb->rl = lv;
+        }
+    }
+    if (u->op == VKC__USE_RELEASE)
+        r->released = true;
+    return VKC_SUCCESS;
+}
+
+/* What recording order forbids: a use of an image after its release, an
+ * image another family owns used before its acquire, an acquire after other
+ * uses, and one command needing two layouts of one subresource. */
+static vkc_result vkc__check_image_uses(vkc_seq *s, const vkc__use *uses, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; ++i) {
+        const vkc__use *u = &uses[i];
+        if (!u->image)
+            continue;
+        const vkc__imgrec *r = vkc__find_img(s, u->image);
+        if (r && r->released)
+            return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_STATE,
+                                "image \"%s\" is used after vkc_seq_release_image in sequence "
+                                "\"%s\"",
+                                u->image->name, s->name);
+        if (u->op == VKC__USE_ACQUIRE && r)
+            return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_STATE,
+                                "vkc_seq_acquire_image of image \"%s\" must come before its "
+                                "other uses in sequence \"%s\"",
+                                u->image->name, s->name);
+        if (!r && u->op != VKC__USE_ACQUIRE && u->image->foreign)
+            return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_STATE,
+                                "image \"%s\" is owned by another queue family: record "
+                                "vkc_seq_acquire_image before using it",
+                                u->image->name);
+        for (uint32_t j = 0; j < i; ++j) {
+            const vkc__use *v = &uses[j];
+            if (v->image == u->image && v->layout != u->layout &&
+                vkc__overlap(u->mip, u->mips, v->mip, v->mips) &&
+                vkc__overlap(u->layer, u->layers, v->layer, v->layers))
+                return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
+                                    "image \"%s\" is bound twice in one command with different "
+                                    "layouts (storage and sampled, or copy source and "
+                                    "destination) on the same mip levels and layers",
+                                    u->image->name);
+        }
+    }
+    return VKC_SUCCESS;
+}
+
 /* Level of a command touching uses[0..n): after every conflicting access. */
 static uint32_t vkc__level_of(vkc_seq *s, const vkc__use *uses, uint32_t n)
 {
     int32_t level = (int32_t)s->level_floor;
     for (uint32_t i = 0; i < n; ++i) {
         const vkc__use *u = &uses[i];
+        if (!u->buffer) {
+            if (u->image)
+                level = vkc__image_level(s, u, level);
+            continue;
+        }
         const bool w = u->access & VKC_ACC_W;
         const uint64_t end = u->offset + u->size;
         const vkc__bufrec *b = vkc__find_buf(s, u->vk);
@@ -75,6 +196,11 @@ static vkc_result vkc__track_uses(vkc_seq *s, const vkc__use *uses, uint32_t n, 
     const int32_t lv = (int32_t)level;
     for (uint32_t i = 0; i < n; ++i) {
         const vkc__use *u = &uses[i];
+        if (!u->buffer) {
+            if (u->image)
+                VKC_FORWARD(vkc__track_image(s, u, lv));
+            continue;
+        }
         const bool w = u->access & VKC_ACC_W, rd = u->access & VKC_ACC_R;
         const uint64_t end = u->offset + u->size;
         vkc__bufrec *b = vkc__find_buf(s, u->vk);
@@ -127,6 +253,7 @@ static vkc_result vkc__track_uses(vkc_seq *s, const vkc__use *uses, uint32_t n, 
 vkc_result vkc__relevel(vkc_seq *s)
 {
     s->buf_count = 0;
+    s->img_count = 0;
     s->max_level = 0;
     s->level_floor = 0;
     s->writes_mapped = false;
@@ -137,6 +264,7 @@ vkc_result vkc__relevel(vkc_seq *s)
             s->level_floor = s->max_level + 1;
             epoch = c->epoch;
         }
+        VKC_FORWARD(vkc__check_image_uses(s, &s->uses[c->use_first], c->use_count));
         c->level = vkc__level_of(s, &s->uses[c->use_first], c->use_count);
         VKC_FORWARD(vkc__track_uses(s, &s->uses[c->use_first], c->use_count, c->level));
         if (c->level > s->max_level)
@@ -152,6 +280,7 @@ vkc_result vkc__append(vkc_seq *s, vkc__command *c)
 {
     const vkc__use *uses = &s->uses[c->use_first];
     c->epoch = s->explicit_barriers;
+    VKC_FORWARD(vkc__check_image_uses(s, uses, c->use_count));
     c->level = vkc__level_of(s, uses, c->use_count);
     VKC_FORWARD(vkc__track_uses(s, uses, c->use_count, c->level));
     if (!vkc__grow((void **)&s->cmds, &s->cmd_cap, s->cmd_count + 1, sizeof(*c)))

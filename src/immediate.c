@@ -1,8 +1,9 @@
-/* Immediate mode (vkc_dispatch, vkc_copy, vkc_flush, vkc_finish) and the
- * dispatch module's lifecycle hooks.
+/* Immediate mode (vkc_dispatch, vkc_copy and the image copies, vkc_flush,
+ * vkc_finish) and the dispatch module's lifecycle hooks.
  *
  * Immediate commands go into a ring of sequences (batches); a batch is
- * submitted when it holds batch_size commands or at a flush. Being the top
+ * submitted when it holds batch_size commands, at a flush, or, when the GPU
+ * is idle, once it has waited VKC_IMM_IDLE_NS. Being the top
  * of the dispatch module, this file also holds the module's hooks in the
  * context's module table: init (sequence ring depth, the batch ring, the
  * flush hook memory uses, the completion marker), drop, finish, lose,
@@ -15,14 +16,17 @@
 #include "vkc_builtin_shaders.h"
 
 #include <stdio.h>
+#include <time.h>
 
 struct vkc__imm {
     pthread_mutex_t lock;
     uint32_t count; /* batches in the ring */
     uint32_t cur;
     vkc_seq **batches;
-    uint64_t *values; /* ticket of each batch's last submit */
-    uint32_t pending; /* commands in the open batch */
+    uint64_t *values;   /* ticket of each batch's last submit */
+    uint32_t pending;   /* commands in the open batch */
+    bool fixed;         /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
+    uint64_t opened_ns; /* when the open batch got its first command */
 };
 
 /* Caller holds m->lock. Submit the open batch and move to the next slot. */
@@ -77,22 +81,85 @@ static vkc_result vkc__imm_flush_hook(vkc_context *ctx)
     return vkc__imm_flush(ctx, NULL);
 }
 
-static vkc_result vkc__imm_enqueue(vkc_context *ctx, const vkc_dispatch_desc *d, vkc_buffer *dst,
-                                   uint64_t dst_offset, vkc_buffer *src, uint64_t src_offset,
-                                   uint64_t size)
+/* An open batch older than this goes to an idle GPU at once. A burst of
+ * enqueues (about 100 ns each) followed by a flush stays one submission,
+ * as fast as recording it by hand; work that trickles in while the GPU has
+ * nothing to do does not wait for batch_size or a flush. */
+#define VKC_IMM_IDLE_NS 10000u
+
+static uint64_t vkc__imm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Nothing submitted is still running, as far as can be told without asking
+ * the driver (the marker's count, or the completed value vkc saw last). */
+static bool vkc__imm_queue_idle(vkc_context *ctx)
+{
+    uint64_t submitted = vkc__submitted_value(ctx);
+    if (atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= submitted)
+        return true;
+    return vkc__marker_on(ctx) && vkc__marker_done(ctx, submitted);
+}
+
+/* Caller holds m->lock; the open batch holds m->pending commands. A busy GPU
+ * gets it at batch_size commands (or a flush), an idle one once it has
+ * waited VKC_IMM_IDLE_NS, so batches grow only while the GPU has work. */
+static bool vkc__imm_due(vkc_context *ctx, vkc__imm *m)
+{
+    if (m->pending >= ctx->features.batch_size)
+        return true;
+    if (m->fixed)
+        return false;
+    if (m->pending == 1) {
+        m->opened_ns = vkc__imm_now_ns();
+        return false;
+    }
+    return vkc__imm_queue_idle(ctx) && vkc__imm_now_ns() - m->opened_ns >= VKC_IMM_IDLE_NS;
+}
+
+/* One immediate command: what to record into the open batch. */
+typedef struct vkc__imm_op {
+    uint8_t kind; /* VKC_CMD_DISPATCH, _COPY, _COPY_IMAGE, _COPY_BUFFER_TO_IMAGE, _TO_BUFFER */
+    const vkc_dispatch_desc *d;
+    vkc_buffer *buf, *buf2;
+    uint64_t offset, offset2, size;
+    vkc_image *img, *img2;
+    const vkc_image_region *region, *region2;
+} vkc__imm_op;
+
+static vkc_result vkc__imm_record(vkc_seq *s, const vkc__imm_op *o)
+{
+    switch (o->kind) {
+    case VKC_CMD_DISPATCH:
+        return vkc_seq_dispatch(s, o->d);
+    case VKC_CMD_COPY:
+        return vkc_seq_copy(s, o->buf, o->offset, o->buf2, o->offset2, o->size);
+    case VKC_CMD_COPY_IMAGE:
+        return vkc_seq_copy_image(s, o->img, o->region, o->img2, o->region2);
+    case VKC_CMD_COPY_BUFFER_TO_IMAGE:
+        return vkc_seq_copy_buffer_to_image(s, o->img, o->region, o->buf, o->offset);
+    default:
+        return vkc_seq_copy_image_to_buffer(s, o->buf, o->offset, o->img, o->region);
+    }
+}
+
+static vkc_result vkc__imm_enqueue(vkc_context *ctx, const vkc__imm_op *o)
 {
     vkc__imm *m = ctx->imm;
     pthread_mutex_lock(&m->lock);
     vkc_result r = vkc__imm_open_locked(ctx, m);
     if (r >= 0) {
         vkc_seq *s = m->batches[m->cur];
-        r = d ? vkc_seq_dispatch(s, d) : vkc_seq_copy(s, dst, dst_offset, src, src_offset, size);
+        r = vkc__imm_record(s, o);
         if (r < 0) {
             /* A rejected command must not poison the batch for the next one. */
             s->error = VKC_SUCCESS;
         } else {
             m->pending = s->cmd_count;
-            if (m->pending >= ctx->features.batch_size)
+            if (vkc__imm_due(ctx, m))
                 r = vkc__imm_submit_locked(ctx, m);
         }
     }
@@ -104,14 +171,53 @@ vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *d)
 {
     VKC_CHECK_CONTEXT(ctx);
     VKC_RETURN_IF(!d, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_dispatch: desc is NULL");
-    return vkc__imm_enqueue(ctx, d, NULL, 0, NULL, 0, 0);
+    return vkc__imm_enqueue(ctx, &(vkc__imm_op){.kind = VKC_CMD_DISPATCH, .d = d});
 }
 
 vkc_result vkc_copy(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
                     uint64_t src_offset, uint64_t size)
 {
     VKC_CHECK_CONTEXT(ctx);
-    return vkc__imm_enqueue(ctx, NULL, dst, dst_offset, src, src_offset, size);
+    return vkc__imm_enqueue(ctx, &(vkc__imm_op){.kind = VKC_CMD_COPY,
+                                                .buf = dst,
+                                                .offset = dst_offset,
+                                                .buf2 = src,
+                                                .offset2 = src_offset,
+                                                .size = size});
+}
+
+vkc_result vkc_copy_image(vkc_context *ctx, vkc_image *dst, const vkc_image_region *dst_region,
+                          vkc_image *src, const vkc_image_region *src_region)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    return vkc__imm_enqueue(ctx, &(vkc__imm_op){.kind = VKC_CMD_COPY_IMAGE,
+                                                .img = dst,
+                                                .region = dst_region,
+                                                .img2 = src,
+                                                .region2 = src_region});
+}
+
+vkc_result vkc_copy_buffer_to_image(vkc_context *ctx, vkc_image *dst,
+                                    const vkc_image_region *region, vkc_buffer *src,
+                                    uint64_t src_offset)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    return vkc__imm_enqueue(ctx, &(vkc__imm_op){.kind = VKC_CMD_COPY_BUFFER_TO_IMAGE,
+                                                .img = dst,
+                                                .region = region,
+                                                .buf = src,
+                                                .offset = src_offset});
+}
+
+vkc_result vkc_copy_image_to_buffer(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset,
+                                    vkc_image *src, const vkc_image_region *region)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    return vkc__imm_enqueue(ctx, &(vkc__imm_op){.kind = VKC_CMD_COPY_IMAGE_TO_BUFFER,
+                                                .img = src,
+                                                .region = region,
+                                                .buf = dst,
+                                                .offset = dst_offset});
 }
 
 vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out)
@@ -136,12 +242,8 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     pthread_mutex_init(&m->lock, NULL);
     ctx->imm = m;
     ctx->flush_immediate = vkc__imm_flush_hook;
-    ctx->seq_ring =
-        ctx->features.wait_mode == VKC_WAIT_SPIN_MARKER ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
-    char fallback[48];
-    snprintf(fallback, sizeof(fallback), "the default: %u", ctx->seq_ring);
-    /* for experiments */
-    vkc__env_uint(ctx, "VKC_SEQ_RING", 1, VKC_SEQ_RING_MAX, fallback, &ctx->seq_ring);
+    bool fixed = false; /* for experiments: the fixed-count flush only */
+    m->fixed = vkc__env_flag(ctx, "VKC_IMM_FIXED", "the default: off", &fixed) && fixed;
     m->count = ctx->features.batches_in_flight;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
@@ -209,32 +311,113 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx)
     return r;
 }
 
+/* Recorded copies each sequence uses in turn, once the wait mode is known. */
+static void vkc__seq_ring_resolve(vkc_context *ctx)
+{
+    ctx->seq_ring = vkc__marker_on(ctx) ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
+    char fallback[48];
+    snprintf(fallback, sizeof(fallback), "the default: %u", ctx->seq_ring);
+    /* for experiments */
+    vkc__env_uint(ctx, "VKC_SEQ_RING", 1, VKC_SEQ_RING_MAX, fallback, &ctx->seq_ring);
+}
+
+/* VKC_MARKER_FORM (experiments): "lean", "atomic" or both, comma-separated. */
+static void vkc__marker_form(vkc_context *ctx)
+{
+    static const struct {
+        const char *name;
+        bool lean, atomic;
+    } forms[] = {{"lean", true, false},
+                 {"atomic", false, true},
+                 {"atomic,lean", true, true},
+                 {"lean,atomic", true, true}};
+    const char *form = vkc__env_string("VKC_MARKER_FORM");
+    if (!form)
+        return;
+    for (size_t i = 0; i < VKC_ARRAY_COUNT(forms); ++i) {
+        if (strcmp(form, forms[i].name) == 0) {
+            ctx->marker_lean = forms[i].lean;
+            ctx->marker_atomic = forms[i].atomic;
+            return;
+        }
+    }
+    vkc__env_ignored(ctx, "VKC_MARKER_FORM", form, "lean, atomic or atomic,lean",
+                     "the default form");
+}
+
+/* Back to the timeline: the marker is not used on this context. */
+static void vkc__marker_off(vkc_context *ctx, const char *why)
+{
+    atomic_store(&ctx->marker_on, false);
+    ctx->features.wait_mode = VKC_WAIT_SPIN_THEN_BLOCK;
+    snprintf(ctx->wait_reason, sizeof(ctx->wait_reason), "%s", why);
+}
+
 /* The completion marker (VKC_WAIT_SPIN_MARKER): pool.c records and reads it;
- * it is made here, where buffers and kernels can be created. */
+ * it is made here, where buffers and kernels can be created, and checked on
+ * the device before it is trusted (the default wait mode uses it only then;
+ * an explicit request that fails the check falls back the same way, with a
+ * warning). */
 vkc_result vkc__marker_init(vkc_context *ctx)
 {
-    if (ctx->features.wait_mode != VKC_WAIT_SPIN_MARKER)
+    if (ctx->features.wait_mode != VKC_WAIT_SPIN_MARKER) {
+        vkc__seq_ring_resolve(ctx);
         return VKC_SUCCESS;
+    }
+    const vkc_log_level level = ctx->wait_auto ? VKC_LOG_INFO : VKC_LOG_WARN;
     if (!ctx->features.timeline_semaphores) {
         /* The fence fallback keeps its own completion tracking. */
-        ctx->features.wait_mode = VKC_WAIT_SPIN_THEN_BLOCK;
-        vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
+        vkc__marker_off(ctx, "no timeline semaphores");
+        vkc__log(ctx, level, VKC_LOG_ID_GENERAL,
                  "VKC_WAIT_SPIN_MARKER needs timeline semaphores; using spin-then-block");
+        vkc__seq_ring_resolve(ctx);
         return VKC_SUCCESS;
     }
     VKC_FORWARD(vkc_buffer_create(
         ctx, &(vkc_buffer_desc){.size = 64, .memory = VKC_MEMORY_READBACK, .name = "vkc marker"},
         &ctx->marker_buf));
     ctx->marker = vkc_buffer_map(ctx->marker_buf);
-    if (!ctx->marker || !ctx->marker_buf->host_coherent)
-        return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
-                        "VKC_WAIT_SPIN_MARKER needs host-visible coherent memory");
-    *ctx->marker = 0;
+    if (!ctx->marker || !ctx->marker_buf->host_coherent) {
+        vkc__marker_off(ctx, "no host-visible coherent memory for the marker");
+        vkc__log(ctx, level, VKC_LOG_ID_GENERAL,
+                 "VKC_WAIT_SPIN_MARKER needs host-visible coherent memory; using spin-then-block");
+        vkc__seq_ring_resolve(ctx);
+        return VKC_SUCCESS;
+    }
+    VKC_FORWARD(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 64, .name = "vkc marker count"},
+                                  &ctx->marker_count));
     VKC_FORWARD(vkc_kernel_create(ctx,
                                   &(vkc_kernel_desc){.spirv = vkc_builtin_marker,
                                                      .spirv_size = vkc_builtin_marker_size,
                                                      .name = "vkc completion marker"},
                                   &ctx->marker_kernel));
-    atomic_store(&ctx->marker_on, true);
+    vkc__marker_form(ctx);
+    /* The count equals the timeline value from here on. */
+    VKC_FORWARD(vkc__marker_reset(ctx));
+    bool ok = false;
+    VKC_FORWARD(vkc__marker_check(ctx, &ok));
+    if (ok) {
+        if (ctx->wait_auto)
+            snprintf(ctx->wait_reason, sizeof(ctx->wait_reason), "self-test passed");
+    } else {
+        ctx->features.wait_mode = VKC_WAIT_SPIN_THEN_BLOCK;
+        vkc__log(ctx, level, VKC_LOG_ID_GENERAL,
+                 "completion marker not used (%s); waits use the timeline", ctx->wait_reason);
+    }
+    vkc__seq_ring_resolve(ctx);
     return VKC_SUCCESS;
+}
+
+/* After device-loss recovery the marker's buffers have new memory: map the
+ * host one again and start both counts where the new timeline is. */
+vkc_result vkc__marker_rebuild(vkc_context *ctx)
+{
+    if (!ctx->marker_buf || !vkc__marker_on(ctx))
+        return VKC_SUCCESS;
+    ctx->marker = vkc_buffer_map(ctx->marker_buf);
+    if (!ctx->marker) {
+        vkc__marker_off(ctx, "marker memory lost in recovery");
+        return VKC_SUCCESS;
+    }
+    return vkc__marker_reset(ctx);
 }

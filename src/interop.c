@@ -12,6 +12,7 @@
 typedef struct vkc__enabled {
     bool timeline, sync2, push, debug_utils;
     bool int64, float64, sb8, sb16, f16, i8, ssc, full_subgroups, maintenance4;
+    bool img_read, img_write; /* storage images without a format qualifier */
 } vkc__enabled;
 
 static bool vkc__listed(const char *const *names, uint32_t n, const char *name)
@@ -30,6 +31,8 @@ static void vkc__read_enabled(const vkc_wrap_desc *d, uint32_t api, vkc__enabled
     bool timeline = false, sync2 = false, ssc = false, full = false;
     if (d->device_features10) {
         e->int64 = d->device_features10->shaderInt64;
+        e->img_read = d->device_features10->shaderStorageImageReadWithoutFormat;
+        e->img_write = d->device_features10->shaderStorageImageWriteWithoutFormat;
         e->float64 = d->device_features10->shaderFloat64;
     }
     for (const VkBaseInStructure *s = d->device_features; s; s = s->pNext) {
@@ -37,6 +40,8 @@ static void vkc__read_enabled(const vkc_wrap_desc *d, uint32_t api, vkc__enabled
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2: {
             const VkPhysicalDeviceFeatures2 *f = (const void *)s;
             e->int64 |= f->features.shaderInt64;
+            e->img_read |= f->features.shaderStorageImageReadWithoutFormat;
+            e->img_write |= f->features.shaderStorageImageWriteWithoutFormat;
             e->float64 |= f->features.shaderFloat64;
             break;
         }
@@ -184,6 +189,8 @@ static vkc_result vkc__wrap_device(vkc_context *ctx, const vkc_wrap_desc *d)
     info->shader_float16 &= e.f16;
     info->shader_int8 &= e.i8;
     info->shader_int64 &= e.int64;
+    info->storage_image_read_without_format &= e.img_read;
+    info->storage_image_write_without_format &= e.img_write;
     info->shader_float64 &= e.float64;
     info->queue_family = d->queue_family;
     info->queue_reason = VKC_QUEUE_REASON_OVERRIDE;

@@ -161,12 +161,11 @@ static vkc_result vkc__kernel_build(vkc_context *ctx, vkc__kstate *ks, vkc_kerne
 
     VkDescriptorSetLayoutBinding b[VKC_MAX_BINDINGS];
     for (uint32_t i = 0; i < r.binding_count; ++i)
-        b[i] = (VkDescriptorSetLayoutBinding){
-            .binding = i,
-            .descriptorType = r.bindings[i].uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                    : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-            .descriptorCount = 1,
-            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+        b[i] =
+            (VkDescriptorSetLayoutBinding){.binding = i,
+                                           .descriptorType = vkc__descriptor_type(&r.bindings[i]),
+                                           .descriptorCount = 1,
+                                           .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     VkDescriptorSetLayoutCreateInfo dci = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     dci.flags = ctx->features.push_descriptors
                     ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR

@@ -73,6 +73,8 @@ void vkc__itable_load_instance(vkc__itable *t, VkInstance instance)
     VKC_LOAD(t, instance, vkGetPhysicalDeviceFeatures2);
     VKC_LOAD(t, instance, vkGetPhysicalDeviceQueueFamilyProperties);
     VKC_LOAD(t, instance, vkGetPhysicalDeviceMemoryProperties);
+    VKC_LOAD(t, instance, vkGetPhysicalDeviceFormatProperties);
+    VKC_LOAD(t, instance, vkGetPhysicalDeviceImageFormatProperties);
     VKC_LOAD(t, instance, vkEnumerateDeviceExtensionProperties);
     VKC_LOAD(t, instance, vkCreateDevice);
     VKC_LOAD(t, instance, vkGetDeviceProcAddr);

@@ -490,16 +490,7 @@ void vkc_buffer_destroy(vkc_buffer *buf)
     if (!buf || buf->magic != VKC_MAGIC_BUFFER)
         return;
     vkc_context *ctx = buf->ctx;
-    /* The GPU may still use it: wait for all submitted work. When that
-     * fails (device loss) wait for the device as far as it still can. */
-    vkc_result r = VKC_ERROR_DEVICE_LOST;
-    if (!atomic_load_explicit(&ctx->lost, memory_order_relaxed))
-        r = vkc__drain(ctx);
-    if (r < 0) {
-        vkc_queue_lock(ctx);
-        (void)ctx->vk.vkDeviceWaitIdle(ctx->device);
-        vkc_queue_unlock(ctx);
-    }
+    vkc__drain_or_idle(ctx); /* the GPU may still use it */
     pthread_mutex_lock(&ctx->objects_lock);
     vkc__list_remove(&buf->node);
     pthread_mutex_unlock(&ctx->objects_lock);

@@ -8,6 +8,7 @@
 #include "vkc_internal.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
 
 /* Fallback descriptor pools: sized so a typical sequence needs one. */
@@ -337,10 +338,14 @@ vkc_result vkc__cmd_alloc_set(vkc_context *ctx, vkc__cmd *c, VkDescriptorSetLayo
         VkDescriptorPoolSize sizes[] = {
             {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VKC_DPOOL_STORAGE},
             {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VKC_DPOOL_UNIFORM},
+            {VK_DESCRIPTOR_TYPE_SAMPLER, VKC_DPOOL_UNIFORM},
         };
         VkDescriptorPoolCreateInfo pci = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
         pci.maxSets = VKC_DPOOL_SETS;
-        pci.poolSizeCount = 2;
+        pci.poolSizeCount = (uint32_t)VKC_ARRAY_COUNT(sizes);
         pci.pPoolSizes = sizes;
         VkDescriptorPool dp;
         VkResult vr = VKC_VK(vkCreateDescriptorPool,
@@ -378,6 +383,59 @@ void vkc__cmd_barrier(vkc_context *ctx, VkCommandBuffer cb, VkPipelineStageFlags
     mb.dstAccessMask = (VkAccessFlags)dst_access;
     ctx->vk.vkCmdPipelineBarrier(cb, (VkPipelineStageFlags)src_stages,
                                  (VkPipelineStageFlags)dst_stages, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+void vkc__cmd_barrier2(vkc_context *ctx, VkCommandBuffer cb, const VkMemoryBarrier2 *mb,
+                       const VkImageMemoryBarrier2 *ib, uint32_t n)
+{
+    if (!mb && !n)
+        return;
+    VKC_STAT_ADD(ctx, barriers, 1);
+    if (ctx->features.synchronization2) {
+        VkDependencyInfo di = {VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+        di.memoryBarrierCount = mb ? 1 : 0;
+        di.pMemoryBarriers = mb;
+        di.imageMemoryBarrierCount = n;
+        di.pImageMemoryBarriers = ib;
+        ctx->vk.vkCmdPipelineBarrier2(cb, &di);
+        return;
+    }
+    /* The legacy call has one pair of stage masks for all its barriers. */
+    VkPipelineStageFlags src = 0, dst = 0;
+    VkMemoryBarrier m = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    if (mb) {
+        src |= (VkPipelineStageFlags)mb->srcStageMask;
+        dst |= (VkPipelineStageFlags)mb->dstStageMask;
+        m.srcAccessMask = (VkAccessFlags)mb->srcAccessMask;
+        m.dstAccessMask = (VkAccessFlags)mb->dstAccessMask;
+    }
+    VkImageMemoryBarrier small[16], *lb = small;
+    if (n > VKC_ARRAY_COUNT(small)) {
+        lb = vkc__malloc(n * sizeof(*lb));
+        if (!lb) { /* no memory for the list: one barrier at a time */
+            for (uint32_t i = 0; i < n; ++i)
+                vkc__cmd_barrier2(ctx, cb, i ? NULL : mb, &ib[i], 1);
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        src |= (VkPipelineStageFlags)ib[i].srcStageMask;
+        dst |= (VkPipelineStageFlags)ib[i].dstStageMask;
+        lb[i] = (VkImageMemoryBarrier){VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+        lb[i].srcAccessMask = (VkAccessFlags)ib[i].srcAccessMask;
+        lb[i].dstAccessMask = (VkAccessFlags)ib[i].dstAccessMask;
+        lb[i].oldLayout = ib[i].oldLayout;
+        lb[i].newLayout = ib[i].newLayout;
+        lb[i].srcQueueFamilyIndex = ib[i].srcQueueFamilyIndex;
+        lb[i].dstQueueFamilyIndex = ib[i].dstQueueFamilyIndex;
+        lb[i].image = ib[i].image;
+        lb[i].subresourceRange = ib[i].subresourceRange;
+    }
+    ctx->vk.vkCmdPipelineBarrier(cb, src ? src : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                                 dst ? dst : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, mb ? 1 : 0,
+                                 &m, 0, NULL, n, lb);
+    if (lb != small)
+        vkc__free(lb);
 }
 
 void vkc__cmd_ownership(vkc_context *ctx, VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset,
@@ -559,7 +617,7 @@ vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineSt
     /* Make the results visible to the host. */
     vkc__cmd_barrier(ctx, cmd->cb, stages, writes, VK_PIPELINE_STAGE_2_HOST_BIT,
                      VK_ACCESS_2_HOST_READ_BIT);
-    vkc__cmd_marker(ctx, cmd, stages);
+    vkc__cmd_marker(ctx, cmd, stages, false); /* the barrier above serves the host */
     VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cmd->cb));
     vkc_result r = vr < 0 ? vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__)
                           : vkc__submit(ctx, cmd, out_value);
@@ -637,47 +695,167 @@ void vkc__pool_finish(vkc_context *ctx)
 
 /* ---- completion marker (VKC_WAIT_SPIN_MARKER) ------------------------------------------ */
 
-void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages)
+void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages, bool host_reads)
 {
     const vkc_kernel *k = ctx->marker_kernel;
     if (!k || !vkc__marker_on(ctx))
         return;
     VkCommandBuffer cb = cmd->cb;
-    /* Everything before is done and available to the host before the count
-     * moves. */
+    /* Everything before is done before the count moves, and available to
+     * the host when the host reads the submission's results in place. */
     const VkAccessFlags2 writes = vkc__writes_of(stages);
     vkc__cmd_barrier(ctx, cb, stages, writes,
-                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_HOST_BIT,
+                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                         (host_reads ? VK_PIPELINE_STAGE_2_HOST_BIT : 0),
                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
-                         VK_ACCESS_2_HOST_READ_BIT);
+                         (host_reads ? VK_ACCESS_2_HOST_READ_BIT : 0));
     ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-    VkDescriptorBufferInfo bi = {ctx->marker_buf->buffer, ctx->marker_buf->offset, 64};
-    VkWriteDescriptorSet w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstBinding = 0;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w.pBufferInfo = &bi;
+    VkDescriptorBufferInfo bi[2] = {{ctx->marker_buf->buffer, ctx->marker_buf->offset, 64},
+                                    {ctx->marker_count->buffer, ctx->marker_count->offset, 64}};
+    VkWriteDescriptorSet w[2];
+    for (uint32_t i = 0; i < 2; ++i) {
+        w[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w[i].dstBinding = i;
+        w[i].descriptorCount = 1;
+        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[i].pBufferInfo = &bi[i];
+    }
     if (ctx->features.push_descriptors) {
-        ctx->vk.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &w);
+        ctx->vk.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 2, w);
     } else {
         VkDescriptorSet set;
         if (vkc__cmd_alloc_set(ctx, cmd, k->set_layout, &set) < 0)
             return; /* the wait falls back to the timeline for this one */
-        w.dstSet = set;
-        ctx->vk.vkUpdateDescriptorSets(ctx->device, 1, &w, 0, NULL);
+        w[0].dstSet = w[1].dstSet = set;
+        ctx->vk.vkUpdateDescriptorSets(ctx->device, 2, w, 0, NULL);
         ctx->vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &set,
                                         0, NULL);
     }
-    ctx->vk.vkCmdDispatch(cb, 1, 1, 1);
+    const uint32_t form = ctx->marker_atomic ? 1u : 0u;
+    ctx->vk.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &form);
+    if (!ctx->test_marker_mute)
+        ctx->vk.vkCmdDispatch(cb, 1, 1, 1);
     cmd->has_marker = true;
-    vkc__cmd_barrier(ctx, cb, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
-                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    /* The count itself, made available to the host (the lean form leaves
+     * that to the end of the submission: measured side by side). */
+    if (!ctx->marker_lean)
+        vkc__cmd_barrier(ctx, cb, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                         VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                         VK_ACCESS_2_HOST_READ_BIT);
+}
+
+vkc_result vkc__marker_reset(vkc_context *ctx)
+{
+    /* The fill is the next submission, and carries no marker: both counts
+     * start at its value. Nothing else submits during init or recovery. */
+    atomic_store(&ctx->marker_on, false);
+    vkc__cmd *cmd;
+    VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
+    const uint32_t start = (uint32_t)(ctx->next_value + 1);
+    ctx->vk.vkCmdFillBuffer(cmd->cb, ctx->marker_count->buffer, ctx->marker_count->offset, 64,
+                            start);
+    *ctx->marker = start;
+    VKC_FORWARD(vkc__oneshot_end_wait(ctx, cmd));
+    atomic_store(&ctx->marker_on, true);
+    return VKC_SUCCESS;
+}
+
+/* Rounds of the marker's self-test, and how long the count may trail the
+ * timeline before it counts as never seen. */
+#define VKC_MARKER_ROUNDS 8
+#define VKC_MARKER_GRACE_NS 2000000ull
+
+/* One round: fill words 1..15 of the marker buffer with a pattern, then the
+ * marker; spin on the count. Sets *why (static text) when the round fails. */
+static vkc_result vkc__marker_round(vkc_context *ctx, uint32_t pattern, const char **why)
+{
+    volatile uint32_t *m = ctx->marker;
+    *why = NULL;
+    if (m[0] != (uint32_t)vkc__submitted_value(ctx)) {
+        *why = "self-test: the count is not the timeline's value before a submit";
+        return VKC_SUCCESS;
+    }
+    vkc__cmd *cmd;
+    VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
+    ctx->vk.vkCmdFillBuffer(cmd->cb, ctx->marker_buf->buffer, ctx->marker_buf->offset + 4, 60,
+                            pattern);
+    uint64_t value = 0;
+    VKC_FORWARD(vkc__oneshot_end_submit(ctx, cmd, VK_PIPELINE_STAGE_2_TRANSFER_BIT, &value));
+    const uint64_t start = vkc__now_ns();
+    uint64_t timeline_done = 0; /* when the timeline was first seen done */
+    bool seen = false;
+    for (uint32_t spins = 1;; ++spins) {
+        if (vkc__marker_done(ctx, value)) {
+            seen = true;
+            break;
+        }
+        if ((spins & 255) == 0) {
+            uint64_t now = vkc__now_ns();
+            if (!timeline_done && vkc__completed_value(ctx) >= value)
+                timeline_done = now;
+            if (timeline_done && now - timeline_done > VKC_MARKER_GRACE_NS)
+                break;
+            if (now - start > 2000000000ull) /* neither in 2 s: block below */
+                break;
+        }
+    }
+    vkc_result r = vkc__wait_value(ctx, value, 5000000000ull, VKC_WAIT_BLOCK);
+    if (r == VKC_TIMEOUT) {
+        *why = "self-test: the timeline did not reach a submission within 5 s";
+        return VKC_SUCCESS;
+    }
+    VKC_FORWARD(r);
+    if (!seen) {
+        *why = "self-test: the count was not seen after the timeline signalled";
+        return VKC_SUCCESS;
+    }
+    if (m[0] != (uint32_t)value) {
+        *why = "self-test: the count went past the submissions made";
+        return VKC_SUCCESS;
+    }
+    for (uint32_t i = 1; i < 16; ++i)
+        if (m[i] != pattern) {
+            *why = "self-test: the count was seen before the submission's results";
+            return VKC_SUCCESS;
+        }
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc__marker_check(vkc_context *ctx, bool *ok)
+{
+    *ok = false;
+    if (!vkc__marker_on(ctx) || !ctx->marker)
+        return VKC_SUCCESS;
+    const char *why = NULL;
+    for (uint32_t i = 0; i < VKC_MARKER_ROUNDS && !why; ++i)
+        VKC_FORWARD(vkc__marker_round(ctx, 0x5eed0000u + i * 0x01010101u, &why));
+    if (!why && !vkc__marker_on(ctx))
+        why = "self-test: a submission without the marker";
+    if (why) {
+        atomic_store(&ctx->marker_on, false);
+        snprintf(ctx->wait_reason, sizeof(ctx->wait_reason), "%s", why);
+        return VKC_SUCCESS;
+    }
+    *ok = true;
+    return VKC_SUCCESS;
 }
 
 vkc_result vkc__drain(vkc_context *ctx)
 {
     VKC_FORWARD(vkc__flush_immediate(ctx));
     return vkc__wait_value(ctx, vkc__submitted_value(ctx), UINT64_MAX, VKC_WAIT_DEFAULT);
+}
+
+void vkc__drain_or_idle(vkc_context *ctx)
+{
+    vkc_result r = VKC_ERROR_DEVICE_LOST;
+    if (!atomic_load_explicit(&ctx->lost, memory_order_relaxed))
+        r = vkc__drain(ctx);
+    if (r < 0) {
+        vkc_queue_lock(ctx);
+        (void)ctx->vk.vkDeviceWaitIdle(ctx->device);
+        vkc_queue_unlock(ctx);
+    }
 }
 
 vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_ns)

@@ -24,7 +24,7 @@ vkc_result vkc_context_recover(vkc_context *ctx)
     if (!atomic_load(&ctx->lost))
         return VKC_SUCCESS;
 
-    uint32_t nbuf = 0, nseq = 0, nker = 0;
+    uint32_t nbuf = 0, nseq = 0, nker = 0, nimg = 0;
     pthread_mutex_lock(&ctx->objects_lock);
     for (vkc__node *n = ctx->buffers.next; n != &ctx->buffers; n = n->next)
         nbuf++;
@@ -32,6 +32,8 @@ vkc_result vkc_context_recover(vkc_context *ctx)
         nseq++;
     for (vkc__node *n = ctx->kernels.next; n != &ctx->kernels; n = n->next)
         nker++;
+    for (vkc__node *n = ctx->images.next; n != &ctx->images; n = n->next)
+        nimg++;
 
     /* Tear down on the old device. Destroying objects of a lost device is
      * valid; waiting for it returns at once (or reports the loss). */
@@ -73,16 +75,16 @@ vkc_result vkc_context_recover(vkc_context *ctx)
         return r;
     }
     vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
-             "device recovered: %u kernel(s) rebuilt, %u buffer(s) re-created with their "
-             "contents lost, %u sequence(s) to be recorded again",
-             nker, nbuf, nseq);
-    if (nbuf || nseq) {
+             "device recovered: %u kernel(s) rebuilt, %u buffer(s) and %u image(s) re-created "
+             "with their contents lost, %u sequence(s) to be recorded again",
+             nker, nbuf, nimg, nseq);
+    if (nbuf || nseq || nimg) {
         /* Kept as the context's message, not as an error. */
         pthread_mutex_lock(&ctx->error_lock);
         snprintf(ctx->last_error, sizeof(ctx->last_error),
-                 "VKC_CONTENTS_LOST: device recovered; %u buffer(s) re-created with their "
-                 "contents lost, %u sequence(s) must be recorded again",
-                 nbuf, nseq);
+                 "VKC_CONTENTS_LOST: device recovered; %u buffer(s) and %u image(s) re-created "
+                 "with their contents lost, %u sequence(s) must be recorded again",
+                 nbuf, nimg, nseq);
         ctx->last_vk = VK_ERROR_DEVICE_LOST;
         pthread_mutex_unlock(&ctx->error_lock);
         return VKC_CONTENTS_LOST;

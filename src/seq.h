@@ -22,16 +22,45 @@ typedef enum vkc__cmd_kind {
     VKC_CMD_FILL,
     VKC_CMD_ACQUIRE, /* queue-family ownership: value = the other family */
     VKC_CMD_RELEASE,
+    /* Images: value = index into vkc_seq.aux (copies, clears) or the other
+     * family (acquire, release). */
+    VKC_CMD_COPY_IMAGE,
+    VKC_CMD_COPY_BUFFER_TO_IMAGE,
+    VKC_CMD_COPY_IMAGE_TO_BUFFER,
+    VKC_CMD_CLEAR_IMAGE,
+    VKC_CMD_ACQUIRE_IMAGE,
+    VKC_CMD_RELEASE_IMAGE,
 } vkc__cmd_kind;
 
-/* One buffer range a command touches (args of a dispatch; src/dst of copies). */
+enum { VKC__USE_PLAIN = 0, VKC__USE_ACQUIRE, VKC__USE_RELEASE };
+
+/* One buffer range or image subresource range a command touches (args of a
+ * dispatch; src/dst of copies). A buffer use has buffer and vk; an image
+ * use has image (and view for a kernel binding); a sampler-only binding
+ * has neither, only sampler. */
 typedef struct vkc__use {
     vkc_buffer *buffer;
     VkBuffer vk;
     uint64_t offset; /* inside vk */
     uint64_t size;
     uint32_t access;
+    vkc_image *image;
+    VkImageView view;
+    vkc_sampler *sampler;
+    VkImageLayout layout; /* the layout the command needs */
+    uint32_t mip, mips, layer, layers;
+    uint8_t op; /* VKC__USE_*: ownership halves move no layout */
 } vkc__use;
+
+/* The regions of image copies and clears. */
+typedef union vkc__aux {
+    VkImageCopy image;
+    VkBufferImageCopy buffer;
+    struct {
+        VkClearColorValue value;
+        VkImageSubresourceRange range;
+    } clear;
+} vkc__aux;
 
 typedef struct vkc__command {
     uint8_t kind;
@@ -63,6 +92,25 @@ typedef struct vkc__bufrec {
     uint32_t n, cap;
 } vkc__bufrec;
 
+/* Hazard tracking of one image: per subresource (mip-major), the highest
+ * levels of writes and reads, the level whose barrier last moved its
+ * layout, and its layout after the commands so far; cur is the layout
+ * while recording into Vulkan. */
+typedef struct vkc__sub {
+    int32_t wl, rl, tl;
+    VkImageLayout layout, cur;
+} vkc__sub;
+
+typedef struct vkc__imgrec {
+    vkc_image *image;
+    uint32_t mips, layers;
+    vkc__sub *sub;
+    uint32_t sub_cap;
+    bool used;     /* some command names it */
+    bool released; /* a release ends its use in this sequence */
+    bool cur_released;
+} vkc__imgrec;
+
 struct vkc_seq {
     uint32_t magic;
     vkc_context *ctx;
@@ -79,6 +127,12 @@ struct vkc_seq {
     uint32_t buf_count, buf_cap, buf_last;
     uint32_t *order; /* emission order (by level) */
     uint32_t order_cap;
+    vkc__imgrec *imgs;
+    uint32_t img_count, img_cap;
+    vkc__aux *aux;
+    uint32_t aux_count, aux_cap;
+    VkImageMemoryBarrier2 *ibar; /* scratch of vkc__record */
+    uint32_t ibar_cap;
 
     uint32_t level_floor; /* explicit barriers raise it */
     uint32_t max_level;
@@ -130,6 +184,13 @@ static inline vkc_result vkc__latch(vkc_seq *s, vkc_result r)
     return r;
 }
 
+#define VKC_CHECK_SEQ(s)                                                                           \
+    do {                                                                                           \
+        if (VKC_UNLIKELY(!(s) || (s)->magic != VKC_MAGIC_SEQ))                                     \
+            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_seq handle");             \
+        VKC_CHECK_CONTEXT((s)->ctx);                                                               \
+    } while (0)
+
 #define VKC_SEQ_FAIL(s, code, ...) vkc__latch((s), VKC_FAIL((s)->ctx, (code), __VA_ARGS__))
 
 static inline bool vkc__overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
@@ -142,6 +203,27 @@ static inline bool vkc__overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs
  * level again (after an argument was replaced). */
 vkc_result vkc__append(vkc_seq *s, vkc__command *c);
 vkc_result vkc__relevel(vkc_seq *s);
+/* The hazard record of an image named by the sequence, or NULL. */
+vkc__imgrec *vkc__find_img(vkc_seq *s, const vkc_image *img);
+/* Subresource (mip, layer) of a record. */
+static inline vkc__sub *vkc__sub_at(vkc__imgrec *r, uint32_t mip, uint32_t layer)
+{
+    return &r->sub[mip * r->layers + layer];
+}
+
+/* dispatch.c: fails (not latched) when the sequence has ended; call names
+ * the recording call for a latched error's message. */
+vkc_result vkc__check_recording(vkc_seq *s, const char *call);
+/* dispatch.c: a buffer handle of this context; a range inside it (latched). */
+vkc_result vkc__seq_check_buffer(vkc_seq *s, const vkc_buffer *b, const char *what);
+vkc_result vkc__seq_check_range(vkc_seq *s, const vkc_buffer *b, uint64_t offset, uint64_t size,
+                                const char *what);
+
+/* dispatch.c: a queue family the device has (latched); append a command
+ * with uses u[0..n) (its use_first / use_count are set here; nothing is
+ * kept on failure). */
+vkc_result vkc__seq_check_family(vkc_seq *s, uint32_t family, const char *what);
+vkc_result vkc__append_uses(vkc_seq *s, vkc__command *c, const vkc__use *u, uint32_t n);
 
 /* dispatch.c: give the recording units back and mark the sequence to be
  * recorded again (device loss). */

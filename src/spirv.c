@@ -34,6 +34,9 @@ enum {
     OP_TYPE_MATRIX = 24,
     OP_TYPE_ARRAY = 28,
     OP_TYPE_RUNTIME_ARRAY = 29,
+    OP_TYPE_IMAGE = 25,
+    OP_TYPE_SAMPLER = 26,
+    OP_TYPE_SAMPLED_IMAGE = 27,
     OP_TYPE_STRUCT = 30,
     OP_TYPE_POINTER = 32,
     OP_CONSTANT_TRUE = 41,
@@ -283,6 +286,9 @@ static vkc_result vkc__spv_parse(vkc_context *ctx, const char *name, const uint3
         case OP_TYPE_RUNTIME_ARRAY:
         case OP_TYPE_STRUCT:
         case OP_TYPE_POINTER:
+        case OP_TYPE_IMAGE:
+        case OP_TYPE_SAMPLER:
+        case OP_TYPE_SAMPLED_IMAGE:
             result = wc >= 2 ? in[1] : VKC_NONE;
             break;
         case OP_CONSTANT_TRUE:
@@ -615,12 +621,90 @@ static vkc_result vkc__reflect_entry(vkc_context *ctx, const char *name, const v
     return VKC_SUCCESS;
 }
 
+/* The vkc format of a storage image's format qualifier (SPIR-V Image
+ * Format numbers); DEFAULT for Unknown and formats vkc does not name. */
+static vkc_format vkc__spv_format(uint32_t f)
+{
+    switch (f) {
+    case 1:
+        return VKC_FORMAT_RGBA32F;
+    case 2:
+        return VKC_FORMAT_RGBA16F;
+    case 3:
+        return VKC_FORMAT_R32F;
+    case 4:
+        return VKC_FORMAT_RGBA8_UNORM;
+    case 6:
+        return VKC_FORMAT_RG32F;
+    case 9:
+        return VKC_FORMAT_R16F;
+    case 13:
+        return VKC_FORMAT_RG8_UNORM;
+    case 15:
+        return VKC_FORMAT_R8_UNORM;
+    case 24:
+        return VKC_FORMAT_R32I;
+    case 33:
+        return VKC_FORMAT_R32UI;
+    default:
+        return VKC_FORMAT_DEFAULT;
+    }
+}
+
+/* An image, sampled image or sampler binding (UniformConstant). td is the
+ * pointee type. */
+static vkc_result vkc__reflect_image(vkc_context *ctx, const char *name, const vkc__spv *s,
+                                     uint32_t binding, const uint32_t *td, vkc_binding_info *b)
+{
+    memset(b, 0, sizeof(*b));
+    if (td && vkc__op(td) == OP_TYPE_SAMPLER) {
+        b->kind = VKC_BINDING_SAMPLER;
+        return VKC_SUCCESS;
+    }
+    const uint32_t *it = td;
+    if (td && vkc__op(td) == OP_TYPE_SAMPLED_IMAGE) {
+        b->kind = VKC_BINDING_COMBINED_IMAGE_SAMPLER;
+        it = vkc__wc(td) >= 3 ? vkc__def(s, td[2]) : NULL;
+    }
+    if (!it || vkc__op(it) != OP_TYPE_IMAGE || vkc__wc(it) < 9)
+        return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
+                        "%s: binding %u is an opaque object vkc does not bind (not an image, "
+                        "sampled image or sampler)",
+                        name, binding);
+    /* OpTypeImage: result, sampled type, Dim, Depth, Arrayed, MS, Sampled,
+     * Image Format. */
+    uint32_t dim = it[3], arrayed = it[5], ms = it[6], sampled = it[7];
+    if (ms || (dim != 1 && dim != 2) || (dim == 2 && arrayed))
+        return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
+                        "%s: binding %u is an image of a kind vkc does not bind (%s); vkc binds "
+                        "2D, 2D array and 3D images",
+                        name, binding,
+                        ms         ? "multisampled"
+                        : dim == 0 ? "1D"
+                        : dim == 3 ? "cube"
+                        : dim == 5 ? "texel buffer"
+                        : dim == 6 ? "subpass input"
+                        : dim == 2 ? "3D array"
+                                   : "rect");
+    b->image_type = dim == 2 ? VKC_IMAGE_3D : arrayed ? VKC_IMAGE_2D_ARRAY : VKC_IMAGE_2D;
+    if (b->kind == VKC_BINDING_COMBINED_IMAGE_SAMPLER)
+        return VKC_SUCCESS;
+    if (sampled == 2) {
+        b->kind = VKC_BINDING_STORAGE_IMAGE;
+        b->format = vkc__spv_format(it[8]);
+    } else {
+        b->kind = VKC_BINDING_SAMPLED_IMAGE;
+    }
+    return VKC_SUCCESS;
+}
+
 /* Buffer bindings of set 0 and the push-constant block. */
 static vkc_result vkc__reflect_bindings(vkc_context *ctx, const char *name, const vkc__spv *s,
                                         vkc__refl *r)
 {
     bool present[VKC_MAX_BINDINGS] = {false};
     uint32_t max_binding = 0;
+    vkc_binding_info img;
     for (uint32_t v = 0; v < s->var_count; ++v) {
         uint32_t var = s->vars[v];
         const uint32_t *in = vkc__def(s, var);
@@ -649,19 +733,17 @@ static vkc_result vkc__reflect_bindings(vkc_context *ctx, const char *name, cons
             return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
                             "%s: binding %u is in descriptor set %u; vkc binds set 0 only", name,
                             binding, set);
-        if (sc == SC_UNIFORM_CONSTANT)
-            return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
-                            "%s: binding %u is an image, sampler or acceleration structure; vkc "
-                            "binds buffers only",
-                            name, binding);
         if (td && (vkc__op(td) == OP_TYPE_ARRAY || vkc__op(td) == OP_TYPE_RUNTIME_ARRAY))
             return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
                             "%s: binding %u is an array of descriptors; vkc binds one buffer per "
                             "binding",
                             name, binding);
-        if (!td || vkc__op(td) != OP_TYPE_STRUCT)
+        if (sc == SC_UNIFORM_CONSTANT) {
+            VKC_FORWARD(vkc__reflect_image(ctx, name, s, binding, td, &img));
+        } else if (!td || vkc__op(td) != OP_TYPE_STRUCT) {
             return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED, "%s: binding %u is not a buffer block",
                             name, binding);
+        }
         if (binding >= VKC_MAX_BINDINGS)
             return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
                             "%s: binding %u: vkc supports bindings 0..%u", name, binding,
@@ -674,6 +756,19 @@ static vkc_result vkc__reflect_bindings(vkc_context *ctx, const char *name, cons
 
         vkc_binding_info *b = &r->bindings[binding];
         b->binding = binding;
+        if (sc == SC_UNIFORM_CONSTANT) {
+            bool nw = vd->flags & VKC__D_NON_WRITABLE, nr = vd->flags & VKC__D_NON_READABLE;
+            *b = img;
+            b->binding = binding;
+            if (b->kind != VKC_BINDING_STORAGE_IMAGE || (nw && !nr) || (nw && nr))
+                b->access = VKC_ACCESS_READ;
+            else if (nr)
+                b->access = VKC_ACCESS_WRITE;
+            else
+                b->access = VKC_ACCESS_READ_WRITE;
+            r->binding_count = max_binding + 1;
+            continue;
+        }
         b->uniform = sc == SC_UNIFORM && !(s->ids[type].flags & VKC__D_BUFFER_BLOCK);
         uint64_t stride = 0;
         b->min_size = vkc__struct_size(s, type, 0, &stride);
@@ -724,6 +819,10 @@ static const vkc__cap_rule vkc__cap_rules[] = {
     {66, "GroupNonUniformShuffleRelative", "subgroup operations (shuffle relative) in compute"},
     {67, "GroupNonUniformClustered", "subgroup operations (clustered) in compute"},
     {68, "GroupNonUniformQuad", "subgroup operations (quad) in compute"},
+    {55, "StorageImageReadWithoutFormat",
+     "shaderStorageImageReadWithoutFormat (or give the image a format qualifier)"},
+    {56, "StorageImageWriteWithoutFormat",
+     "shaderStorageImageWriteWithoutFormat (or give the image a format qualifier)"},
     {4433, "StorageBuffer16BitAccess", "storageBuffer16BitAccess"},
     {4434, "UniformAndStorageBuffer16BitAccess",
      "uniformAndStorageBuffer16BitAccess (not enabled by vkc)"},
@@ -744,7 +843,13 @@ static bool vkc__cap_ok(const vkc_context *ctx, uint32_t subgroup_ops, uint32_t 
     switch (cap) {
     case 0:
     case 1:
+    case 49: /* StorageImageExtendedFormats: the format features are checked per image */
+    case 50: /* ImageQuery */
         return true;
+    case 55:
+        return d->storage_image_read_without_format;
+    case 56:
+        return d->storage_image_write_without_format;
     case 9:
         return d->shader_float16;
     case 10:

@@ -86,6 +86,22 @@ static void vkc__staging_release(vkc_context *ctx, int dir)
     pthread_mutex_unlock(&vkc__ms(ctx)->staging[dir].lock);
 }
 
+vkc_result vkc__staging_take(vkc_context *ctx, int download, vkc_buffer **out)
+{
+    return vkc__staging_acquire(ctx, download ? VKC__DOWN : VKC__UP, out);
+}
+
+void vkc__staging_give(vkc_context *ctx, int download)
+{
+    vkc__staging_release(ctx, download ? VKC__DOWN : VKC__UP);
+}
+
+vkc_result vkc__buffer_sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
+                                    uint64_t size, bool flush)
+{
+    return vkc__sync_mapping(ctx, buf, offset, size, flush);
+}
+
 /* Record one copy in a one-shot unit and submit it without waiting; the
  * unit goes back to the pool and is recycled once it completed. */
 static vkc_result vkc__copy_submit(vkc_context *ctx, VkBuffer dst, VkDeviceSize dst_offset,

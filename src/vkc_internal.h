@@ -35,6 +35,8 @@
 #define VKC_MAGIC_BUFFER 0x564b4342u
 #define VKC_MAGIC_KERNEL 0x564b434bu
 #define VKC_MAGIC_SEQ 0x564b4353u
+#define VKC_MAGIC_IMAGE 0x564b4349u
+#define VKC_MAGIC_SAMPLER 0x564b435au
 
 /* ------------------------------------------------------------------------ */
 /* Intrusive list of live objects (destroyed with the context)              */
@@ -81,6 +83,8 @@ typedef struct vkc__itable {
     PFN_vkGetPhysicalDeviceFeatures2 vkGetPhysicalDeviceFeatures2;
     PFN_vkGetPhysicalDeviceQueueFamilyProperties vkGetPhysicalDeviceQueueFamilyProperties;
     PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties;
+    PFN_vkGetPhysicalDeviceFormatProperties vkGetPhysicalDeviceFormatProperties;
+    PFN_vkGetPhysicalDeviceImageFormatProperties vkGetPhysicalDeviceImageFormatProperties;
     PFN_vkEnumerateDeviceExtensionProperties vkEnumerateDeviceExtensionProperties;
     PFN_vkCreateDevice vkCreateDevice;
     PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr;
@@ -170,6 +174,9 @@ typedef struct vkc__stats {
     atomic_uint_fast64_t dispatches;
     atomic_uint_fast64_t barriers;
     atomic_uint_fast64_t staging_blocks;
+    atomic_uint_fast64_t images;
+    atomic_uint_fast64_t samplers;
+    atomic_uint_fast64_t image_views;
 } vkc__stats;
 
 #define VKC_STAT_ADD(ctx, field, n)                                                                \
@@ -229,19 +236,33 @@ uint64_t vkc__completed_value(vkc_context *ctx);
 uint64_t vkc__submitted_value(vkc_context *ctx);
 
 /* In VKC_WAIT_SPIN_MARKER mode, record the completion marker (after all work
- * recorded so far, `stages`); no-op otherwise. */
-void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages);
+ * recorded so far, `stages`; host_reads: the host reads that work's results
+ * in place, so they are made available to it too); no-op otherwise. */
+void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages,
+                     bool host_reads);
+/* Start both marker counts at the timeline's next value (one blocking
+ * submission without a marker); the marker is on afterwards. */
+vkc_result vkc__marker_reset(vkc_context *ctx);
 /* Wait until value's results are visible to the host: through the
  * completion marker when it is on (VKC_WAIT_SPIN_MARKER), else as
  * vkc__wait_value. Not for resource lifetimes: those follow the timeline. */
 vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_ns);
 /* The marker says value is complete (results visible to the host). */
 bool vkc__marker_done(vkc_context *ctx, uint64_t value);
+/* Check that the completion marker can be trusted on this device: a few
+ * one-shot submissions whose count and results must be seen, right, and no
+ * later than the timeline says they are done. On a failed check the marker
+ * is turned off (waits use the timeline) and *ok is false, with the reason
+ * in ctx->wait_reason. Returns an error only when a submission fails. */
+vkc_result vkc__marker_check(vkc_context *ctx, bool *ok);
 #define vkc__marker_on(ctx) atomic_load_explicit(&(ctx)->marker_on, memory_order_relaxed)
 /* Flush immediate-mode work (through ctx->flush_immediate) and wait until
  * everything submitted so far has completed (vkc_finish; the blocking buffer
  * calls before touching memory). */
 vkc_result vkc__drain(vkc_context *ctx);
+/* Before an object the GPU may use is freed: vkc__drain, or where that
+ * fails (device loss) wait for the device as far as it still can. */
+void vkc__drain_or_idle(vkc_context *ctx);
 
 /* Begin a one-shot unit (a leading full barrier is recorded), then submit it
  * and wait for it. Used by the blocking buffer calls. */
@@ -354,6 +375,124 @@ void vkc__memory_force_staging(vkc_context *ctx, bool on);
  * host-visible through the BAR), so downloads larger than
  * VKC_UNCACHED_READ_MAX are staged. */
 void vkc__memory_force_uncached(vkc_context *ctx, bool on);
+
+/* The staging buffer of one direction (0 = upload, 1 = download; created on
+ * first use, VKC_STAGING_RING_SIZE bytes, mapped), returned with its lock
+ * held: give it back with vkc__staging_give. transfer.c; image.c uses it. */
+vkc_result vkc__staging_take(vkc_context *ctx, int download, vkc_buffer **out);
+void vkc__staging_give(vkc_context *ctx, int download);
+/* Flush (host wrote) or invalidate (host will read) a range of a mapped
+ * buffer where its memory is not coherent. */
+vkc_result vkc__buffer_sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
+                                    uint64_t size, bool flush);
+
+/* ------------------------------------------------------------------------ */
+/* Images (image.c)                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* One cached view: key from vkc__view_key. */
+typedef struct vkc__view {
+    uint64_t key;
+    VkImageView view;
+} vkc__view;
+
+struct vkc_image {
+    uint32_t magic;
+    vkc_context *ctx;
+    vkc__node node;
+    VkImage image;
+    VkDeviceMemory memory; /* dedicated; VK_NULL_HANDLE when wrapped */
+    VkDeviceSize memory_size;
+    vkc_image_type type;
+    vkc_format format;
+    VkFormat vk_format;
+    uint32_t width, height, depth, layers, mips;
+    uint32_t usage; /* vkc_image_usage bits */
+    VkImageUsageFlags vk_usage;
+    VkFormatFeatureFlags features; /* of its format, optimal tiling */
+    VkImageLayout resting;         /* where it is between submissions */
+    bool wrapped;
+    /* EXCLUSIVE and owned by another family between vkc's work: a sequence
+     * must acquire it before using it. */
+    bool foreign;
+    bool concurrent; /* wrapped with CONCURRENT sharing: no ownership transfers */
+    bool dead;       /* wrapped and its device was lost: unusable */
+    uint64_t uid;
+    pthread_mutex_t view_lock;
+    vkc__view *views;
+    uint32_t view_count, view_cap;
+    char name[64];
+};
+
+struct vkc_sampler {
+    uint32_t magic;
+    vkc_context *ctx;
+    struct vkc_sampler *next;
+    vkc_sampler_desc desc; /* resolved */
+    VkSampler sampler;
+};
+
+/* The descriptor type of a reflected binding (kernel.c's set layout and
+ * dispatch's writes agree through it). */
+static inline VkDescriptorType vkc__descriptor_type(const vkc_binding_info *b)
+{
+    switch (b->kind) {
+    case VKC_BINDING_STORAGE_IMAGE:
+        return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case VKC_BINDING_SAMPLED_IMAGE:
+        return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    case VKC_BINDING_COMBINED_IMAGE_SAMPLER:
+        return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    case VKC_BINDING_SAMPLER:
+        return VK_DESCRIPTOR_TYPE_SAMPLER;
+    default:
+        return b->uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    }
+}
+
+vkc_result vkc__image_init(vkc_context *ctx);
+void vkc__image_drop(vkc_context *ctx);
+void vkc__image_finish(vkc_context *ctx);
+vkc_result vkc__image_lose(vkc_context *ctx);
+vkc_result vkc__image_rebuild(vkc_context *ctx);
+
+/* The view of img for a binding: type (2D, 2D array, 3D), mips and layers
+ * (resolved, in range). Created on first use and cached with the image.
+ * Thread-safe. */
+vkc_result vkc__image_view(vkc_image *img, VkImageViewType type, uint32_t base_mip,
+                           uint32_t mip_count, uint32_t base_layer, uint32_t layer_count,
+                           VkImageView *out);
+
+/* A region resolved against an image: every zero filled in, all in range
+ * (else VKC_ERROR_INVALID_ARGUMENT naming what is out of range), and its
+ * bytes tightly packed. */
+typedef struct vkc__box {
+    uint32_t mip, layer, layers;
+    uint32_t x, y, z, w, h, d;
+} vkc__box;
+vkc_result vkc__resolve_region(const vkc_image *img, const vkc_image_region *rg, const char *what,
+                               vkc__box *b);
+uint64_t vkc__box_bytes(const vkc_image *img, const vkc__box *b);
+/* A mip/layer range resolved against an image (0 = the rest). */
+vkc_result vkc__resolve_range(const vkc_image *img, const vkc_image_range *rg, const char *what,
+                              VkImageSubresourceRange *out);
+
+/* A layout transition of a subresource range of img, after src_stages'
+ * writes and before dst_stages' accesses. */
+VkImageMemoryBarrier2 vkc__image_barrier(const vkc_image *img, VkImageLayout from, VkImageLayout to,
+                                         VkPipelineStageFlags2 src_stages,
+                                         VkPipelineStageFlags2 dst_stages, uint32_t base_mip,
+                                         uint32_t mips, uint32_t base_layer, uint32_t layers);
+
+/* The Vulkan clear colour of a value for img (NULL value: an error). */
+vkc_result vkc__image_clear_value(const vkc_image *img, const vkc_clear_value *v,
+                                  VkClearColorValue *out);
+
+/* One pipeline barrier: an optional global memory barrier (mb, may be
+ * NULL) and n image barriers, through synchronization2 when enabled (the
+ * legacy call ORs the stage masks). pool.c. */
+void vkc__cmd_barrier2(vkc_context *ctx, VkCommandBuffer cb, const VkMemoryBarrier2 *mb,
+                       const VkImageMemoryBarrier2 *ib, uint32_t n);
 
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
@@ -506,6 +645,7 @@ void vkc__dispatch_drop(vkc_context *ctx);
 /* Create the completion marker's buffer and kernel (VKC_WAIT_SPIN_MARKER);
  * immediate.c, after dispatch's init. */
 vkc_result vkc__marker_init(vkc_context *ctx);
+vkc_result vkc__marker_rebuild(vkc_context *ctx);
 /* Device-loss recovery: every sequence gives its recording units back (they
  * die with the pool) and must be recorded again before its next submit;
  * after the new device is up, the immediate-mode ring starts empty. */
@@ -697,14 +837,23 @@ struct vkc_context {
 
     /* VKC_WAIT_SPIN_MARKER: the count of completed submissions, written by a
      * one-invocation dispatch at the end of every submission. */
-    vkc_buffer *marker_buf;
+    vkc_buffer *marker_buf;   /* host-visible: the count the host reads */
+    vkc_buffer *marker_count; /* device-local: the count the marker adds to */
     vkc_kernel *marker_kernel;
     atomic_bool marker_on; /* cleared for good if a submission lacks the marker */
     volatile uint32_t *marker;
+    /* VKC_MARKER_FORM (experiments): "lean" drops the barrier after the
+     * marker, "atomic" adds to the host word instead of storing to it. */
+    bool marker_lean, marker_atomic;
+    bool wait_auto; /* wait_mode was DEFAULT: the self-test decides */
+    /* Test-only: the marker's barriers are recorded, its dispatch is not (the
+     * count never moves), to prove the self-test catches it. */
+    bool test_marker_mute;
+    char wait_reason[96];
 
     /* Objects alive, destroyed with the context if the caller did not. */
     pthread_mutex_t objects_lock;
-    vkc__node buffers, kernels, seqs;
+    vkc__node buffers, kernels, seqs, images;
 
     /* On-disk caches (kernel module). cache_dir starts as the desc's (or "")
      * and is resolved by vkc__kernel_init (env VKC_CACHE_DIR, XDG, HOME). */
@@ -716,6 +865,7 @@ struct vkc_context {
 
     /* Module state. */
     void *memory_state;
+    void *image_state; /* image.c: the sampler cache */
     void *kernel_state;
     void *fuse_state; /* fuse.c: kernel cache by structure, live graphs */
     vkc__imm *imm;
@@ -844,7 +994,7 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
 /* Resolve device-dependent defaults into ctx->features. */
 void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc);
 /* Module state on top of a device: context.c's module table, walked
- * forwards (pool, memory, kernel, dispatch, marker). */
+ * forwards (pool, memory, image, kernel, fuse, dispatch, marker). */
 vkc_result vkc__context_init_modules(vkc_context *ctx);
 /* Device-loss recovery through the same table: on the old device, every
  * module's lose backwards, then the renewed modules' finish; on the new one,

@@ -176,10 +176,13 @@ static void test_seq_ring(void **state)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
         env_set("VKC_SEQ_RING", bad[i]);
         vkc_context *ctx = create();
+        /* more copies where the completion marker is in use (the default
+         * wait, where its self-test passes) */
+        const uint32_t def = vkc__marker_on(ctx) ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
         char fallback[32];
-        snprintf(fallback, sizeof(fallback), "the default: %u", VKC_SEQ_RING);
+        snprintf(fallback, sizeof(fallback), "the default: %u", def);
         expect_warning("VKC_SEQ_RING", bad[i], fallback);
-        assert_int_equal(ctx->seq_ring, VKC_SEQ_RING);
+        assert_int_equal(ctx->seq_ring, def);
         vkc_test_context_destroy(ctx);
         env_restore("VKC_SEQ_RING");
     }
@@ -189,6 +192,36 @@ static void test_seq_ring(void **state)
     assert_int_equal(ctx->seq_ring, 5);
     vkc_test_context_destroy(ctx);
     env_restore("VKC_SEQ_RING");
+}
+
+/* The completion marker's form and the immediate-mode policy (experiments). */
+static void test_marker_form_and_imm_fixed(void **state)
+{
+    (void)state;
+    static const char *const good[] = {"lean", "atomic", "atomic,lean"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); ++i) {
+        env_set("VKC_MARKER_FORM", good[i]);
+        vkc_context *ctx = create();
+        expect_no_warning();
+        if (ctx->marker_kernel) { /* read only where the marker is set up */
+            assert_int_equal(ctx->marker_lean, i != 1);
+            assert_int_equal(ctx->marker_atomic, i != 0);
+        }
+        vkc_test_context_destroy(ctx);
+        env_restore("VKC_MARKER_FORM");
+    }
+    env_set("VKC_MARKER_FORM", "fast");
+    vkc_context *ctx = create();
+    if (ctx->marker_kernel)
+        expect_warning("VKC_MARKER_FORM", "fast", "the default form");
+    assert_false(ctx->marker_lean || ctx->marker_atomic);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_MARKER_FORM");
+    env_set("VKC_IMM_FIXED", "sometimes");
+    ctx = create();
+    expect_warning("VKC_IMM_FIXED", "sometimes", "the default: off");
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_IMM_FIXED");
 }
 
 static void test_device(void **state)
@@ -295,7 +328,7 @@ int main(void)
         cmocka_unit_test(test_validation),    cmocka_unit_test(test_debug_labels),
         cmocka_unit_test(test_groups_per_sm), cmocka_unit_test(test_seq_ring),
         cmocka_unit_test(test_device),        cmocka_unit_test(test_loader),
-        cmocka_unit_test(test_cache_dir),
+        cmocka_unit_test(test_cache_dir),     cmocka_unit_test(test_marker_form_and_imm_fixed),
     };
     return cmocka_run_group_tests_name("environment variables", tests, NULL, NULL);
 }

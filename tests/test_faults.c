@@ -45,6 +45,7 @@ typedef struct fx {
     vkc_kernel *scale; /* from GLSL */
     vkc_buffer *a, *b, *c;
     vkc_seq *replay;
+    vkc_kernel *img_rmw, *img_fetch; /* images scenario */
     uint32_t ha[N], hb[N], out[N];
 } fx;
 
@@ -413,6 +414,83 @@ static vkc_result fusion_run(fx *f)
     return r;
 }
 
+/* Images: create, upload, a sampler, a storage kernel and a sampled one in
+ * a sequence (views, layout transitions), a copy out, download, destroy.
+ * The kernels are made unarmed: destroying a kernel does not wait for the
+ * GPU yet (issue 10), and a failed wait may leave work in flight. */
+static vkc_result images_setup(fx *f)
+{
+    VKC_FORWARD(objects_setup(f));
+    VKC_FORWARD(vkc_kernel_create(
+        f->ctx,
+        &(vkc_kernel_desc){.spirv = test_shaders_img_rmw, .spirv_size = test_shaders_img_rmw_size},
+        &f->img_rmw));
+    return vkc_kernel_create(f->ctx,
+                             &(vkc_kernel_desc){.spirv = test_shaders_img_fetch,
+                                                .spirv_size = test_shaders_img_fetch_size},
+                             &f->img_fetch);
+}
+
+static void images_teardown(fx *f)
+{
+    vkc_kernel_destroy(f->img_rmw);
+    vkc_kernel_destroy(f->img_fetch);
+    f->img_rmw = f->img_fetch = NULL;
+    objects_teardown(f);
+}
+
+static vkc_result images_run(fx *f)
+{
+    vkc_context *ctx = f->ctx;
+    vkc_image *a = NULL, *b = NULL;
+    vkc_sampler *sm = NULL;
+    vkc_seq *s = NULL;
+    const vkc_image_desc d = {.format = VKC_FORMAT_R32UI, .width = 64, .height = 64};
+    vkc_result r = vkc_image_create(ctx, &d, &a);
+    if (r >= 0)
+        r = vkc_image_create(ctx, &d, &b);
+    if (r >= 0)
+        r = vkc_image_upload(a, NULL, f->ha, N * 4);
+    if (r >= 0)
+        r = vkc_sampler_get(ctx, NULL, &sm);
+    if (r >= 0)
+        r = vkc_seq_create(ctx, NULL, &s);
+    const uint32_t p[2] = {3, 1}, q[2] = {1, 2};
+    vkc_arg ra = {.image = a}, fa[2] = {{.image = a, .sampler = sm}, {.image = b}};
+    if (r >= 0)
+        r = vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = f->img_rmw,
+                                                     .args = &ra,
+                                                     .arg_count = 1,
+                                                     .push = p,
+                                                     .push_size = 8,
+                                                     .groups = {8, 8, 1}});
+    if (r >= 0)
+        r = vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = f->img_fetch,
+                                                     .args = fa,
+                                                     .arg_count = 2,
+                                                     .push = q,
+                                                     .push_size = 8,
+                                                     .groups = {8, 8, 1}});
+    if (r >= 0)
+        r = vkc_seq_copy_image_to_buffer(s, f->c, 0, b, NULL);
+    if (r >= 0)
+        r = vkc_seq_end(s);
+    vkc_ticket t = {0};
+    if (r >= 0)
+        r = vkc_seq_submit(s, &t);
+    if (r >= 0)
+        r = vkc_wait(ctx, t, UINT64_MAX);
+    if (r >= 0)
+        r = vkc_buffer_download(f->c, 0, f->out, N * 4);
+    for (uint32_t i = 0; r >= 0 && i < N; ++i)
+        if (f->out[i] != f->ha[i] * 3u + 3u)
+            fail_msg("images: texel %u is %u, want %u", i, f->out[i], f->ha[i] * 3u + 3u);
+    vkc_seq_destroy(s);
+    vkc_image_destroy(a);
+    vkc_image_destroy(b);
+    return r;
+}
+
 static const scenario SCENARIOS[] = {
     {"buffer create + upload + copy + download", false, NULL, buffers_run, NULL},
     {"kernel create from SPIR-V", true, NULL, kernel_spirv_run, NULL},
@@ -422,6 +500,8 @@ static const scenario SCENARIOS[] = {
     {"immediate mode dispatch + flush + wait", true, objects_setup, immediate_run,
      objects_teardown},
     {"fusion build + record + submit + wait", true, objects_setup, fusion_run, objects_teardown, 2},
+    {"images: upload, storage + sampled kernels, copy, download", true, images_setup, images_run,
+     images_teardown},
     {"seq (descriptor pools, fences)", true, objects_setup, seq_run, objects_teardown, 0, true},
     {"replay (descriptor pools, fences)", true, replay_setup, replay_run, objects_teardown, 0,
      true},
@@ -562,6 +642,11 @@ static void run_scenario(const scenario *sc, bool cold)
             /* Fusion keeps the kernels it built in the context's cache (one
              * variant may be built before the other fails); the object
              * tracker checks at destruction that the cache frees them. */
+            if (now.images != base.images || now.image_views != base.image_views)
+                fail_msg("%s: after failing %s: %llu images / %llu views alive, want %llu / %llu",
+                         sc->name, st.failed_call, (unsigned long long)now.images,
+                         (unsigned long long)now.image_views, (unsigned long long)base.images,
+                         (unsigned long long)base.image_views);
             if (now.buffers != base.buffers || now.pipelines < base.pipelines ||
                 now.pipelines > base.pipelines + sc->cached)
                 fail_msg("%s: after failing %s: %llu buffers / %llu pipelines alive, want %llu / "

@@ -1406,6 +1406,89 @@ static void test_in_place(void **state)
     vkc_fuse_destroy(f);
 }
 
+/* Counts that are not a multiple of 4 still run vec4, with a scalar tail
+ * dispatch over the last 1-3 elements: float in place, int32 out of place and
+ * uint32 in place, each checked element by element against the CPU. */
+static void test_vec4_tail(void **state)
+{
+    vkc_context *ctx = *state;
+    NEED_KERNELS(ctx);
+    const uint64_t counts[] = {5, 6, 7, 1001, 1002, 1003, 3};
+    const uint64_t align = vkc_context_device(ctx)->min_storage_buffer_offset_alignment;
+    for (int chain = 0; chain < 3; chain++) {
+        const vkc_dtype t = chain == 0 ? VKC_DTYPE_F32 : chain == 1 ? VKC_DTYPE_I32 : VKC_DTYPE_U32;
+        const bool in_place = chain != 1;
+        vkc_fuse *f = NULL;
+        OK(ctx, vkc_fuse_create(ctx, NULL, &f));
+        vkc_value y, k1, k2;
+        OK(ctx, vkc_fuse_input(f, t, &y));
+        OK(ctx, vkc_fuse_constant(f, t, chain == 0 ? 0.5 : chain == 1 ? -3.0 : 5.0, &k1));
+        OK(ctx, vkc_fuse_constant(f, t, chain == 0 ? 3.0 : 7.0, &k2));
+        OK(ctx, vkc_fuse_op(f, VKC_OP_MUL, (vkc_value[]){y, k1}, 2, &y));
+        OK(ctx, vkc_fuse_op(f, VKC_OP_ADD, (vkc_value[]){y, k2}, 2, &y));
+        OK(ctx, vkc_fuse_output(f, y, NULL));
+        for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+            const uint64_t count = counts[c], body = count - count % 4;
+            uint32_t *h = malloc(count * 4), *got = malloc(count * 4);
+            for (uint64_t k = 0; k < count; k++) {
+                float fv = (float)k * 0.25f - 7.0f;
+                int32_t iv = (int32_t)(k * 2654435761u) >> 3;
+                if (chain == 0)
+                    memcpy(&h[k], &fv, 4);
+                else
+                    h[k] = (uint32_t)iv;
+            }
+            vkc_buffer *x = mkbuf(ctx, count * 4), *o = in_place ? x : mkbuf(ctx, count * 4);
+            OK(ctx, vkc_buffer_upload(x, 0, h, count * 4));
+            vkc_seq *s = NULL;
+            OK(ctx, vkc_seq_create(ctx, NULL, &s));
+            vkc_arg in = {.buffer = x}, out = {.buffer = o};
+            OK(ctx, vkc_fuse_record(s, f,
+                                    &(vkc_fuse_args){.inputs = &in,
+                                                     .input_count = 1,
+                                                     .outputs = &out,
+                                                     .output_count = 1,
+                                                     .count = count}));
+            OK(ctx, vkc_seq_end(s));
+            vkc_seq_info info;
+            OK(ctx, vkc_seq_info_get(s, &info));
+            /* vec4 body + scalar tail where the tail's offset is aligned */
+            uint32_t want =
+                count >= 4 && count % 4 && (body * 4) % (align ? align : 1) == 0 ? 2 : 1;
+            if (info.dispatches != want || info.levels != 1)
+                fail_msg("chain %d count %llu: %u dispatches in %u levels, want %u in 1", chain,
+                         (unsigned long long)count, info.dispatches, info.levels, want);
+            vkc_ticket tk;
+            OK(ctx, vkc_seq_submit(s, &tk));
+            OK(ctx, vkc_wait(ctx, tk, UINT64_MAX));
+            OK(ctx, vkc_buffer_download(o, 0, got, count * 4));
+            for (uint64_t k = 0; k < count; k++) {
+                uint32_t want_bits;
+                if (chain == 0) {
+                    float fv;
+                    memcpy(&fv, &h[k], 4);
+                    fv = fv * 0.5f + 3.0f;
+                    memcpy(&want_bits, &fv, 4);
+                } else if (chain == 1) {
+                    want_bits = h[k] * (uint32_t)-3 + 7u; /* wraps like the GPU's int32 */
+                } else {
+                    want_bits = h[k] * 5u + 7u;
+                }
+                if (got[k] != want_bits)
+                    fail_msg("chain %d count %llu element %llu: 0x%08x, want 0x%08x", chain,
+                             (unsigned long long)count, (unsigned long long)k, got[k], want_bits);
+            }
+            vkc_seq_destroy(s);
+            if (!in_place)
+                vkc_buffer_destroy(o);
+            vkc_buffer_destroy(x);
+            free(h);
+            free(got);
+        }
+        vkc_fuse_destroy(f);
+    }
+}
+
 /* ---- bad input ------------------------------------------------------------------ */
 
 static void test_bad_graphs(void **state)
@@ -1601,6 +1684,7 @@ int main(void)
         cmocka_unit_test(test_reductions),
         cmocka_unit_test(test_broadcast),
         cmocka_unit_test(test_in_place),
+        cmocka_unit_test(test_vec4_tail),
         cmocka_unit_test(test_cache),
         cmocka_unit_test(test_disk_cache),
         cmocka_unit_test(test_bad_records),

@@ -151,6 +151,8 @@ static void glsl_members(char *out, size_t size, const ty *m, int n)
 static void test_reflect_access(void **state)
 {
     vkc_context *ctx = *state;
+    vkc_stats base; /* vkc's own pipelines (the completion marker's) */
+    assert_int_equal(vkc_context_stats(ctx, &base), VKC_SUCCESS);
     const char *src = "#version 450\n"
                       "layout(local_size_x_id = 0) in;\n"
                       "layout(binding = 0) readonly buffer A { uint a[]; };\n"
@@ -185,10 +187,10 @@ static void test_reflect_access(void **state)
     assert_true(p != VK_NULL_HANDLE && l != VK_NULL_HANDLE && s != VK_NULL_HANDLE);
     vkc_stats st;
     assert_int_equal(vkc_context_stats(ctx, &st), VKC_SUCCESS);
-    assert_int_equal(st.pipelines, 1);
+    assert_int_equal(st.pipelines, base.pipelines + 1);
     vkc_kernel_destroy(k);
     assert_int_equal(vkc_context_stats(ctx, &st), VKC_SUCCESS);
-    assert_int_equal(st.pipelines, 0);
+    assert_int_equal(st.pipelines, base.pipelines);
     vkc_test_assert_clean();
 }
 
@@ -520,7 +522,7 @@ static void test_unsupported_interfaces(void **state)
                      "#version 450\nlayout(local_size_x = 1) in;\n"
                      "layout(binding = 0, r32ui) uniform uimage1D img;\n"
                      "void main() { imageStore(img, 0, uvec4(1u)); }\n",
-                     VKC_ERROR_UNSUPPORTED, "buffers only");
+                     VKC_ERROR_UNSUPPORTED, "vkc does not bind (1D)");
 
     /* A capability the device lacks: first one of the optional features
      * vkc_context_device() says is missing; if it has them all, 64-bit
@@ -1027,7 +1029,7 @@ static void test_threads(void **state)
         assert_int_equal(args[i].failures, 0);
     }
     vkc_stats after = stats_of(ctx);
-    assert_int_equal(after.pipelines, 0);
+    assert_int_equal(after.pipelines, before.pipelines);
     /* every GLSL creation is either a compile or a cache hit */
     assert_int_equal((after.shader_compiles - before.shader_compiles) +
                          (after.spirv_cache_hits - before.spirv_cache_hits),

@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* vkc's own buffers (the completion marker's), alive with the context. */
+static uint64_t internal_buffers(const vkc_context *ctx)
+{
+    return (ctx->marker_buf != NULL) + (ctx->marker_count != NULL);
+}
+
 #define MiB (1ull << 20)
 /* Above half of any sub-allocation block (64 MiB at most): a dedicated
  * allocation on every device. */
@@ -103,7 +109,7 @@ static void test_round_trip(void **state)
         }
     }
     vkc_stats st = stats(ctx);
-    assert_int_equal(st.buffers, 0);
+    assert_int_equal(st.buffers, internal_buffers(ctx));
     vkc_test_context_destroy(ctx);
 }
 
@@ -589,7 +595,7 @@ static void test_bad_input(void **state)
     round_trip(ctx, b, 16, 3);
     vkc_buffer_destroy(b);
     vkc_stats st = stats(ctx);
-    assert_int_equal(st.buffers, 0);
+    assert_int_equal(st.buffers, internal_buffers(ctx));
     vkc_test_context_destroy(ctx);
 }
 

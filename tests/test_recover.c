@@ -297,9 +297,116 @@ static void test_lost_then_destroy(void **state)
     free(w);
 }
 
+/* Images through a loss: every image call answers the loss; recovery
+ * re-creates images (same handles, resting layout, contents lost) and
+ * samplers; views are made again on first use; a recorded sequence that
+ * names them must be recorded again and then computes right. */
+static vkc_result record_images(vkc_seq *s, vkc_kernel *rmw, vkc_kernel *fetch, vkc_image *a,
+                                vkc_image *b, vkc_sampler *sm, vkc_buffer *out)
+{
+    const uint32_t p[2] = {3, 1}, q[2] = {2, 5};
+    vkc_arg ra = {.image = a};
+    vkc_arg fa[2] = {{.image = a, .sampler = sm}, {.image = b}};
+    vkc_result r = vkc_seq_begin(s);
+    if (r == VKC_SUCCESS)
+        r = vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = rmw,
+                                                     .args = &ra,
+                                                     .arg_count = 1,
+                                                     .push = p,
+                                                     .push_size = 8,
+                                                     .groups = {2, 2, 1}});
+    if (r == VKC_SUCCESS)
+        r = vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = fetch,
+                                                     .args = fa,
+                                                     .arg_count = 2,
+                                                     .push = q,
+                                                     .push_size = 8,
+                                                     .groups = {2, 2, 1}});
+    if (r == VKC_SUCCESS)
+        r = vkc_seq_copy_image_to_buffer(s, out, 0, b, NULL);
+    return r == VKC_SUCCESS ? vkc_seq_end(s) : r;
+}
+
+static void run_images(vkc_context *ctx, vkc_seq *s, vkc_image *a, vkc_buffer *out)
+{
+    uint32_t in[256], got[256];
+    for (uint32_t i = 0; i < 256; ++i)
+        in[i] = i * 11u + 3u;
+    assert_int_equal(vkc_image_upload(a, NULL, in, sizeof(in)), VKC_SUCCESS);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_download(out, 0, got, sizeof(got)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < 256; ++i)
+        assert_int_equal(got[i], (in[i] * 3u + 1u) * 2u + 5u);
+}
+
+static void test_lost_with_images(void **state)
+{
+    (void)state;
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    vkc_kernel *rmw, *fetch;
+    assert_int_equal(vkc_kernel_create(ctx,
+                                       &(vkc_kernel_desc){.spirv = test_shaders_img_rmw,
+                                                          .spirv_size = test_shaders_img_rmw_size},
+                                       &rmw),
+                     VKC_SUCCESS);
+    assert_int_equal(
+        vkc_kernel_create(ctx,
+                          &(vkc_kernel_desc){.spirv = test_shaders_img_fetch,
+                                             .spirv_size = test_shaders_img_fetch_size},
+                          &fetch),
+        VKC_SUCCESS);
+    vkc_image *a, *b;
+    vkc_image_desc d = {.format = VKC_FORMAT_R32UI, .width = 16, .height = 16};
+    assert_int_equal(vkc_image_create(ctx, &d, &a), VKC_SUCCESS);
+    assert_int_equal(vkc_image_create(ctx, &d, &b), VKC_SUCCESS);
+    vkc_sampler *sm;
+    assert_int_equal(vkc_sampler_get(ctx, NULL, &sm), VKC_SUCCESS);
+    vkc_buffer *out;
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 1024}, &out), VKC_SUCCESS);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    assert_int_equal(record_images(s, rmw, fetch, a, b, sm, out), VKC_SUCCESS);
+    run_images(ctx, s, a, out);
+
+    vkc_test_quiet_errors(1);
+    lose_at_next();
+    vkc_ticket t = {0};
+    vkc_result r = vkc_seq_submit(s, &t);
+    disarm();
+    assert_int_equal(r, VKC_ERROR_DEVICE_LOST);
+    uint32_t v[256] = {0};
+    vkc_image *c = NULL;
+    assert_int_equal(vkc_image_upload(a, NULL, v, sizeof(v)), VKC_ERROR_DEVICE_LOST);
+    assert_int_equal(vkc_image_download(a, NULL, v, sizeof(v)), VKC_ERROR_DEVICE_LOST);
+    assert_int_equal(vkc_image_clear(a, NULL, &(vkc_clear_value){{0}}), VKC_ERROR_DEVICE_LOST);
+    assert_int_equal(vkc_image_create(ctx, &d, &c), VKC_ERROR_DEVICE_LOST);
+    assert_null(c);
+    assert_int_equal(vkc_sampler_get(ctx, NULL, &sm), VKC_ERROR_DEVICE_LOST);
+    vkc_test_quiet_errors(0);
+
+    vkc_stats before, after;
+    assert_int_equal(vkc_context_stats(ctx, &before), VKC_SUCCESS);
+    assert_int_equal(vkc_context_recover(ctx), VKC_CONTENTS_LOST);
+    assert_non_null(strstr(vkc_context_last_error(ctx), "2 image(s)"));
+    assert_int_equal(vkc_context_stats(ctx, &after), VKC_SUCCESS);
+    assert_int_equal(after.images, before.images);
+    assert_int_equal(after.samplers, before.samplers);
+    assert_int_equal(after.image_views, 0); /* made again on first use */
+    vkc_test_quiet_errors(1);
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_ERROR_INVALID_STATE);
+    vkc_test_quiet_errors(0);
+    assert_int_equal(vkc_sampler_get(ctx, NULL, &sm), VKC_SUCCESS);
+    assert_int_equal(record_images(s, rmw, fetch, a, b, sm, out), VKC_SUCCESS);
+    run_images(ctx, s, a, out);
+    vkc_test_context_destroy(ctx); /* the rest goes with the context */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lost_with_images),
         cmocka_unit_test(test_lost_on_submit_then_recover),
         cmocka_unit_test(test_lost_on_wait_twice),
         cmocka_unit_test(test_lost_then_destroy),

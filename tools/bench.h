@@ -107,6 +107,8 @@ vkc_result bench_context(bench *b, vkc_context_desc *desc, vkc_context **out);
     X(vkQueueWaitIdle)                                                                             \
     X(vkDeviceWaitIdle)                                                                            \
     X(vkCreateFence)                                                                               \
+    X(vkCreateSemaphore)                                                                           \
+    X(vkDestroySemaphore)                                                                          \
     X(vkDestroyFence)                                                                              \
     X(vkWaitForFences)                                                                             \
     X(vkResetFences)                                                                               \
@@ -143,7 +145,15 @@ vkc_result bench_context(bench *b, vkc_context_desc *desc, vkc_context **out);
     X(vkDestroyQueryPool)                                                                          \
     X(vkCmdResetQueryPool)                                                                         \
     X(vkCmdWriteTimestamp)                                                                         \
-    X(vkGetQueryPoolResults)
+    X(vkGetQueryPoolResults)                                                                       \
+    X(vkCreateImage)                                                                               \
+    X(vkDestroyImage)                                                                              \
+    X(vkGetImageMemoryRequirements)                                                                \
+    X(vkBindImageMemory)                                                                           \
+    X(vkCreateImageView)                                                                           \
+    X(vkDestroyImageView)                                                                          \
+    X(vkCmdCopyBufferToImage)                                                                      \
+    X(vkCmdCopyImageToBuffer)
 
 typedef struct raw {
     vkc_context *ctx;
@@ -152,8 +162,9 @@ typedef struct raw {
 #define RAW_X_MEMBER(name) PFN_##name name;
     RAW_DEVICE_FUNCS(RAW_X_MEMBER)
 #undef RAW_X_MEMBER
-    PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSetKHR; /* NULL: not enabled */
-    PFN_vkCmdPipelineBarrier2 vkCmdPipelineBarrier2;         /* NULL: not enabled */
+    PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSetKHR;   /* NULL: not enabled */
+    PFN_vkCmdPipelineBarrier2 vkCmdPipelineBarrier2;           /* NULL: not enabled */
+    PFN_vkGetSemaphoreCounterValue vkGetSemaphoreCounterValue; /* NULL: no timelines */
     VkPhysicalDeviceMemoryProperties memprops;
     VkCommandPool pool;
     VkDescriptorPool dpool; /* fallback sets when push descriptors are missing */
@@ -182,13 +193,16 @@ typedef struct raw_pipe {
     VkPipeline pipe;
     VkPipeline pipe_pool;
     uint32_t bindings;
+    uint32_t image_mask; /* bit i: binding i is a storage image, not a storage buffer */
     uint32_t push_size;
     uint32_t wg;
 } raw_pipe;
 
-/* Bind info for one dispatch: buffers (with offset/range) in binding order. */
+/* Bind info for one dispatch: buffers (with offset/range) in binding order;
+ * img[i] for the pipeline's image bindings. */
 typedef struct raw_args {
     VkDescriptorBufferInfo b[RAW_MAX_BIND];
+    VkDescriptorImageInfo img[RAW_MAX_BIND];
     uint32_t n;
     VkDescriptorSet set; /* used when push descriptors are missing; made by raw_args_set */
 } raw_args;
@@ -200,7 +214,28 @@ bool raw_buf_create(raw *r, VkDeviceSize size, bool host, raw_buf *out);
 void raw_buf_destroy(raw *r, raw_buf *b);
 bool raw_pipe_create(raw *r, const uint32_t *spirv, size_t size, uint32_t bindings,
                      uint32_t push_size, uint32_t wg, uint32_t spec1, raw_pipe *out);
+/* A pipeline whose bindings in image_mask are storage images (no
+ * workgroup-size specialization: the shader fixes its size). */
+bool raw_pipe_create_images(raw *r, const uint32_t *spirv, size_t size, uint32_t bindings,
+                            uint32_t image_mask, uint32_t push_size, raw_pipe *out);
 void raw_pipe_destroy(raw *r, raw_pipe *p);
+
+/* A device-local 2D image with one mip and layer, STORAGE and TRANSFER
+ * usage, left in GENERAL by raw_img_create. */
+typedef struct raw_img {
+    VkImage image;
+    VkDeviceMemory mem;
+    VkImageView view;
+    VkFormat format;
+    uint32_t w, h, texel_size;
+} raw_img;
+bool raw_img_create(raw *r, VkFormat format, uint32_t texel_size, uint32_t w, uint32_t h,
+                    raw_img *out);
+void raw_img_destroy(raw *r, raw_img *img);
+/* Blocking transfers of the whole image (tightly packed texels), ordered
+ * after earlier compute work; the image is back in GENERAL after them. */
+bool raw_img_upload(raw *r, raw_img *img, const void *data);
+bool raw_img_download(raw *r, raw_img *img, void *data);
 /* A descriptor pool for fallback sets (when push descriptors are missing). */
 bool raw_args_set(raw *r, raw_pipe *p, VkDescriptorPool pool, raw_args *a);
 /* Make a->set from the shared pool when push descriptors are missing. */
@@ -427,6 +462,7 @@ bool raw_ranges_download_check(raw *r, raw_ranges *rr, bench_ranges *g, uint32_t
     X(fusion, "elementwise chains fused vs unfused")                                               \
     X(layout, "array of structures vs structure of arrays")                                        \
     X(record, "CPU cost per recorded dispatch")                                                    \
+    X(postfx, "the renderer's post-process chain on images, vkc vs hand-placed barriers")          \
     X(resident, "resident kernel: round trip and dependent stream vs ordinary submits")
 
 typedef void (*bench_fn)(bench *b, raw *r);

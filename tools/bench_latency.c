@@ -1,5 +1,6 @@
 /* Round-trip scenarios: naive, reuse, batch, family (reuse part). */
 #include "bench.h"
+#include "bench_shaders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,181 @@ fail:
     raw_tiny_finish(r, &t);
 }
 
+/* ---- raw: host-polled completion, one factor at a time ------------------------ */
+
+/* What a variant's submission holds besides the tiny dispatch, and how it is
+ * waited for. Together they take vkc's completion marker apart: which part
+ * costs what on the device. */
+enum {
+    SP_OWN = 1u << 0,           /* the dispatch itself counts in the host word */
+    SP_MARKER = 1u << 1,        /* a barrier, a one-invocation counting dispatch, a host barrier */
+    SP_LEAD = 1u << 2,          /* a barrier first, after the previous submission (as vkc) */
+    SP_HOSTB = 1u << 3,         /* a compute -> host barrier at the end */
+    SP_TIMELINE = 1u << 4,      /* each submit signals a timeline value (as vkc) */
+    SP_RING1 = 1u << 5,         /* one command buffer re-submitted instead of a ring */
+    SP_NOSIMUL = 1u << 6,       /* recorded without SIMULTANEOUS_USE (vkc sets it) */
+    SP_WAIT_TIMELINE = 1u << 7, /* spin on the timeline's counter, not on the word */
+    SP_STORE = 1u << 8,         /* count in device memory, store to the word (not an atomic) */
+    SP_FILL = 1u << 9,          /* a barrier, vkCmdFillBuffer of a per-slot word, a host barrier */
+};
+#define SP_RING 4
+#define SP_BASE "reuse/raw-seqpoll"
+
+static void sp_barrier(raw *r, VkCommandBuffer cb, VkPipelineStageFlags src, VkAccessFlags sa,
+                       VkPipelineStageFlags dst, VkAccessFlags da)
+{
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
+    r->vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* Submit i of the loop: the next command buffer of the ring, signalling
+ * timeline value i + 1 when asked. */
+static bool sp_submit(raw *r, VkCommandBuffer cb, VkSemaphore tl, uint64_t value)
+{
+    VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                        .signalSemaphoreValueCount = 1,
+                                        .pSignalSemaphoreValues = &value};
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .pNext = tl ? &ts : NULL,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &cb,
+                       .signalSemaphoreCount = tl ? 1 : 0,
+                       .pSignalSemaphores = tl ? &tl : NULL};
+    vkc_queue_lock(r->ctx);
+    VkResult res = r->vkQueueSubmit(r->h.queue, 1, &si, VK_NULL_HANDLE);
+    vkc_queue_unlock(r->ctx);
+    return raw_ok(r, res, "vkQueueSubmit");
+}
+
+/* Round trip of one pre-recorded tiny dispatch, completion seen by the host
+ * in a word the GPU writes (or on the timeline), never through a fence. */
+static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
+{
+    if ((flags & (SP_TIMELINE | SP_WAIT_TIMELINE)) && !r->vkGetSemaphoreCounterValue) {
+        bench_skip(b, variant, "no timeline semaphores");
+        return;
+    }
+    /* Without a dependency between submissions the layers cannot see that
+     * the host's poll ordered them. */
+    if (b->feat.validation && (!(flags & SP_LEAD) || (flags & SP_NOSIMUL))) {
+        bench_skip(b, variant, "needs validation off (nothing the layers see orders submissions)");
+        return;
+    }
+    char err[512] = "";
+    bench_rec rec = bench_rec_init(b, variant, SP_BASE);
+    raw_pipe p = {0};
+    raw_buf x = {0}, seq = {0}, dev = {0};
+    VkCommandBuffer cbs[SP_RING] = {0};
+    VkSemaphore tl = VK_NULL_HANDLE;
+    bench_times tm = {0};
+    const uint32_t ring = flags & SP_RING1 ? 1 : SP_RING;
+    const bool counted = flags & (SP_OWN | SP_MARKER);
+    const uint32_t how = flags & SP_STORE ? 2u : 1u; /* the shader's count mode */
+    MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
+    RTRY(raw_pipe_create(r, BENCH_SPV(inc_seq), 3, 12, TINY_WG, 0, &p));
+    RTRY(raw_buf_create(r, TINY_N * 4, false, &x));
+    RTRY(raw_buf_create(r, 64, true, &seq));
+    RTRY(raw_buf_create(r, 64, false, &dev));
+    uint32_t zeros[TINY_N] = {0};
+    RTRY(raw_upload(r, &x, 0, zeros, sizeof(zeros)));
+    RTRY(raw_upload(r, &dev, 0, zeros, 64));
+    /* word[0]: the count; word[1 + k]: the fill variant's flag for slot k */
+    volatile uint32_t *word = seq.map;
+    for (uint32_t k = 0; k < 16; ++k)
+        word[k] = 0;
+    raw_args a = {
+        .b = {{x.buf, 0, VK_WHOLE_SIZE}, {seq.buf, 0, VK_WHOLE_SIZE}, {dev.buf, 0, VK_WHOLE_SIZE}},
+        .n = 3};
+    RTRY(raw_prepare(r, &p, &a));
+    if (flags & (SP_TIMELINE | SP_WAIT_TIMELINE)) {
+        VkSemaphoreTypeCreateInfo tci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                         .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+        VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+                                     .pNext = &tci};
+        RTRY(raw_ok(r, r->vkCreateSemaphore(r->dev, &sci, NULL, &tl), "vkCreateSemaphore"));
+    }
+    const uint32_t work[3] = {TINY_N, 1, flags & SP_OWN ? how : 0u};
+    const uint32_t mark[3] = {0, 0, how};
+    const VkPipelineStageFlags cs = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    for (uint32_t k = 0; k < ring; ++k) {
+        RTRY(raw_new_cb(r, &cbs[k]));
+        VkCommandBufferBeginInfo bi = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+            .flags = flags & SP_NOSIMUL ? 0 : VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(cbs[k], &bi), "vkBeginCommandBuffer"));
+        if (flags & SP_LEAD)
+            sp_barrier(r, cbs[k], cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+        raw_cmd_dispatch(r, cbs[k], &p, &a, work, 1, 1);
+        if (flags & SP_MARKER) {
+            sp_barrier(r, cbs[k], cs, VK_ACCESS_SHADER_WRITE_BIT, cs | VK_PIPELINE_STAGE_HOST_BIT,
+                       rw | VK_ACCESS_HOST_READ_BIT);
+            raw_cmd_dispatch(r, cbs[k], &p, &a, mark, 1, 1);
+        }
+        if (flags & SP_FILL) {
+            const VkPipelineStageFlags tr = VK_PIPELINE_STAGE_TRANSFER_BIT;
+            sp_barrier(r, cbs[k], cs, VK_ACCESS_SHADER_WRITE_BIT, tr | VK_PIPELINE_STAGE_HOST_BIT,
+                       VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
+            r->vkCmdFillBuffer(cbs[k], seq.buf, 4 * (1 + k), 4, 1);
+            sp_barrier(r, cbs[k], tr, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                       VK_ACCESS_HOST_READ_BIT);
+        }
+        if (flags & (SP_MARKER | SP_HOSTB))
+            sp_barrier(r, cbs[k], cs, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                       VK_ACCESS_HOST_READ_BIT);
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(cbs[k]), "vkEndCommandBuffer"));
+    }
+    for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
+        const uint64_t value = (uint64_t)i + 1;
+        volatile uint32_t *flag = &word[1 + i % ring];
+        if (flags & SP_FILL)
+            *flag = 0; /* before the submit, which makes it visible to the device */
+        uint64_t t0 = bench_now_ns();
+        RTRY(sp_submit(r, cbs[i % ring], flags & SP_TIMELINE ? tl : VK_NULL_HANDLE, value));
+        if (flags & SP_FILL) {
+            while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != 1)
+                ;
+        } else if (flags & SP_WAIT_TIMELINE) {
+            uint64_t v = 0;
+            while (v < value)
+                RTRY(raw_ok(r, r->vkGetSemaphoreCounterValue(r->dev, tl, &v),
+                            "vkGetSemaphoreCounterValue"));
+        } else {
+            while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != (uint32_t)value)
+                ;
+        }
+        bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
+    }
+    vkc_queue_lock(r->ctx);
+    VkResult idle = r->vkQueueWaitIdle(r->h.queue);
+    vkc_queue_unlock(r->ctx);
+    RTRY(raw_ok(r, idle, "vkQueueWaitIdle"));
+    RTRY(raw_tiny_check(r, &(raw_tiny){.x = x}, tm.warm + tm.iters, &rec));
+    if (counted && *word != tm.warm + tm.iters) {
+        rec.ok = false;
+        bench_note(&rec, "count %u, want %u", *word, tm.warm + tm.iters);
+    }
+    bench_rec_stats(&rec, tm.wall, tm.iters, true);
+fail:
+    if (err[0]) { /* cbs may still run: nothing is freed under them */
+        vkc_queue_lock(r->ctx);
+        r->vkQueueWaitIdle(r->h.queue);
+        vkc_queue_unlock(r->ctx);
+    }
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    for (uint32_t k = 0; k < SP_RING; ++k)
+        if (cbs[k])
+            r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cbs[k]);
+    if (tl)
+        r->vkDestroySemaphore(r->dev, tl, NULL);
+    raw_buf_destroy(r, &dev);
+    raw_buf_destroy(r, &seq);
+    raw_buf_destroy(r, &x);
+    raw_pipe_destroy(r, &p);
+}
+
 /* ---- vkc -------------------------------------------------------------------- */
 
 /* Round trip through vkc: a fresh sequence per dispatch (fresh) or one
@@ -72,6 +248,11 @@ void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool 
     }
     VTRY(bench_tiny_check(&t, tm.warm + tm.iters, &rec));
     bench_rec_stats(&rec, tm.wall, tm.iters, true);
+    vkc_context_features f;
+    if (vkc_context_features_get(vctx, &f) == VKC_SUCCESS)
+        bench_note(&rec, "wait: %s (%s)",
+                   f.wait_mode == VKC_WAIT_SPIN_MARKER ? "marker" : "timeline",
+                   f.wait_reason ? f.wait_reason : "-");
 fail:
     bench_emit(b, &rec, err);
     bench_times_free(&tm);
@@ -90,17 +271,48 @@ void scen_reuse(bench *b, raw *r)
     if (r) {
         raw_roundtrip(b, r, "raw-block", RT_BLOCK);
         raw_roundtrip(b, r, "raw-spin", RT_SPIN);
+        static const struct {
+            uint32_t flags;
+            const char *name;
+        } sp[] = {
+            {SP_OWN, "raw-seqpoll"},
+            {SP_OWN | SP_STORE, "raw-seqpoll-store"},
+            {SP_OWN | SP_RING1, "raw-seqpoll-ring1"},
+            {SP_OWN | SP_NOSIMUL, "raw-seqpoll-nosimul"},
+            {SP_OWN | SP_LEAD, "raw-seqpoll+lead"},
+            {SP_OWN | SP_HOSTB, "raw-seqpoll+hostbarrier"},
+            {SP_OWN | SP_TIMELINE, "raw-seqpoll+timeline"},
+            {SP_MARKER, "raw-marker"},
+            {SP_MARKER | SP_STORE, "raw-marker-store"},
+            {SP_FILL, "raw-fill"},
+            {SP_FILL | SP_LEAD | SP_TIMELINE, "raw-fill+lead+timeline"},
+            {SP_MARKER | SP_LEAD | SP_TIMELINE, "raw-marker+lead+timeline"},
+            {SP_MARKER | SP_STORE | SP_LEAD | SP_TIMELINE, "raw-marker-store+lead+timeline"},
+            {SP_LEAD | SP_TIMELINE | SP_WAIT_TIMELINE, "raw-timeline-spin+lead"},
+        };
+        for (size_t i = 0; i < sizeof(sp) / sizeof(sp[0]); ++i)
+            raw_seqpoll(b, r, sp[i].name, sp[i].flags);
     }
+    /* form: VKC_MARKER_FORM for that context (an experiment knob), or NULL. */
     static const struct {
         vkc_wait_mode mode;
+        const char *form;
         const char *name;
-    } modes[] = {{VKC_WAIT_SPIN_THEN_BLOCK, "vkc-spin-then-block"},
-                 {VKC_WAIT_BLOCK, "vkc-block"},
-                 {VKC_WAIT_SPIN, "vkc-spin"},
-                 {VKC_WAIT_SPIN_MARKER, "vkc-spin-marker"}};
+    } modes[] = {{VKC_WAIT_DEFAULT, NULL, "vkc-default"},
+                 {VKC_WAIT_SPIN_THEN_BLOCK, NULL, "vkc-spin-then-block"},
+                 {VKC_WAIT_BLOCK, NULL, "vkc-block"},
+                 {VKC_WAIT_SPIN, NULL, "vkc-spin"},
+                 {VKC_WAIT_SPIN_MARKER, NULL, "vkc-spin-marker"},
+                 {VKC_WAIT_SPIN_MARKER, "lean", "vkc-spin-marker-lean"},
+                 {VKC_WAIT_SPIN_MARKER, "atomic", "vkc-spin-marker-atomic"},
+                 {VKC_WAIT_SPIN_MARKER, "atomic,lean", "vkc-spin-marker-atomic-lean"}};
     for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); ++i) {
         vkc_context_desc desc = {.wait_mode = modes[i].mode};
+        if (modes[i].form)
+            setenv("VKC_MARKER_FORM", modes[i].form, 1);
         vkc_context *c = bench_context_or_fail(b, &desc, modes[i].name, NULL);
+        if (modes[i].form)
+            unsetenv("VKC_MARKER_FORM");
         if (!c)
             continue;
         bench_vkc_roundtrip(b, c, modes[i].name, false, NAIVE_BASE);
@@ -144,11 +356,11 @@ fail:
     raw_tiny_finish(r, &t);
 }
 
-static void vkc_batch(bench *b, uint32_t K, uint32_t iters)
+/* name: "vkc-immediate" on the bench's context, or another variant on vctx. */
+static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K, uint32_t iters)
 {
-    vkc_context *vctx = b->ctx;
     char err[512] = "", variant[64], base[64];
-    snprintf(variant, sizeof(variant), "vkc-immediate K=%u", K);
+    snprintf(variant, sizeof(variant), "%s K=%u", name, K);
     snprintf(base, sizeof(base), "batch/raw-record-submit K=%u", K);
     bench_tiny t = {0};
     bench_times tm = {0};
@@ -175,6 +387,11 @@ fail:
 
 void scen_batch(bench *b, raw *r)
 {
+    /* The old policy beside the default: a flush only every batch_size. */
+    setenv("VKC_IMM_FIXED", "1", 1);
+    vkc_context *fixed =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-fixed", NULL);
+    unsetenv("VKC_IMM_FIXED");
     uint32_t kmax = b->opt.quick ? 1024 : 4096;
     uint32_t total = bench_n(b, 4096, 200000); /* dispatches per K */
     for (uint32_t K = 1; K <= kmax; K *= 4) {
@@ -185,8 +402,11 @@ void scen_batch(bench *b, raw *r)
             iters = bench_n(b, 100, 2000);
         if (r)
             raw_batch(b, r, K, iters);
-        vkc_batch(b, K, iters);
+        vkc_batch(b, b->ctx, "vkc-immediate", K, iters);
+        if (fixed)
+            vkc_batch(b, fixed, "vkc-immediate-fixed", K, iters);
     }
+    vkc_context_destroy(fixed);
 }
 
 /* ---- family -------------------------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include "bench.h"
 #include "bench_shaders.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,6 +497,177 @@ done:
     vkc_kernel_destroy(init);
 }
 
+/* ---- fusion: torch_ref.py's chain ------------------------------------------------------ */
+
+/* y = x, then L times y = y * 0.5 + (s + 1): float, out of place, as
+ * bench/cuda/torch_ref.py runs it under torch.compile. The input stands in
+ * for torch.rand: a fixed pattern in [0, 1). */
+static float chain_input(uint64_t i)
+{
+    return (float)((uint32_t)(i * 2654435761u) >> 8) * (1.0f / 16777216.0f);
+}
+
+/* Ends of y (CHECK_WINDOW floats each) against the chain in double: one
+ * rounding per step stays far inside the tolerance. */
+static void chain_check(const float *lo, const float *hi, uint64_t n, uint32_t L, bench_rec *rec)
+{
+    for (uint32_t k = 0; k < 2 * CHECK_WINDOW; ++k) {
+        uint64_t i = k < CHECK_WINDOW ? k : n - 2 * CHECK_WINDOW + k;
+        double want = chain_input(i);
+        for (uint32_t s = 0; s < L; ++s)
+            want = want * 0.5 + (s + 1);
+        double got = k < CHECK_WINDOW ? lo[k] : hi[k - CHECK_WINDOW];
+        if (fabs(got - want) > 1e-4 + 1e-6 * fabs(want)) {
+            rec->ok = false;
+            bench_note(rec, "y[%llu] = %.7g, want %.7g", (unsigned long long)i, got, want);
+            return;
+        }
+    }
+}
+
+typedef struct chain_raw {
+    raw_pipe *p;
+    raw_args *a;
+    uint32_t n4, gx, gy;
+} chain_raw;
+
+static void record_chain(raw *r, VkCommandBuffer cb, void *user)
+{
+    const chain_raw *c = user;
+    raw_cmd_dispatch(r, cb, c->p, c->a, &c->n4, c->gx, c->gy);
+}
+
+/* The hand-written vec4 kernel, one invocation per vec4: the baseline. */
+static void raw_chain(bench *b, raw *r, uint64_t S, const float *host, float *lo, float *hi)
+{
+    char err[512] = "", variant[64] = "raw-vec4";
+    const uint64_t n = S / 4;
+    raw_buf x = {0}, y = {0};
+    raw_pipe p = {0};
+    bench_times tm = {0};
+    RTRY(raw_buf_create(r, S, false, &x));
+    RTRY(raw_buf_create(r, S, false, &y));
+    RTRY(raw_upload(r, &x, 0, host, S));
+    for (uint32_t L = 1; L <= FUSION_MAX_L; L *= 2) {
+        snprintf(variant, sizeof(variant), "raw-vec4 L=%u", L);
+        RTRY(raw_pipe_create(r, BENCH_SPV(chain_vec4), 2, 4, BW_WG, L, &p));
+        raw_args a = {.b = {{x.buf, 0, VK_WHOLE_SIZE}, {y.buf, 0, VK_WHOLE_SIZE}}, .n = 2};
+        RTRY(raw_prepare(r, &p, &a));
+        chain_raw c = {.p = &p, .a = &a, .n4 = (uint32_t)(n / 4)};
+        raw_grid(r, c.n4, BW_WG, &c.gx, &c.gy);
+        MTRY(bench_times_init(&tm, bench_n(b, 1, 3), bench_n(b, 5, 30)));
+        RTRY(raw_time_replay(r, record_chain, &c, &tm));
+        RTRY(raw_download(r, &y, 0, lo, CHECK_WINDOW * 4));
+        RTRY(raw_download(r, &y, S - CHECK_WINDOW * 4, hi, CHECK_WINDOW * 4));
+        bench_rec rec = bench_rec_init(b, variant, NULL);
+        bench_rec_sweep(&rec, L, "steps");
+        bench_times_rec(&tm, &rec, 0);
+        chain_check(lo, hi, n, L, &rec);
+        bench_add(b, &rec);
+        bench_times_free(&tm);
+        raw_pipe_destroy(r, &p);
+    }
+    goto done;
+fail:
+    bench_fail(b, variant, "%s", err);
+done:
+    bench_times_free(&tm);
+    raw_pipe_destroy(r, &p);
+    raw_buf_destroy(r, &y);
+    raw_buf_destroy(r, &x);
+}
+
+/* vkc's fusion builder on the same chain (x * 0.5 then + (s + 1) per step). */
+static void vkc_chain(bench *b, uint64_t S, const float *host, float *lo, float *hi)
+{
+    vkc_context *vctx = b->ctx;
+    char err[512] = "", variant[64] = "vkc-builder";
+    const uint64_t n = S / 4;
+    vkc_buffer *x = NULL, *y = NULL;
+    vkc_fuse *f = NULL;
+    vkc_seq *seq = NULL;
+    bench_times tm = {0};
+    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = S, .name = "x"}, &x));
+    VTRY(vkc_buffer_create(vctx, &(vkc_buffer_desc){.size = S, .name = "y"}, &y));
+    VTRY(vkc_buffer_upload(x, 0, host, S));
+    for (uint32_t L = 1; L <= FUSION_MAX_L; L *= 2) {
+        char base[64];
+        snprintf(variant, sizeof(variant), "vkc-builder L=%u", L);
+        snprintf(base, sizeof(base), "fusion/raw-vec4 L=%u", L);
+        VTRY(vkc_fuse_create(vctx, &(vkc_fuse_desc){.name = "torch chain"}, &f));
+        vkc_value v, half;
+        VTRY(vkc_fuse_input(f, VKC_DTYPE_F32, &v));
+        VTRY(vkc_fuse_constant(f, VKC_DTYPE_F32, 0.5, &half));
+        for (uint32_t s = 0; s < L; ++s) {
+            vkc_value c;
+            VTRY(vkc_fuse_constant(f, VKC_DTYPE_F32, s + 1.0, &c));
+            VTRY(vkc_fuse_op(f, VKC_OP_MUL, (vkc_value[]){v, half}, 2, &v));
+            VTRY(vkc_fuse_op(f, VKC_OP_ADD, (vkc_value[]){v, c}, 2, &v));
+        }
+        VTRY(vkc_fuse_output(f, v, NULL));
+        VTRY(vkc_fuse_build(f));
+        vkc_fuse_info info;
+        VTRY(vkc_fuse_info_get(f, &info));
+        vkc_arg ax = {.buffer = x}, ay = {.buffer = y};
+        VTRY(vkc_seq_create(vctx, NULL, &seq));
+        VTRY(vkc_fuse_record(
+            seq, f,
+            &(vkc_fuse_args){
+                .inputs = &ax, .input_count = 1, .outputs = &ay, .output_count = 1, .count = n}));
+        VTRY(vkc_seq_end(seq));
+        MTRY(bench_times_init(&tm, bench_n(b, 1, 3), bench_n(b, 5, 30)));
+        for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
+            vkc_ticket t;
+            uint64_t t0 = bench_now_ns();
+            VTRY(vkc_seq_submit(seq, &t));
+            VTRY(vkc_wait(vctx, t, UINT64_MAX));
+            bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
+        }
+        VTRY(vkc_buffer_download(y, 0, lo, CHECK_WINDOW * 4));
+        VTRY(vkc_buffer_download(y, S - CHECK_WINDOW * 4, hi, CHECK_WINDOW * 4));
+        bench_rec rec = bench_rec_init(b, variant, base);
+        bench_rec_sweep(&rec, L, "steps");
+        bench_times_rec(&tm, &rec, 0);
+        chain_check(lo, hi, n, L, &rec);
+        bench_note(&rec, "%s", info.vectorizable ? "vec4" : "scalar (not vectorised)");
+        bench_add(b, &rec);
+        bench_times_free(&tm);
+        vkc_seq_destroy(seq);
+        seq = NULL;
+        vkc_fuse_destroy(f);
+        f = NULL;
+    }
+    goto done;
+fail:
+    bench_fail(b, variant, "%s", err);
+done:
+    bench_times_free(&tm);
+    vkc_seq_destroy(seq);
+    vkc_fuse_destroy(f);
+    vkc_buffer_destroy(y);
+    vkc_buffer_destroy(x);
+}
+
+/* torch_ref.py's chain through the builder beside the hand-written vec4 kernel. */
+static void fusion_torch_chain(bench *b, raw *r, uint64_t S)
+{
+    S = S / 16 * 16; /* whole vec4s */
+    const uint64_t n = S / 4;
+    float *host = malloc(S), *lo = malloc(CHECK_WINDOW * 4), *hi = malloc(CHECK_WINDOW * 4);
+    if (!host || !lo || !hi) {
+        bench_fail(b, "vkc-builder", "out of memory");
+    } else {
+        for (uint64_t i = 0; i < n; ++i)
+            host[i] = chain_input(i);
+        if (r)
+            raw_chain(b, r, S, host, lo, hi);
+        vkc_chain(b, S, host, lo, hi);
+    }
+    free(hi);
+    free(lo);
+    free(host);
+}
+
 void scen_fusion(bench *b, raw *r)
 {
     uint64_t S = stream_bytes(b, 4u << 20);
@@ -507,6 +679,7 @@ void scen_fusion(bench *b, raw *r)
             raw_fusion(b, r, L, S, base);
         vkc_fusion(b, L, S, base);
     }
+    fusion_torch_chain(b, r, S);
 }
 
 /* ---- layout ----------------------------------------------------------------------- */

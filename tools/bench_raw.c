@@ -38,6 +38,9 @@ bool raw_init(raw *r, vkc_context *ctx)
     if (f.push_descriptors)
         r->vkCmdPushDescriptorSetKHR = (PFN_vkCmdPushDescriptorSetKHR)r->h.get_device_proc_addr(
             r->dev, "vkCmdPushDescriptorSetKHR");
+    if (f.timeline_semaphores)
+        r->vkGetSemaphoreCounterValue = (PFN_vkGetSemaphoreCounterValue)r->h.get_device_proc_addr(
+            r->dev, "vkGetSemaphoreCounterValue");
     if (f.synchronization2)
         r->vkCmdPipelineBarrier2 =
             (PFN_vkCmdPipelineBarrier2)r->h.get_device_proc_addr(r->dev, "vkCmdPipelineBarrier2");
@@ -57,11 +60,12 @@ bool raw_init(raw *r, vkc_context *ctx)
                                    .queueFamilyIndex = r->h.queue_family};
     if (!raw_ok(r, r->vkCreateCommandPool(r->dev, &pci, NULL, &r->pool), "vkCreateCommandPool"))
         return false;
-    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 * 65536};
+    VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 * 65536},
+                                  {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1024}};
     VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                       .maxSets = 65536,
-                                      .poolSizeCount = 1,
-                                      .pPoolSizes = &ps};
+                                      .poolSizeCount = 2,
+                                      .pPoolSizes = ps};
     if (!raw_ok(r, r->vkCreateDescriptorPool(r->dev, &dpi, NULL, &r->dpool),
                 "vkCreateDescriptorPool"))
         return false;
@@ -163,13 +167,46 @@ void raw_buf_destroy(raw *r, raw_buf *b)
     memset(b, 0, sizeof(*b));
 }
 
+static VkDescriptorType binding_type(const raw_pipe *p, uint32_t i)
+{
+    return (p->image_mask >> i) & 1 ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE
+                                    : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+/* The descriptor writes of a dispatch: one for all buffers when there are
+ * no images (as every buffer-only baseline has always done), else one per
+ * binding. Returns the count. */
+static uint32_t arg_writes(const raw_pipe *p, const raw_args *a, VkDescriptorSet set,
+                           VkWriteDescriptorSet w[RAW_MAX_BIND])
+{
+    if (!p->image_mask) {
+        w[0] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = set,
+                                      .descriptorCount = a->n,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = a->b};
+        return 1;
+    }
+    for (uint32_t i = 0; i < a->n; ++i) {
+        bool img = (p->image_mask >> i) & 1;
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = set,
+                                      .dstBinding = i,
+                                      .descriptorCount = 1,
+                                      .descriptorType = binding_type(p, i),
+                                      .pImageInfo = img ? &a->img[i] : NULL,
+                                      .pBufferInfo = img ? NULL : &a->b[i]};
+    }
+    return a->n;
+}
+
 static bool make_pipeline(raw *r, raw_pipe *p, bool push, VkDescriptorSetLayout *dsl,
                           VkPipelineLayout *pl, VkPipeline *pipe, uint32_t spec1)
 {
     VkDescriptorSetLayoutBinding b[RAW_MAX_BIND];
     for (uint32_t i = 0; i < p->bindings; ++i)
         b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
-                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                              .descriptorType = binding_type(p, i),
                                               .descriptorCount = 1,
                                               .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     VkDescriptorSetLayoutCreateInfo dci = {
@@ -206,11 +243,13 @@ static bool make_pipeline(raw *r, raw_pipe *p, bool push, VkDescriptorSetLayout 
                   "vkCreateComputePipelines");
 }
 
-bool raw_pipe_create(raw *r, const uint32_t *spirv, size_t size, uint32_t bindings,
-                     uint32_t push_size, uint32_t wg, uint32_t spec1, raw_pipe *p)
+static bool pipe_create(raw *r, const uint32_t *spirv, size_t size, uint32_t bindings,
+                        uint32_t image_mask, uint32_t push_size, uint32_t wg, uint32_t spec1,
+                        raw_pipe *p)
 {
     memset(p, 0, sizeof(*p));
     p->bindings = bindings;
+    p->image_mask = image_mask;
     p->push_size = push_size;
     p->wg = wg < r->wg_max ? wg : r->wg_max;
     VkShaderModuleCreateInfo mci = {
@@ -226,6 +265,18 @@ bool raw_pipe_create(raw *r, const uint32_t *spirv, size_t size, uint32_t bindin
 fail:
     raw_pipe_destroy(r, p);
     return false;
+}
+
+bool raw_pipe_create(raw *r, const uint32_t *spirv, size_t size, uint32_t bindings,
+                     uint32_t push_size, uint32_t wg, uint32_t spec1, raw_pipe *p)
+{
+    return pipe_create(r, spirv, size, bindings, 0, push_size, wg, spec1, p);
+}
+
+bool raw_pipe_create_images(raw *r, const uint32_t *spirv, size_t size, uint32_t bindings,
+                            uint32_t image_mask, uint32_t push_size, raw_pipe *p)
+{
+    return pipe_create(r, spirv, size, bindings, image_mask, push_size, 0, 0, p);
 }
 
 void raw_pipe_destroy(raw *r, raw_pipe *p)
@@ -255,12 +306,8 @@ bool raw_args_set(raw *r, raw_pipe *p, VkDescriptorPool pool, raw_args *a)
                                       .pSetLayouts = &p->dsl_pool};
     if (!raw_ok(r, r->vkAllocateDescriptorSets(r->dev, &ai, &a->set), "vkAllocateDescriptorSets"))
         return false;
-    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                              .dstSet = a->set,
-                              .descriptorCount = a->n,
-                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                              .pBufferInfo = a->b};
-    r->vkUpdateDescriptorSets(r->dev, 1, &w, 0, NULL);
+    VkWriteDescriptorSet w[RAW_MAX_BIND];
+    r->vkUpdateDescriptorSets(r->dev, arg_writes(p, a, a->set, w), w, 0, NULL);
     return true;
 }
 
@@ -271,11 +318,9 @@ void raw_cmd_dispatch(raw *r, VkCommandBuffer cb, raw_pipe *p, const raw_args *a
     VkPipelineLayout layout = use_push ? p->layout : p->layout_pool;
     r->vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, use_push ? p->pipe : p->pipe_pool);
     if (use_push) {
-        VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                  .descriptorCount = a->n,
-                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = a->b};
-        r->vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &w);
+        VkWriteDescriptorSet w[RAW_MAX_BIND];
+        r->vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0,
+                                     arg_writes(p, a, VK_NULL_HANDLE, w), w);
     } else {
         r->vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &a->set, 0,
                                    NULL);
@@ -486,4 +531,138 @@ bool raw_replay(raw *r, VkCommandBuffer cb, uint32_t warm, uint32_t iters, doubl
     }
     r->vkDestroyFence(r->dev, fence, NULL);
     return ok;
+}
+
+/* One whole-image barrier: layout from -> to, after `after` (stage and
+ * access), before `before`. */
+static void img_barrier(raw *r, VkCommandBuffer cb, raw_img *img, VkImageLayout from,
+                        VkImageLayout to, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                        VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
+{
+    VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                              .srcAccessMask = src_access,
+                              .dstAccessMask = dst_access,
+                              .oldLayout = from,
+                              .newLayout = to,
+                              .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                              .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                              .image = img->image,
+                              .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+    r->vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+bool raw_img_create(raw *r, VkFormat format, uint32_t texel_size, uint32_t w, uint32_t h,
+                    raw_img *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->format = format;
+    out->w = w;
+    out->h = h;
+    out->texel_size = texel_size;
+    VkImageCreateInfo ii = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+                            .imageType = VK_IMAGE_TYPE_2D,
+                            .format = format,
+                            .extent = {w, h, 1},
+                            .mipLevels = 1,
+                            .arrayLayers = 1,
+                            .samples = VK_SAMPLE_COUNT_1_BIT,
+                            .tiling = VK_IMAGE_TILING_OPTIMAL,
+                            .usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                     VK_IMAGE_USAGE_TRANSFER_DST_BIT};
+    if (!raw_ok(r, r->vkCreateImage(r->dev, &ii, NULL, &out->image), "vkCreateImage"))
+        return false;
+    VkMemoryRequirements req;
+    r->vkGetImageMemoryRequirements(r->dev, out->image, &req);
+    int32_t type = find_memory(r, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    if (type < 0)
+        type = find_memory(r, req.memoryTypeBits, 0, 0);
+    if (type < 0) {
+        snprintf(r->err, sizeof(r->err), "no memory type for an image");
+        raw_img_destroy(r, out);
+        return false;
+    }
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .allocationSize = req.size,
+                                .memoryTypeIndex = (uint32_t)type};
+    VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+                                .image = out->image,
+                                .viewType = VK_IMAGE_VIEW_TYPE_2D,
+                                .format = format,
+                                .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+    VkCommandBuffer cb;
+    bool ok =
+        raw_ok(r, r->vkAllocateMemory(r->dev, &mai, NULL, &out->mem), "vkAllocateMemory") &&
+        raw_ok(r, r->vkBindImageMemory(r->dev, out->image, out->mem, 0), "vkBindImageMemory") &&
+        raw_ok(r, r->vkCreateImageView(r->dev, &vi, NULL, &out->view), "vkCreateImageView") &&
+        raw_begin(r, &cb);
+    if (ok) {
+        img_barrier(r, cb, out, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
+                    VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        ok = raw_end_wait(r, cb);
+    }
+    if (!ok)
+        raw_img_destroy(r, out);
+    return ok;
+}
+
+void raw_img_destroy(raw *r, raw_img *img)
+{
+    if (img->view)
+        r->vkDestroyImageView(r->dev, img->view, NULL);
+    if (img->image)
+        r->vkDestroyImage(r->dev, img->image, NULL);
+    if (img->mem)
+        r->vkFreeMemory(r->dev, img->mem, NULL);
+    memset(img, 0, sizeof(*img));
+}
+
+static bool img_transfer(raw *r, raw_img *img, void *data, bool up)
+{
+    VkDeviceSize size = (VkDeviceSize)img->w * img->h * img->texel_size;
+    raw_buf st;
+    if (!raw_buf_create(r, size, true, &st))
+        return false;
+    if (up)
+        memcpy(st.map, data, size);
+    VkImageLayout tl =
+        up ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    VkCommandBuffer cb;
+    bool ok = raw_begin(r, &cb);
+    if (ok) {
+        VkBufferImageCopy c = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                               .imageExtent = {img->w, img->h, 1}};
+        img_barrier(r, cb, img, VK_IMAGE_LAYOUT_GENERAL, tl, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                    up ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_TRANSFER_READ_BIT);
+        if (up)
+            r->vkCmdCopyBufferToImage(cb, st.buf, img->image, tl, 1, &c);
+        else
+            r->vkCmdCopyImageToBuffer(cb, img->image, tl, st.buf, 1, &c);
+        img_barrier(r, cb, img, tl, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                    up ? VK_ACCESS_TRANSFER_WRITE_BIT : 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        if (!up) {
+            VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                  .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+            r->vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                                    0, 1, &mb, 0, NULL, 0, NULL);
+        }
+        ok = raw_end_wait(r, cb);
+    }
+    if (ok && !up)
+        memcpy(data, st.map, size);
+    raw_buf_destroy(r, &st);
+    return ok;
+}
+
+bool raw_img_upload(raw *r, raw_img *img, const void *data)
+{
+    return img_transfer(r, img, (void *)data, true);
+}
+
+bool raw_img_download(raw *r, raw_img *img, void *data)
+{
+    return img_transfer(r, img, data, false);
 }

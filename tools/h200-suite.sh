@@ -19,4 +19,20 @@ echo "ctest rc=$?" >> "$OUT/ctest.txt"
 # overlaps dispatches: with barriers dropped it must see wrong results.
 (cd build-gpu && VKC_VALIDATION=0 VKC_TEST_DROP_BARRIERS=1 ./tests/test_dispatch) > "$OUT/drop-barriers.txt" 2>&1
 echo "drop-barriers rc=$?" >> "$OUT/drop-barriers.txt"
-tail -3 "$OUT/ctest.txt"; grep -E "barriers dropped|rc=" "$OUT/drop-barriers.txt" | head; head -30 "$OUT/vkc-info.txt"
+(cd build-gpu && VKC_VALIDATION=0 VKC_TEST_DROP_BARRIERS=1 ./tests/test_image) > "$OUT/drop-barriers-image.txt" 2>&1
+echo "drop-barriers-image rc=$?" >> "$OUT/drop-barriers-image.txt"
+tail -3 "$OUT/ctest.txt"; grep -E "barriers dropped|rc=" "$OUT/drop-barriers.txt" "$OUT/drop-barriers-image.txt" | head; head -30 "$OUT/vkc-info.txt"
+# The renderer sample (graphics on the graphics family, vkc's post-process on
+# the compute-only family, ownership transfers both ways), checked, with its
+# frames; then its post-process chain in vkc-bench, vkc beside raw Vulkan.
+if [ -x build-gpu/samples/renderer ]; then
+  (VKC_VALIDATION=${VKC_VALIDATION:-1} build-gpu/samples/renderer --check --frames 8 --size 1280x720 \
+     --out "$OUT/renderer") > "$OUT/renderer.txt" 2>&1
+  echo "renderer rc=$?" >> "$OUT/renderer.txt"
+  tail -4 "$OUT/renderer.txt"
+fi
+if [ -x build-gpu/tools/vkc-bench ]; then
+  build-gpu/tools/vkc-bench --scenario postfx --json "$OUT/postfx.json" > "$OUT/postfx.txt" 2>&1
+  echo "vkc-bench postfx rc=$?" >> "$OUT/postfx.txt"
+  grep -E "^\| postfx|rc=" "$OUT/postfx.txt"
+fi

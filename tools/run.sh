@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for README's two commands.
 #   tools/run.sh demo   install what is missing, build (Release), run the demo
+#                       (vkc-bench --quick, then the renderer sample's frames
+#                       into out/renderer/)
 #   tools/run.sh test   install what is missing, build, run every test twice:
 #                       once plain (-Werror) and once under ASan+UBSan; then the
 #                       consumer projects against an installed Release vkc and
@@ -68,6 +70,11 @@ case "$mode" in
       build-release/tools/vkc-bench --quick "$@"
     else
       build-release/tools/vkc-info "$@"
+    fi
+    if [ -x build-release/samples/renderer ]; then
+      echo "== the renderer sample: a moving scene drawn by a graphics pipeline, post-processed by vkc"
+      build-release/samples/renderer --check --frames 8 --size 640x360 --out out/renderer
+      echo "frames: $(pwd)/out/renderer/frame_000.png .. frame_007.png"
     fi
     ;;
   test)

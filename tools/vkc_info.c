@@ -59,6 +59,21 @@ static void print_version(uint32_t v)
     printf("%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
 }
 
+/* The completion path vkc_wait uses (after the marker's self-test). */
+static const char *wait_mode_name(vkc_wait_mode m)
+{
+    switch (m) {
+    case VKC_WAIT_SPIN_MARKER:
+        return "the completion marker in host memory (spin)";
+    case VKC_WAIT_BLOCK:
+        return "blocking on the timeline";
+    case VKC_WAIT_SPIN:
+        return "spinning on the timeline";
+    default:
+        return "spin-then-block on the timeline";
+    }
+}
+
 static void json_version(json_w *w, const char *key, uint32_t v)
 {
     char s[32];
@@ -175,6 +190,8 @@ static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
         json_kbool(w, "synchronization2", f->synchronization2);
         json_kuint(w, "default_workgroup_size", f->default_workgroup_size);
         json_kuint(w, "max_grid_groups", f->max_grid_groups);
+        json_kstr(w, "wait_mode", wait_mode_name(f->wait_mode));
+        json_kstr(w, "wait_reason", f->wait_reason ? f->wait_reason : "");
         if (g_have_res) {
             json_key(w, "resident_kernels");
             json_obj_begin(w);
@@ -308,6 +325,8 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                    f->default_workgroup_size, f->max_grid_groups,
                    f->groups_per_sm ? "capped at SMs x VKC_GROUPS_PER_SM"
                                     : "one invocation per element up to the device limit");
+            printf("  vkc waits with: %s (%s)\n", wait_mode_name(f->wait_mode),
+                   f->wait_reason ? f->wait_reason : "-");
             if (g_have_res && g_res.resident)
                 printf("  resident kernels: yes, on queue %u of family %u, ring in memory type "
                        "%u (%s), one poll about %.0f ns\n",

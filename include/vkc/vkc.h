@@ -52,8 +52,9 @@
  * global function pointers. If your program uses volk, include <volk.h>
  * before <vkc/vkc.h>.
  *
- * What vkc does NOT do: graphics, images, presentation. It computes on
- * buffers.
+ * What vkc does NOT do: graphics, presentation. It computes on buffers and
+ * images (see "Images"); a renderer hands its images to vkc and takes them
+ * back (vkc_image_wrap, vkc_seq_acquire_image / vkc_seq_release_image).
  */
 #ifndef VKC_H
 #define VKC_H
@@ -172,7 +173,10 @@ typedef enum vkc_toggle {
 /* How vkc_wait waits. Blocking on the driver costs 3-4x the latency of
  * polling on some drivers; spinning costs a CPU core. */
 typedef enum vkc_wait_mode {
-    VKC_WAIT_DEFAULT = 0,     /* = VKC_WAIT_SPIN_THEN_BLOCK */
+    /* VKC_WAIT_SPIN_MARKER where the device passes its self-test at context
+     * creation (see there), else VKC_WAIT_SPIN_THEN_BLOCK.
+     * vkc_context_features says which, and why. */
+    VKC_WAIT_DEFAULT = 0,
     VKC_WAIT_SPIN_THEN_BLOCK, /* poll for spin_ns, then block */
     VKC_WAIT_BLOCK,           /* block in the driver at once */
     VKC_WAIT_SPIN,            /* poll until done or the timeout */
@@ -183,9 +187,13 @@ typedef enum vkc_wait_mode {
      * fences and semaphores tens of microseconds after the work is done.
      * Vulkan does not promise that a shader's write is seen before the
      * semaphore signals; this mode relies on the device making it visible
-     * (it does on NVIDIA and lavapipe). Command buffers and resources are
-     * still recycled only on the real timeline. Costs one extra dispatch and
-     * barrier per submission. Opt-in; not used with the fence fallback. */
+     * (it does on NVIDIA and lavapipe), so context creation checks it: a
+     * few submissions whose results and count must be seen, right, and no
+     * later than the timeline; where they are not, the context uses
+     * VKC_WAIT_SPIN_THEN_BLOCK instead (logged, and reported in
+     * vkc_context_features). Command buffers and resources are still
+     * recycled only on the real timeline. Costs one extra dispatch and
+     * barrier per submission. Not used with the fence fallback. */
     VKC_WAIT_SPIN_MARKER,
 } vkc_wait_mode;
 
@@ -223,8 +231,9 @@ typedef struct vkc_context_desc {
      * $XDG_CACHE_HOME/vkc, else ~/.cache/vkc. OFF: memory only. */
     vkc_toggle disk_cache;
     const char *cache_dir;
-    /* Immediate mode: dispatches per automatic flush (0 = default) and how
-     * many batches may be in flight before an enqueue waits (0 = default). */
+    /* Immediate mode: the most dispatches a batch takes (0 = default; an
+     * idle GPU may get it earlier, see vkc_dispatch) and how many batches
+     * may be in flight before an enqueue waits (0 = default). */
     uint32_t batch_size;
     uint32_t batches_in_flight;
     /* What validation DEFAULT means (ON or OFF). Filled by vkc.h's
@@ -281,15 +290,18 @@ VKC_API void vkc_context_destroy(vkc_context *ctx);
  * After a VKC_ERROR_DEVICE_LOST, every call on the context (and its objects)
  * returns VKC_ERROR_DEVICE_LOST at once. This call makes them usable again:
  * recording units and descriptor pools are created anew, kernels get new
- * pipelines from the SPIR-V they keep, and buffers are re-created with the
- * same size and kind; their CONTENTS ARE LOST (upload them again).
+ * pipelines from the SPIR-V they keep, buffers are re-created with the
+ * same size and kind and images with the same shape and format (in their
+ * resting layout), samplers as they were; their CONTENTS ARE LOST (upload
+ * them again). Images that wrap a host's VkImage answer
+ * VKC_ERROR_INVALID_HANDLE from then on (the VkImage died with the device).
  * Sequences must be recorded again: their submit returns
  * VKC_ERROR_INVALID_STATE until vkc_seq_begin. Tickets issued before the
  * loss read as complete (their work is gone).
  *
  * Returns VKC_SUCCESS when nothing was lost (the device was not lost, or no
- * buffer or sequence existed), VKC_CONTENTS_LOST (positive: success) when
- * buffers or sequences were rebuilt without their contents (the message in
+ * buffer, image or sequence existed), VKC_CONTENTS_LOST (positive: success)
+ * when buffers, images or sequences were rebuilt without their contents (the message in
  * vkc_context_last_error() gives the counts), VKC_ERROR_UNSUPPORTED for a
  * context that wraps the host's device (the host must recreate its device),
  * or the error of the failed re-creation (the context then stays lost and
@@ -382,6 +394,10 @@ typedef struct vkc_device_info {
     uint32_t warps_per_sm; /* resident subgroups per SM/CU, 0 when unknown */
     const char *sm_source; /* the extension that reported it, or NULL */
 
+    /* Storage images declared without a format qualifier can be read /
+     * written (else such a kernel is VKC_ERROR_UNSUPPORTED). */
+    bool storage_image_read_without_format;
+    bool storage_image_write_without_format;
     bool buffer_device_address; /* bufferDeviceAddress (Vulkan 1.2) */
 } vkc_device_info;
 
@@ -403,6 +419,10 @@ typedef struct vkc_context_features {
     uint32_t default_workgroup_size;
     uint32_t groups_per_sm; /* grid cap per SM (VKC_GROUPS_PER_SM); 0: no cap */
     uint32_t max_grid_groups;
+    /* Why wait_mode is what it is: "asked", "self-test passed", or the
+     * reason the completion marker is not used ("no timeline semaphores",
+     * "self-test: ..."). Valid for the context's lifetime. */
+    const char *wait_reason;
     /* Buffers have device addresses (vkc_buffer_address) and shaders may
      * use PhysicalStorageBufferAddresses (GL_EXT_buffer_reference). */
     bool buffer_device_address;
@@ -427,6 +447,9 @@ typedef struct vkc_stats {
     uint64_t dispatches;            /* recorded, total */
     uint64_t barriers;              /* recorded, total */
     uint64_t staging_blocks;        /* staging ring blocks alive */
+    uint64_t images;                /* vkc_image alive */
+    uint64_t samplers;              /* alive (cached in the context) */
+    uint64_t image_views;           /* alive (cached per image) */
 } vkc_stats;
 
 VKC_API vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out);
@@ -569,6 +592,293 @@ VKC_API vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buf
                                    uint64_t src_offset, uint64_t size);
 
 /* ------------------------------------------------------------------------ */
+/* Images                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Images: 2D, 2D arrays and 3D, with mip levels, for kernels that read and
+ * write textures (post-processing, reductions over a renderer's images).
+ *
+ *   vkc_image *img;
+ *   vkc_image_create(ctx, &(vkc_image_desc){.format = VKC_FORMAT_RGBA16F,
+ *                    .width = w, .height = h}, &img);
+ *   vkc_image_upload(img, NULL, texels, w * h * 8);     // NULL: all of mip 0
+ *   vkc_sampler *lin;
+ *   vkc_sampler_get(ctx, &(vkc_sampler_desc){.filter = VKC_FILTER_LINEAR}, &lin);
+ *   vkc_arg args[] = {{.image = img, .sampler = lin},   // combined image sampler
+ *                     {.image = out}};                  // storage image
+ *   vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = k, .args = args, ...});
+ *
+ * Layouts. vkc tracks each image's subresources (mip x layer) like buffer
+ * ranges: a use that needs another layout (GENERAL for storage access,
+ * SHADER_READ_ONLY_OPTIMAL for sampling, TRANSFER_SRC/DST_OPTIMAL for
+ * copies) gets its transition in the one barrier of its dependency level,
+ * beside the buffer barriers. Every image has a resting layout: GENERAL for
+ * images vkc creates (they are moved there at creation), the layout given
+ * to vkc_image_wrap for wrapped ones (GENERAL if that is UNDEFINED). Each
+ * recorded sequence and each immediate batch starts from the resting
+ * layout and, when it left it, ends with a transition back, so a sequence
+ * can be submitted again and again and blocking transfers find the image
+ * where they expect it. An acquire (vkc_seq_acquire_image) sets the layout
+ * from which the rest of the sequence starts; a release
+ * (vkc_seq_release_image) leaves the image in the layout it names, and the
+ * image is the host's from then on: vkc's next use of it must follow an
+ * acquire (blocking transfers and immediate commands assume the resting
+ * layout). A sequence that names an image in a layout other than its
+ * resting one costs one more barrier at its end (the way back); images used
+ * only as storage images stay in GENERAL and cost nothing extra.
+ *
+ * Hazards. As for buffers, at the granularity of subresources (one mip
+ * level of one layer): a copy to one corner of a subresource and a kernel
+ * reading another corner of it are ordered. A command cannot name one
+ * subresource in two layouts (a storage and a sampled binding of the same
+ * mip, say): VKC_ERROR_INVALID_ARGUMENT. Lifetimes are those of buffers: an
+ * image destroyed while a recorded sequence names it must not be submitted
+ * again (vkc_image_destroy waits for the work in flight).
+ *
+ * Texel data on the host and in buffers is tightly packed: rows of
+ * width * texel size bytes, then height rows, then depth slices, then
+ * layers. 16-bit floats are IEEE half, SRGB texels are stored encoded.
+ *
+ * Thread safety: as buffers. Creation, destruction, blocking transfers and
+ * vkc_sampler_get are thread-safe; one image must not be transferred from
+ * two threads at once. */
+
+typedef struct vkc_image vkc_image;
+typedef struct vkc_sampler vkc_sampler;
+
+typedef enum vkc_image_type {
+    VKC_IMAGE_2D = 0,
+    VKC_IMAGE_2D_ARRAY,
+    VKC_IMAGE_3D,
+} vkc_image_type;
+
+typedef enum vkc_format {
+    VKC_FORMAT_DEFAULT = 0, /* = RGBA8_UNORM */
+    VKC_FORMAT_R8_UNORM,
+    VKC_FORMAT_RG8_UNORM,
+    VKC_FORMAT_RGBA8_UNORM,
+    VKC_FORMAT_RGBA8_SRGB, /* sampled only: no device can store to it */
+    VKC_FORMAT_R16F,
+    VKC_FORMAT_RGBA16F,
+    VKC_FORMAT_R32F,
+    VKC_FORMAT_RG32F,
+    VKC_FORMAT_RGBA32F,
+    VKC_FORMAT_R32UI,
+    VKC_FORMAT_R32I,
+    VKC_FORMAT_COUNT_
+} vkc_format;
+
+/* The format's name ("RGBA16F"), its VkFormat and its texel size in bytes;
+ * "unknown" / VK_FORMAT_UNDEFINED / 0 for a value out of range. */
+VKC_API const char *vkc_format_name(vkc_format format);
+VKC_API VkFormat vkc_format_vk(vkc_format format);
+VKC_API uint32_t vkc_format_texel_size(vkc_format format);
+
+/* How kernels use an image. Transfers (upload, download, clear, copies) are
+ * always possible and need no flag. */
+typedef enum vkc_image_usage {
+    VKC_IMAGE_USAGE_DEFAULT = 0, /* every one of STORAGE, SAMPLED the format allows */
+    VKC_IMAGE_USAGE_STORAGE = 1,
+    VKC_IMAGE_USAGE_SAMPLED = 2,
+    /* A colour attachment too, for a host that renders into a vkc image
+     * through vkc_image_vk(). */
+    VKC_IMAGE_USAGE_COLOR_ATTACHMENT = 4,
+} vkc_image_usage;
+
+typedef struct vkc_image_desc {
+    vkc_image_type type;
+    vkc_format format;
+    uint32_t width;           /* > 0 */
+    uint32_t height;          /* 0 = 1 */
+    uint32_t depth_or_layers; /* depth of a 3D image, layers of an array; 0 = 1 */
+    uint32_t mip_levels;      /* 0 = 1; at most log2(largest extent) + 1 */
+    uint32_t usage;           /* vkc_image_usage bits; 0 = DEFAULT */
+    const char *name;         /* debug name, copied */
+} vkc_image_desc;
+
+/* Create a device-local image (its own dedicated memory), optimal tiling,
+ * EXCLUSIVE to vkc's queue family, in its resting layout GENERAL.
+ *
+ * What the device supports is asked of it (format features per usage):
+ * VKC_ERROR_UNSUPPORTED naming the format and the usage it lacks (a storage
+ * RGBA8_SRGB image, say); VKC_ERROR_INVALID_ARGUMENT for a zero width, an
+ * unknown type or format, a 2D image with depth_or_layers > 1 or too many
+ * mip levels; VKC_ERROR_LIMIT beyond the device's image limits;
+ * VKC_ERROR_OUT_OF_DEVICE_MEMORY. *out is NULL on failure. Thread-safe. */
+VKC_API vkc_result vkc_image_create(vkc_context *ctx, const vkc_image_desc *desc, vkc_image **out);
+/* Wait until all work submitted on the context has completed (immediate
+ * work is flushed first), then free the image and its views. A wrapped
+ * image frees only vkc's record and views. NULL does nothing. */
+VKC_API void vkc_image_destroy(vkc_image *img);
+
+typedef struct vkc_image_info {
+    vkc_image_type type;
+    vkc_format format;
+    uint32_t width, height, depth; /* of mip 0; depth 1 unless 3D */
+    uint32_t layers;               /* 1 unless an array */
+    uint32_t mip_levels;
+    uint32_t usage;      /* vkc_image_usage bits, resolved */
+    uint32_t texel_size; /* bytes */
+    bool wrapped;        /* the VkImage belongs to the host */
+    VkImageLayout resting_layout;
+    const char *name; /* valid for the image's lifetime; "" if none */
+} vkc_image_info;
+
+VKC_API vkc_result vkc_image_info_get(const vkc_image *img, vkc_image_info *out);
+/* The VkImage behind a vkc image, for the host's own use (vkc owns it
+ * unless wrapped). */
+VKC_API vkc_result vkc_image_vk(const vkc_image *img, VkImage *out_image);
+
+/* A box of texels in one mip level and a range of layers. Zero fields mean
+ * "the whole": width/height/depth 0 = to the end of the mip level from
+ * x/y/z, layer_count 0 = all layers from base_layer. A NULL region is all
+ * of mip 0. For a 3D image z/depth address depth slices and the layers are
+ * 0..1. */
+typedef struct vkc_image_region {
+    uint32_t mip;
+    uint32_t base_layer;
+    uint32_t layer_count;
+    uint32_t x, y, z;
+    uint32_t width, height, depth;
+} vkc_image_region;
+
+/* Mip levels and layers, for clears and kernel bindings: mip_count 0 = all
+ * mip levels from base_mip (but 1 for a storage binding: a storage image
+ * view sees one level), layer_count 0 = all layers from base_layer. */
+typedef struct vkc_image_range {
+    uint32_t base_mip;
+    uint32_t mip_count;
+    uint32_t base_layer;
+    uint32_t layer_count;
+} vkc_image_range;
+
+/* Bytes a region holds, tightly packed (0 for a bad region, with the error
+ * in the context). */
+VKC_API uint64_t vkc_image_region_size(const vkc_image *img, const vkc_image_region *region);
+
+/* Blocking transfers, as vkc_buffer_upload/download: ordered after all work
+ * submitted earlier on the context, through the staging ring, returning
+ * when the data has arrived. size must be exactly the region's bytes
+ * (vkc_image_region_size). VKC_ERROR_INVALID_ARGUMENT for a region, mip or
+ * layer out of range (named in the message) or a wrong size. Thread-safe. */
+VKC_API vkc_result vkc_image_upload(vkc_image *img, const vkc_image_region *region,
+                                    const void *data, uint64_t size);
+VKC_API vkc_result vkc_image_download(vkc_image *img, const vkc_image_region *region, void *data,
+                                      uint64_t size);
+
+/* A clear colour: f32 for UNORM, SRGB and float formats (linear values:
+ * SRGB encodes them), u32 / i32 for R32UI / R32I. */
+typedef union vkc_clear_value {
+    float f32[4];
+    uint32_t u32[4];
+    int32_t i32[4];
+} vkc_clear_value;
+
+/* Blocking clear of a range (NULL = the whole image). Thread-safe. */
+VKC_API vkc_result vkc_image_clear(vkc_image *img, const vkc_image_range *range,
+                                   const vkc_clear_value *value);
+
+/* Recorded transfers; hazards and layout transitions are tracked like
+ * those of dispatches. vkc_seq_copy_image copies src_region of src to the
+ * same-sized box of dst at dst_region's mip, layers and offset (its
+ * width/height/depth/layer_count must be 0 or equal to src_region's); the
+ * formats must have the same texel size. A buffer's bytes are tightly
+ * packed from the offset, which must be a multiple of the texel size (and
+ * of 4). Ranges outside an image or a buffer, and a copy between
+ * overlapping boxes of one subresource, are VKC_ERROR_INVALID_ARGUMENT. */
+VKC_API vkc_result vkc_seq_copy_image(vkc_seq *seq, vkc_image *dst,
+                                      const vkc_image_region *dst_region, vkc_image *src,
+                                      const vkc_image_region *src_region);
+VKC_API vkc_result vkc_seq_copy_buffer_to_image(vkc_seq *seq, vkc_image *dst,
+                                                const vkc_image_region *region, vkc_buffer *src,
+                                                uint64_t src_offset);
+VKC_API vkc_result vkc_seq_copy_image_to_buffer(vkc_seq *seq, vkc_buffer *dst, uint64_t dst_offset,
+                                                vkc_image *src, const vkc_image_region *region);
+VKC_API vkc_result vkc_seq_clear_image(vkc_seq *seq, vkc_image *img, const vkc_image_range *range,
+                                       const vkc_clear_value *value);
+
+typedef enum vkc_filter {
+    VKC_FILTER_DEFAULT = 0, /* = NEAREST */
+    VKC_FILTER_NEAREST,
+    VKC_FILTER_LINEAR, /* needs SAMPLED_IMAGE_FILTER_LINEAR for the format */
+} vkc_filter;
+
+typedef enum vkc_address_mode {
+    VKC_ADDRESS_DEFAULT = 0, /* = CLAMP_TO_EDGE */
+    VKC_ADDRESS_CLAMP_TO_EDGE,
+    VKC_ADDRESS_REPEAT,
+    VKC_ADDRESS_MIRRORED_REPEAT,
+    VKC_ADDRESS_CLAMP_TO_BORDER, /* transparent black */
+} vkc_address_mode;
+
+typedef struct vkc_sampler_desc {
+    vkc_filter filter;      /* magnification and minification */
+    vkc_filter mipmap_mode; /* between mip levels */
+    vkc_address_mode address_u, address_v, address_w;
+    /* Texel coordinates instead of [0, 1). Vulkan's rules then hold:
+     * mipmap_mode NEAREST (or DEFAULT), address modes CLAMP_TO_EDGE or
+     * CLAMP_TO_BORDER, and the bound image one mip of one layer of a 2D
+     * image; else VKC_ERROR_INVALID_ARGUMENT. */
+    bool unnormalized;
+} vkc_sampler_desc;
+
+/* The context's sampler for desc: created on first use, then shared by
+ * every caller asking for the same desc, destroyed with the context (there
+ * is no destroy). desc may be NULL (nearest, clamp to edge). Thread-safe. */
+VKC_API vkc_result vkc_sampler_get(vkc_context *ctx, const vkc_sampler_desc *desc,
+                                   vkc_sampler **out);
+VKC_API vkc_result vkc_sampler_vk(const vkc_sampler *sampler, VkSampler *out);
+
+/* Use a host-owned VkImage in vkc: kernels, transfers and copies.
+ *
+ * The image must have been created on the context's device with the
+ * format, type, extent, mip levels and layers given here, optimal tiling,
+ * bound to memory, and outlive the vkc image; usage is the
+ * VkImageUsageFlags it was created with (STORAGE or SAMPLED for kernel
+ * bindings, TRANSFER_SRC/DST for transfers: a use its flags lack is
+ * VKC_ERROR_INVALID_ARGUMENT at recording). layout is the layout the host
+ * leaves it in between vkc's work: vkc's resting layout for it (UNDEFINED:
+ * its contents may be discarded and vkc moves it to GENERAL now).
+ *
+ * Ownership. With VK_SHARING_MODE_EXCLUSIVE and a queue_family other than
+ * vkc's, the host owns the image: vkc may use it only between a
+ * vkc_seq_acquire_image and a vkc_seq_release_image (layout UNDEFINED is
+ * then refused). With CONCURRENT sharing (over vkc's family too) or vkc's
+ * own family, no transfer is needed. Thread-safe. */
+typedef struct vkc_image_wrap_desc {
+    VkImage image;
+    vkc_image_type type;
+    vkc_format format;
+    uint32_t width, height, depth_or_layers, mip_levels; /* as vkc_image_desc */
+    VkImageUsageFlags usage;
+    VkImageLayout layout;
+    uint32_t queue_family; /* the owning family of an EXCLUSIVE image */
+    VkSharingMode sharing_mode;
+    const char *name;
+} vkc_image_wrap_desc;
+
+VKC_API vkc_result vkc_image_wrap(vkc_context *ctx, const vkc_image_wrap_desc *desc,
+                                  vkc_image **out);
+
+/* Queue-family ownership transfer of an EXCLUSIVE image (all of it).
+ *
+ * vkc_seq_acquire_image records the acquire half: the host recorded the
+ * release (srcQueueFamilyIndex = src_family, dst = vkc's family, the whole
+ * image, oldLayout = newLayout = layout) in a submission vkc waits on
+ * (vkc_wait_host_semaphore). Later uses in the sequence start from layout.
+ * vkc_seq_release_image first moves the image to final_layout (merged in a
+ * level barrier), then records the release half (oldLayout = newLayout =
+ * final_layout); the host records the matching acquire in a submission
+ * that waits on vkc's ticket (vkc_ticket_export). A family equal to vkc's
+ * own (or a CONCURRENT image) records no transfer, only the layout change.
+ * VKC_ERROR_INVALID_ARGUMENT for a family the device does not have or a
+ * layout vkc cannot name (UNDEFINED as final_layout, PREINITIALIZED). */
+VKC_API vkc_result vkc_seq_acquire_image(vkc_seq *seq, vkc_image *img, uint32_t src_family,
+                                         VkImageLayout layout);
+VKC_API vkc_result vkc_seq_release_image(vkc_seq *seq, vkc_image *img, uint32_t dst_family,
+                                         VkImageLayout final_layout);
+
+/* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
 /* ------------------------------------------------------------------------ */
 
@@ -629,12 +939,27 @@ VKC_API vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc 
                                           vkc_kernel **out);
 VKC_API void vkc_kernel_destroy(vkc_kernel *kernel);
 
+/* What a binding of set 0 is. */
+typedef enum vkc_binding_kind {
+    VKC_BINDING_BUFFER = 0,             /* storage or uniform buffer (see uniform) */
+    VKC_BINDING_STORAGE_IMAGE,          /* image2D etc.: vkc_arg.image */
+    VKC_BINDING_SAMPLED_IMAGE,          /* texture2D etc.: vkc_arg.image */
+    VKC_BINDING_COMBINED_IMAGE_SAMPLER, /* sampler2D etc.: vkc_arg.image + .sampler */
+    VKC_BINDING_SAMPLER,                /* sampler: vkc_arg.sampler */
+} vkc_binding_kind;
+
 typedef struct vkc_binding_info {
     uint32_t binding;
     bool uniform;          /* uniform buffer (else storage) */
     vkc_access access;     /* from NonWritable / NonReadable */
     uint64_t min_size;     /* fixed part of the block, bytes */
     uint64_t array_stride; /* runtime array element stride, 0 if none */
+    /* Images (kind != BUFFER): the dimensionality the kernel declares and,
+     * for a storage image, its format qualifier (DEFAULT when the kernel
+     * declares none or one vkc does not know: any image is accepted then). */
+    vkc_binding_kind kind;
+    vkc_image_type image_type;
+    vkc_format format;
 } vkc_binding_info;
 
 typedef struct vkc_kernel_info {
@@ -654,12 +979,21 @@ VKC_API vkc_result vkc_kernel_vk(const vkc_kernel *kernel, VkPipeline *pipeline,
 /* Sequences                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* A buffer bound to a kernel binding. size 0 = to the end of the buffer. */
+/* A buffer, an image or a sampler bound to a kernel binding. For a buffer,
+ * size 0 = to the end of the buffer. For an image binding, image names the
+ * image and range its mip levels and layers (zero: see vkc_image_range);
+ * a combined image sampler also names the sampler, a sampler binding only
+ * the sampler. The image's type must match the kernel's declaration (an
+ * array binding may take a 2D image; a 2D binding takes one layer of an
+ * array), and a storage binding's format qualifier the image's format. */
 typedef struct vkc_arg {
     vkc_buffer *buffer;
     uint64_t offset;
     uint64_t size;
     vkc_access access; /* DEFAULT: from the kernel's reflection */
+    vkc_image *image;
+    vkc_image_range range;
+    vkc_sampler *sampler;
 } vkc_arg;
 
 typedef struct vkc_dispatch_desc {
@@ -752,12 +1086,25 @@ VKC_API vkc_result vkc_finish(vkc_context *ctx);
 /* ------------------------------------------------------------------------ */
 
 /* Append a dispatch to the context's open batch. The batch is submitted when
- * it reaches the batch size, on vkc_flush, or when a wait needs it. When all
- * batches are in flight, this waits for the oldest. Does not allocate.
- * Thread-safe. */
+ * it reaches the batch size, on vkc_flush, when a wait needs it, or, when
+ * the GPU has nothing left to run, at the first enqueue 10 us or more after
+ * the batch was opened (a burst of enqueues then a flush stays one
+ * submission; work trickling in to an idle GPU starts without waiting).
+ * When all batches are in flight, this waits for the oldest. Does not
+ * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
 VKC_API vkc_result vkc_copy(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
                             uint64_t src_offset, uint64_t size);
+/* Image copies in the open batch, as vkc_seq_copy_image and friends (see
+ * "Images"); kernels on images go through vkc_dispatch. Thread-safe. */
+VKC_API vkc_result vkc_copy_image(vkc_context *ctx, vkc_image *dst,
+                                  const vkc_image_region *dst_region, vkc_image *src,
+                                  const vkc_image_region *src_region);
+VKC_API vkc_result vkc_copy_buffer_to_image(vkc_context *ctx, vkc_image *dst,
+                                            const vkc_image_region *region, vkc_buffer *src,
+                                            uint64_t src_offset);
+VKC_API vkc_result vkc_copy_image_to_buffer(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset,
+                                            vkc_image *src, const vkc_image_region *region);
 /* Submit the open batch. *out_ticket (may be NULL) covers all work enqueued
  * so far. Thread-safe. */
 VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);

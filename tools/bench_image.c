@@ -1,0 +1,446 @@
+/* Image scenarios: the renderer sample's post-process chain (samples/postfx.h)
+ * through vkc and through raw Vulkan with hand-placed barriers.
+ *
+ * One frame = bright pass (full -> half resolution), horizontal and vertical
+ * blur at half resolution, composite + tone map (full resolution, RGBA8):
+ * four dispatches on four images. vkc places its barriers and layout
+ * transitions itself; the raw baseline records three global memory barriers
+ * between the passes by hand, all images in GENERAL. Both run the same SPIR-V
+ * on equal images (created the same, the same HDR input) and are checked
+ * against the CPU reference and each other.
+ *
+ * Per frame: CPU time (submit + wait, the sequence or command buffer recorded
+ * once) and GPU time, from timestamps written by two command buffers that
+ * bracket the frame's submission on the same queue (the same method for both,
+ * since vkc's own command buffers cannot carry the bench's queries). */
+#include "bench.h"
+#include "bench_shaders.h"
+#include "postfx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POSTFX_PASSES 4
+
+/* A synthetic HDR frame: a dim gradient, bright discs of several sizes (the
+ * bloom's sources) and a thin bright line. */
+static void make_frame(uint32_t w, uint32_t h, uint16_t *hdr16, float *hdr)
+{
+    static const float disc[5][6] = {/* x, y (fractions), radius (fraction of h), r, g, b */
+                                     {0.25f, 0.30f, 0.06f, 9.0f, 6.0f, 2.5f},
+                                     {0.70f, 0.35f, 0.03f, 2.0f, 4.0f, 12.0f},
+                                     {0.55f, 0.70f, 0.10f, 3.0f, 2.2f, 1.6f},
+                                     {0.12f, 0.80f, 0.015f, 20.0f, 20.0f, 20.0f},
+                                     {0.88f, 0.75f, 0.05f, 1.4f, 1.3f, 1.2f}};
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+            float fx = (float)x / (float)w, fy = (float)y / (float)h;
+            float c[3] = {0.05f + 0.4f * fx, 0.08f + 0.3f * fy, 0.15f + 0.2f * fx * fy};
+            for (int d = 0; d < 5; ++d) {
+                float dx = ((float)x - disc[d][0] * (float)w) / (float)h;
+                float dy = ((float)y - disc[d][1] * (float)h) / (float)h;
+                if (dx * dx + dy * dy < disc[d][2] * disc[d][2])
+                    for (int k = 0; k < 3; ++k)
+                        c[k] = disc[d][3 + k];
+            }
+            if (y == h / 2 && x > w / 8 && x < w / 2)
+                c[0] = c[1] = c[2] = 6.0f;
+            for (int k = 0; k < 4; ++k) {
+                size_t i = ((size_t)y * w + x) * 4 + (size_t)k;
+                hdr16[i] = postfx_half_bits(k < 3 ? c[k] : 1.0f);
+                hdr[i] = postfx_half_to_float(hdr16[i]);
+            }
+        }
+}
+
+typedef struct frame_groups {
+    uint32_t g[POSTFX_PASSES][3];
+} frame_groups;
+
+static frame_groups groups_for(const postfx_params *p)
+{
+    frame_groups f;
+    for (int i = 0; i < POSTFX_PASSES; ++i)
+        postfx_groups(p, i, f.g[i]);
+    return f;
+}
+
+/* The push constants of the four passes. */
+typedef struct frame_push {
+    postfx_bright_push bright;
+    postfx_blur_push blur_h, blur_v;
+    postfx_composite_push comp;
+} frame_push;
+
+static frame_push push_for(const postfx_params *p)
+{
+    return (frame_push){postfx_bright_args(p), postfx_blur_args(p, 0), postfx_blur_args(p, 1),
+                        postfx_composite_args(p)};
+}
+
+/* ---- the GPU-time bracket -------------------------------------------------- */
+
+typedef struct bracket {
+    VkCommandBuffer begin, end;
+    VkFence fence;
+} bracket;
+
+static bool bracket_init(raw *r, bracket *k)
+{
+    memset(k, 0, sizeof(*k));
+    if (!r->queries)
+        return true; /* no timestamps: CPU time only */
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if (!raw_new_cb(r, &k->begin) || !raw_new_cb(r, &k->end) ||
+        !raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, &k->fence), "vkCreateFence") ||
+        !raw_ok(r, r->vkBeginCommandBuffer(k->begin, &bi), "vkBeginCommandBuffer"))
+        return false;
+    raw_cmd_ts_begin(r, k->begin);
+    if (!raw_ok(r, r->vkEndCommandBuffer(k->begin), "vkEndCommandBuffer") ||
+        !raw_ok(r, r->vkBeginCommandBuffer(k->end, &bi), "vkBeginCommandBuffer"))
+        return false;
+    raw_cmd_ts_end(r, k->end);
+    return raw_ok(r, r->vkEndCommandBuffer(k->end), "vkEndCommandBuffer");
+}
+
+static void bracket_finish(raw *r, bracket *k)
+{
+    if (k->fence)
+        r->vkDestroyFence(r->dev, k->fence, NULL);
+    VkCommandBuffer cbs[2] = {k->begin, k->end};
+    for (int i = 0; i < 2; ++i)
+        if (cbs[i])
+            r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cbs[i]);
+}
+
+static bool queue_submit(raw *r, VkCommandBuffer cb, VkFence fence)
+{
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+    vkc_queue_lock(r->ctx);
+    VkResult res = r->vkQueueSubmit(r->h.queue, 1, &si, fence);
+    vkc_queue_unlock(r->ctx);
+    return raw_ok(r, res, "vkQueueSubmit");
+}
+
+/* One frame's work between the bracket's timestamps. */
+typedef bool (*frame_fn)(void *user);
+
+/* GPU ns of t->warm + t->iters frames into t->gpu (t->has_gpu false without
+ * timestamps). */
+static bool bracket_time(raw *r, bracket *k, frame_fn frame, void *user, bench_times *t)
+{
+    t->has_gpu = r->queries != VK_NULL_HANDLE;
+    for (uint32_t i = 0; t->has_gpu && i < t->warm + t->iters; ++i) {
+        double ns;
+        if (!queue_submit(r, k->begin, VK_NULL_HANDLE) || !frame(user) ||
+            !queue_submit(r, k->end, k->fence) ||
+            !raw_ok(r, r->vkWaitForFences(r->dev, 1, &k->fence, VK_TRUE, UINT64_MAX),
+                    "vkWaitForFences") ||
+            !raw_ok(r, r->vkResetFences(r->dev, 1, &k->fence), "vkResetFences"))
+            return false;
+        if (!raw_ts_read(r, &ns))
+            t->has_gpu = false;
+        else if (i >= t->warm)
+            t->gpu[i - t->warm] = ns;
+    }
+    return true;
+}
+
+/* Records of one variant: CPU time per frame and (with timestamps) GPU time
+ * per frame, each with its percentiles. */
+static void emit_times(bench *b, bench_times *t, const char *variant, const char *baseline,
+                       const char *gpu_baseline, bool ok, const char *note, int64_t barriers)
+{
+    char gv[64];
+    bench_rec rec = bench_rec_init(b, variant, baseline);
+    bench_times_rec(t, &rec, POSTFX_PASSES);
+    rec.ok = ok;
+    rec.barriers = barriers;
+    bench_note(&rec, "CPU: submit + wait per frame; %s", note);
+    bench_add(b, &rec);
+    snprintf(gv, sizeof(gv), "%s gpu", variant);
+    if (!t->has_gpu) {
+        bench_skip(b, gv, "no timestamps on this queue");
+        return;
+    }
+    bench_rec g = bench_rec_init(b, gv, gpu_baseline);
+    bench_rec_stats(&g, t->gpu, t->iters, false);
+    g.gpu_per_dispatch_ns = g.p50_us * 1e3 / POSTFX_PASSES;
+    g.ok = ok;
+    g.barriers = barriers;
+    bench_note(&g, "GPU: timestamps bracketing the frame's submission");
+    bench_add(b, &g);
+}
+
+/* Compare an output with the reference (and the other variant's, when
+ * given); the verdict and the figures go into note. */
+static bool check_out(const uint8_t *got, const uint8_t *ref, const uint8_t *other,
+                      const postfx_params *p, char *note, size_t n)
+{
+    size_t px = (size_t)p->w * p->h;
+    postfx_diff d = postfx_compare(got, ref, px);
+    int len = snprintf(note, n, "%ux%u; max |gpu - cpu| %u/255 (tolerance %u), %u pixels over",
+                       p->w, p->h, d.max, POSTFX_TOLERANCE, d.over);
+    if (other && len > 0 && (size_t)len < n) {
+        postfx_diff o = postfx_compare(got, other, px);
+        snprintf(note + len, n - (size_t)len, "; max |vkc - raw| %u/255", o.max);
+        return d.over == 0 && o.over == 0;
+    }
+    return d.over == 0;
+}
+
+/* ---- raw Vulkan ------------------------------------------------------------ */
+
+typedef struct raw_chain {
+    raw *r;
+    raw_pipe bright, blur, comp;
+    raw_img hdr, a, b, ldr;
+    raw_args args[POSTFX_PASSES];
+    frame_push push;
+    frame_groups g;
+    VkCommandBuffer cb;
+    VkFence fence;
+} raw_chain;
+
+static VkDescriptorImageInfo storage(const raw_img *img)
+{
+    return (VkDescriptorImageInfo){VK_NULL_HANDLE, img->view, VK_IMAGE_LAYOUT_GENERAL};
+}
+
+static void raw_chain_record(raw *r, VkCommandBuffer cb, void *user)
+{
+    raw_chain *c = user;
+    raw_cmd_dispatch(r, cb, &c->bright, &c->args[0], &c->push.bright, c->g.g[0][0], c->g.g[0][1]);
+    raw_cmd_barrier(r, cb); /* a: bright wrote it, blur_h reads it */
+    raw_cmd_dispatch(r, cb, &c->blur, &c->args[1], &c->push.blur_h, c->g.g[1][0], c->g.g[1][1]);
+    raw_cmd_barrier(r, cb); /* b: written, then read; a: read, then written */
+    raw_cmd_dispatch(r, cb, &c->blur, &c->args[2], &c->push.blur_v, c->g.g[2][0], c->g.g[2][1]);
+    raw_cmd_barrier(r, cb); /* a: blur_v wrote it, composite reads it */
+    raw_cmd_dispatch(r, cb, &c->comp, &c->args[3], &c->push.comp, c->g.g[3][0], c->g.g[3][1]);
+}
+
+static bool raw_chain_frame(void *user)
+{
+    raw_chain *c = user;
+    return queue_submit(c->r, c->cb, VK_NULL_HANDLE);
+}
+
+static bool raw_chain_init(raw *r, raw_chain *c, const postfx_params *p, const uint16_t *hdr16)
+{
+    memset(c, 0, sizeof(*c));
+    c->r = r;
+    c->push = push_for(p);
+    c->g = groups_for(p);
+    const VkFormat f16 = VK_FORMAT_R16G16B16A16_SFLOAT;
+    if (!raw_pipe_create_images(r, BENCH_SPV(postfx_bright), 2, 3, sizeof(postfx_bright_push),
+                                &c->bright) ||
+        !raw_pipe_create_images(r, BENCH_SPV(postfx_blur), 2, 3, sizeof(postfx_blur_push),
+                                &c->blur) ||
+        !raw_pipe_create_images(r, BENCH_SPV(postfx_composite), 3, 7, sizeof(postfx_composite_push),
+                                &c->comp) ||
+        !raw_img_create(r, f16, 8, p->w, p->h, &c->hdr) ||
+        !raw_img_create(r, f16, 8, p->half_w, p->half_h, &c->a) ||
+        !raw_img_create(r, f16, 8, p->half_w, p->half_h, &c->b) ||
+        !raw_img_create(r, VK_FORMAT_R8G8B8A8_UNORM, 4, p->w, p->h, &c->ldr) ||
+        !raw_img_upload(r, &c->hdr, hdr16))
+        return false;
+    c->args[0] = (raw_args){.img = {storage(&c->hdr), storage(&c->a)}, .n = 2};
+    c->args[1] = (raw_args){.img = {storage(&c->a), storage(&c->b)}, .n = 2};
+    c->args[2] = (raw_args){.img = {storage(&c->b), storage(&c->a)}, .n = 2};
+    c->args[3] = (raw_args){.img = {storage(&c->hdr), storage(&c->a), storage(&c->ldr)}, .n = 3};
+    raw_pipe *pipes[POSTFX_PASSES] = {&c->bright, &c->blur, &c->blur, &c->comp};
+    for (int i = 0; i < POSTFX_PASSES; ++i)
+        if (!raw_prepare(r, pipes[i], &c->args[i]))
+            return false;
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if (!raw_new_cb(r, &c->cb) ||
+        !raw_ok(r, r->vkBeginCommandBuffer(c->cb, &bi), "vkBeginCommandBuffer"))
+        return false;
+    raw_chain_record(r, c->cb, c);
+    return raw_ok(r, r->vkEndCommandBuffer(c->cb), "vkEndCommandBuffer") &&
+           raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, &c->fence), "vkCreateFence");
+}
+
+static void raw_chain_finish(raw *r, raw_chain *c)
+{
+    if (r->dev)
+        r->vkDeviceWaitIdle(r->dev);
+    if (c->fence)
+        r->vkDestroyFence(r->dev, c->fence, NULL);
+    if (c->cb)
+        r->vkFreeCommandBuffers(r->dev, r->pool, 1, &c->cb);
+    raw_img *imgs[4] = {&c->hdr, &c->a, &c->b, &c->ldr};
+    for (int i = 0; i < 4; ++i)
+        raw_img_destroy(r, imgs[i]);
+    raw_pipe_destroy(r, &c->bright);
+    raw_pipe_destroy(r, &c->blur);
+    raw_pipe_destroy(r, &c->comp);
+}
+
+/* ---- vkc ------------------------------------------------------------------- */
+
+typedef struct vkc_chain {
+    vkc_context *ctx;
+    postfx_vkc c;
+    vkc_seq *seq;
+} vkc_chain;
+
+static vkc_result vkc_chain_frame_submit(vkc_chain *c, vkc_ticket *t)
+{
+    return vkc_seq_submit(c->seq, t);
+}
+
+static bool vkc_chain_frame(void *user)
+{
+    vkc_ticket t;
+    return vkc_chain_frame_submit(user, &t) >= 0;
+}
+
+static vkc_result chain_kernel(vkc_context *ctx, const uint32_t *spirv, size_t size,
+                               const char *name, vkc_kernel **out)
+{
+    return vkc_kernel_create(
+        ctx, &(vkc_kernel_desc){.spirv = spirv, .spirv_size = size, .name = name}, out);
+}
+
+static vkc_result chain_image(vkc_context *ctx, vkc_format f, uint32_t w, uint32_t h,
+                              const char *name, vkc_image **out)
+{
+    return vkc_image_create(
+        ctx,
+        &(vkc_image_desc){
+            .format = f, .width = w, .height = h, .usage = VKC_IMAGE_USAGE_STORAGE, .name = name},
+        out);
+}
+
+static vkc_result vkc_chain_init(vkc_context *ctx, vkc_chain *c, const postfx_params *p,
+                                 const uint16_t *hdr16)
+{
+    memset(c, 0, sizeof(*c));
+    c->ctx = ctx;
+    vkc_result res = chain_kernel(ctx, BENCH_SPV(postfx_bright), "postfx_bright", &c->c.bright);
+    if (res >= 0)
+        res = chain_kernel(ctx, BENCH_SPV(postfx_blur), "postfx_blur", &c->c.blur);
+    if (res >= 0)
+        res = chain_kernel(ctx, BENCH_SPV(postfx_composite), "postfx_composite", &c->c.composite);
+    if (res >= 0)
+        res = chain_image(ctx, VKC_FORMAT_RGBA16F, p->w, p->h, "hdr", &c->c.hdr);
+    if (res >= 0)
+        res = chain_image(ctx, VKC_FORMAT_RGBA16F, p->half_w, p->half_h, "bloom_a", &c->c.a);
+    if (res >= 0)
+        res = chain_image(ctx, VKC_FORMAT_RGBA16F, p->half_w, p->half_h, "bloom_b", &c->c.b);
+    if (res >= 0)
+        res = chain_image(ctx, VKC_FORMAT_RGBA8_UNORM, p->w, p->h, "ldr", &c->c.ldr);
+    if (res >= 0)
+        res = vkc_image_upload(c->c.hdr, NULL, hdr16, (uint64_t)p->w * p->h * 8);
+    if (res >= 0)
+        res = vkc_seq_create(ctx, &(vkc_seq_desc){.name = "postfx"}, &c->seq);
+    if (res >= 0)
+        res = postfx_vkc_record(c->seq, &c->c, p, POSTFX_PASSES);
+    return res >= 0 ? vkc_seq_end(c->seq) : res;
+}
+
+static void vkc_chain_finish(vkc_chain *c)
+{
+    vkc_seq_destroy(c->seq);
+    vkc_image_destroy(c->c.hdr);
+    vkc_image_destroy(c->c.a);
+    vkc_image_destroy(c->c.b);
+    vkc_image_destroy(c->c.ldr);
+    vkc_kernel_destroy(c->c.bright);
+    vkc_kernel_destroy(c->c.blur);
+    vkc_kernel_destroy(c->c.composite);
+}
+
+/* ---- the scenario ------------------------------------------------------------ */
+
+void scen_postfx(bench *b, raw *r)
+{
+    uint32_t w = b->opt.quick ? 640 : 1920, h = b->opt.quick ? 360 : 1080;
+    postfx_params p = postfx_defaults(w, h);
+    size_t px = (size_t)w * h;
+    char err[256] = "", note[256] = "";
+    vkc_context *vctx = b->ctx;
+    uint16_t *hdr16 = malloc(px * 8);
+    float *hdr = malloc(px * 16);
+    uint8_t *ref = malloc(px * 4), *out_raw = malloc(px * 4), *out_vkc = malloc(px * 4);
+    bench_times tr = {0}, tv = {0};
+    raw_chain rc;
+    vkc_chain vc;
+    bracket k;
+    memset(&rc, 0, sizeof(rc));
+    memset(&vc, 0, sizeof(vc));
+    memset(&k, 0, sizeof(k));
+    bool have_raw = false;
+    MTRY(hdr16 && hdr && ref && out_raw && out_vkc);
+    make_frame(w, h, hdr16, hdr);
+    MTRY(postfx_cpu(&p, hdr, ref));
+    uint32_t warm = bench_n(b, 2, 10), iters = bench_n(b, 10, 200);
+    MTRY(bench_times_init(&tr, warm, iters) && bench_times_init(&tv, warm, iters));
+
+    /* raw Vulkan, hand-placed barriers */
+    if (!r) {
+        bench_skip(b, "raw", "raw Vulkan could not be set up");
+    } else {
+        have_raw = raw_chain_init(r, &rc, &p, hdr16) && bracket_init(r, &k);
+        bool ok = have_raw;
+        for (uint32_t i = 0; ok && i < warm + iters; ++i) {
+            uint64_t t0 = bench_now_ns();
+            ok = raw_submit_wait(r, rc.cb, rc.fence, true);
+            bench_times_put(&tr, i, (double)(bench_now_ns() - t0));
+        }
+        ok = ok && bracket_time(r, &k, raw_chain_frame, &rc, &tr) &&
+             raw_img_download(r, &rc.ldr, out_raw);
+        if (!ok) {
+            bench_fail(b, "raw", "%s", r->err);
+            have_raw = false;
+        } else {
+            bool good = check_out(out_raw, ref, NULL, &p, note, sizeof(note));
+            emit_times(b, &tr, "raw", NULL, NULL, good, note, 3);
+        }
+    }
+
+    /* vkc: the same chain in a sequence recorded once */
+    VTRY(vkc_chain_init(vctx, &vc, &p, hdr16));
+    vkc_seq_info info = {0};
+    VTRY(vkc_seq_info_get(vc.seq, &info));
+    for (uint32_t i = 0; i < warm + iters; ++i) {
+        vkc_ticket t;
+        uint64_t t0 = bench_now_ns();
+        VTRY(vkc_chain_frame_submit(&vc, &t));
+        VTRY(vkc_wait(vctx, t, UINT64_MAX));
+        bench_times_put(&tv, i, (double)(bench_now_ns() - t0));
+    }
+    if (r && !k.fence && !bracket_init(r, &k)) {
+        snprintf(err, sizeof(err), "%s", r->err);
+        goto fail;
+    }
+    if (r && !bracket_time(r, &k, vkc_chain_frame, &vc, &tv)) {
+        snprintf(err, sizeof(err), "%s", r->err);
+        goto fail;
+    }
+    VTRY(vkc_image_download(vc.c.ldr, NULL, out_vkc, px * 4));
+    bool good = check_out(out_vkc, ref, have_raw ? out_raw : NULL, &p, note, sizeof(note));
+    emit_times(b, &tv, "vkc", have_raw ? "postfx/raw" : NULL, have_raw ? "postfx/raw gpu" : NULL,
+               good, note, (int64_t)info.barriers);
+
+fail:
+    if (err[0])
+        bench_fail(b, "vkc", "%s", err);
+    vkc_chain_finish(&vc);
+    if (r) {
+        raw_chain_finish(r, &rc);
+        bracket_finish(r, &k);
+    }
+    bench_times_free(&tr);
+    bench_times_free(&tv);
+    free(hdr16);
+    free(hdr);
+    free(ref);
+    free(out_raw);
+    free(out_vkc);
+}
