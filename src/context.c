@@ -94,6 +94,8 @@ static const vkc__module vkc__modules[] = {
     /* Its buffer and kernel are listed objects, dropped, lost and rebuilt
      * with the others. */
     {"marker", vkc__marker_init, NULL, NULL, NULL, vkc__marker_rebuild, false},
+    /* Above dispatch: its fallback sequences and kernels go first. */
+    {"resident", NULL, vkc__resident_drop, vkc__resident_finish, vkc__resident_lose, NULL, false},
     /* Top: its hooks are read by pool and dispatch; drop (before any other
      * row) reads what is still pending and writes VKC_PROFILE's trace. Its
      * events outlive device loss. */

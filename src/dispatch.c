@@ -1033,9 +1033,22 @@ static vkc_result vkc__check_ticket(vkc_context *ctx, vkc_ticket t)
     return VKC_SUCCESS;
 }
 
+/* A resident kernel's ticket goes to resident.c through the context's
+ * hook (it is not a timeline value). */
+static vkc_result vkc__resident_ticket(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns,
+                                       bool poll)
+{
+    if (t.context_id != ctx->id || !ctx->resident_wait)
+        return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE,
+                        "resident ticket of another context or of no resident kernel");
+    return ctx->resident_wait(ctx, t, timeout_ns, poll);
+}
+
 vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
 {
     VKC_CHECK_CONTEXT(ctx);
+    if (VKC_UNLIKELY(t.value & VKC__TICKET_RESIDENT))
+        return vkc__resident_ticket(ctx, t, timeout_ns, false);
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value == 0)
         return VKC_SUCCESS;
@@ -1051,6 +1064,8 @@ vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
 vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)
 {
     VKC_CHECK_CONTEXT(ctx);
+    if (VKC_UNLIKELY(t.value & VKC__TICKET_RESIDENT))
+        return vkc__resident_ticket(ctx, t, 0, true);
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value <= atomic_load_explicit(&ctx->completed_value, memory_order_acquire))
         return VKC_SUCCESS;

@@ -31,6 +31,68 @@ static bool vkc__is_identifier(const char *s)
     return true;
 }
 
+/* The includes vkc serves: glslang's C interface here has no include
+ * callbacks, so a line `#include "vkc_resident.glsl"` (or <...>, or
+ * "vkc/vkc_resident.glsl") is replaced by the text, followed by a #line that
+ * keeps the source's own line numbers in messages. Other #include lines
+ * stay (and fail to compile). Returns NULL (nothing to expand) or a
+ * vkc__malloc'd source; *oom on allocation failure. */
+static char *vkc__glsl_expand(const char *src, bool *oom)
+{
+    *oom = false;
+    if (!strstr(src, "vkc_resident.glsl"))
+        return NULL;
+    size_t inc_len = strlen(vkc__resident_glsl);
+    size_t cap = strlen(src) + 1, n = 0;
+    char *out = NULL;
+    unsigned line = 1;
+    for (const char *p = src; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t'))
+            q++;
+        bool ours = false;
+        if (len > 8 && strncmp(q, "#", 1) == 0) {
+            const char *d = q + 1;
+            while (*d == ' ' || *d == '\t')
+                d++;
+            if (strncmp(d, "include", 7) == 0) {
+                const char *f = d + 7;
+                while (*f == ' ' || *f == '\t')
+                    f++;
+                ours = strncmp(f, "\"vkc_resident.glsl\"", 19) == 0 ||
+                       strncmp(f, "<vkc_resident.glsl>", 19) == 0 ||
+                       strncmp(f, "\"vkc/vkc_resident.glsl\"", 23) == 0 ||
+                       strncmp(f, "<vkc/vkc_resident.glsl>", 23) == 0;
+            }
+        }
+        size_t need = ours ? inc_len + 32 : len;
+        if (!out || n + need + 1 > cap) {
+            cap = (n + need + 1) * 2;
+            char *grown = vkc__realloc(out, cap);
+            if (!grown) {
+                vkc__free(out);
+                *oom = true;
+                return NULL;
+            }
+            out = grown;
+        }
+        if (ours) {
+            memcpy(out + n, vkc__resident_glsl, inc_len);
+            n += inc_len;
+            n += (size_t)snprintf(out + n, cap - n, "\n#line %u\n", line + 1);
+        } else {
+            memcpy(out + n, p, len);
+            n += len;
+        }
+        out[n] = '\0';
+        line++;
+        p += len;
+    }
+    return out;
+}
+
 static void vkc__glslang_targets(const vkc_context *ctx, glslang_target_client_version_t *client,
                                  glslang_target_language_version_t *spv, const char **label)
 {
@@ -188,9 +250,17 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     glslang_target_language_version_t lv;
     const char *label;
     vkc__glslang_targets(ctx, &cv, &lv, &label);
-    vkc__cache_key key;
-    if (!vkc__spv_cache_key(ctx, desc->source, preamble, entry, VKC_GLSLANG_VERSION, label, &key)) {
+    bool oom;
+    char *expanded = vkc__glsl_expand(desc->source, &oom);
+    if (oom) {
         vkc__free(preamble);
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: GLSL include", name);
+    }
+    const char *source = expanded ? expanded : desc->source;
+    vkc__cache_key key;
+    if (!vkc__spv_cache_key(ctx, source, preamble, entry, VKC_GLSLANG_VERSION, label, &key)) {
+        vkc__free(preamble);
+        vkc__free(expanded);
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: SPIR-V cache key", name);
     }
 
@@ -201,12 +271,13 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
         VKC_STAT_ADD(ctx, spirv_cache_hits, 1);
         vkc__spv_cache_put(ctx, ks->cache, &key, words, size, false);
     } else {
-        r = vkc__glsl_compile(ctx, ks, name, desc->source, preamble, &words, &size);
+        r = vkc__glsl_compile(ctx, ks, name, source, preamble, &words, &size);
         if (r >= 0)
             vkc__spv_cache_put(ctx, ks->cache, &key, words, size, true);
     }
     vkc__cache_key_free(&key);
     vkc__free(preamble);
+    vkc__free(expanded);
     if (r >= 0)
         r = vkc__kernel_create_words(ctx, name, words, size, "main", desc->workgroup_size,
                                      desc->spec_constants, desc->spec_constant_count, out);

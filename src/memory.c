@@ -145,6 +145,13 @@ static vkc_result vkc__block_new(vkc_context *ctx, uint32_t type, VkDeviceSize s
         di.buffer = dedicated_to;
         ai.pNext = &di;
     }
+    /* Buffers with device addresses need memory that can give them. */
+    VkMemoryAllocateFlagsInfo fi = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+    if (ctx->features.buffer_device_address) {
+        fi.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+        fi.pNext = ai.pNext;
+        ai.pNext = &fi;
+    }
     *vr = VKC_VK(vkAllocateMemory,
                  ctx->vk.vkAllocateMemory(ctx->device, &ai, ctx->alloc, &b->memory));
     if (*vr < 0) {
@@ -361,6 +368,8 @@ vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind, con
     bci.size = size;
     bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    if (ctx->features.buffer_device_address)
+        bci.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     VkResult vr =
         VKC_VK(vkCreateBuffer, ctx->vk.vkCreateBuffer(ctx->device, &bci, ctx->alloc, &buf->buffer));
@@ -493,6 +502,26 @@ void vkc__memory_drop(vkc_context *ctx)
 {
     while (ctx->buffers.next && ctx->buffers.next != &ctx->buffers)
         vkc_buffer_destroy((vkc_buffer *)((char *)ctx->buffers.next - offsetof(vkc_buffer, node)));
+}
+
+vkc_result vkc_buffer_address(const vkc_buffer *buf, uint64_t *out)
+{
+    if (out)
+        *out = 0;
+    if (!buf || buf->magic != VKC_MAGIC_BUFFER)
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_buffer handle");
+    vkc_context *ctx = buf->ctx;
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_buffer_address: out is NULL");
+    VKC_RETURN_IF(!ctx->features.buffer_device_address, ctx, VKC_ERROR_UNSUPPORTED,
+                  "buffer \"%s\": the context has no bufferDeviceAddress", buf->name);
+    VKC_RETURN_IF(buf->wrapped, ctx, VKC_ERROR_UNSUPPORTED,
+                  "buffer \"%s\" wraps the host's VkBuffer: vkc did not give it an address",
+                  buf->name);
+    VkBufferDeviceAddressInfo ai = {VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+    ai.buffer = buf->buffer;
+    *out = ctx->vk.vkGetBufferDeviceAddress(ctx->device, &ai) + buf->offset;
+    return VKC_SUCCESS;
 }
 
 uint64_t vkc_buffer_size(const vkc_buffer *buf)

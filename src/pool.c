@@ -17,7 +17,6 @@
 /* Fence ring of the no-timeline fallback. */
 #define VKC_FENCE_RING 64
 
-#define vkc__now_ns vkc__clock_ns
 
 static void vkc__raise_completed(vkc_context *ctx, uint64_t v)
 {
@@ -576,6 +575,7 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
     *out_value = 0;
     if (atomic_load_explicit(&ctx->lost, memory_order_relaxed))
         return VKC_FAIL(ctx, VKC_ERROR_DEVICE_LOST, "the device was lost earlier");
+    VKC_FORWARD(vkc__resident_order(ctx));
     /* The one test profiling adds to an unprofiled submit. */
     if (VKC_LIKELY(!cmd->query_count))
         return vkc__submit_unit(ctx, cmd, out_value);

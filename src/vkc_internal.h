@@ -247,6 +247,11 @@ void vkc__cmd_release(vkc_context *ctx, vkc__cmd *cmd);
 vkc_result vkc__cmd_alloc_set(vkc_context *ctx, vkc__cmd *cmd, VkDescriptorSetLayout layout,
                               VkDescriptorSet *out);
 
+/* CLOCK_MONOTONIC in ns: the clock of every bounded wait and profile event
+ * (vkc__clock_ns, error.c). */
+#define vkc__now_ns vkc__clock_ns
+uint64_t vkc__clock_ns(void);
+
 /* Submit one ended command buffer; returns the timeline value it signals.
  * Takes the queue lock (or the host's lock callbacks). Thread-safe. */
 vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value);
@@ -692,6 +697,21 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx);
 void vkc__kernel_lose(vkc_context *ctx);
 vkc_result vkc__kernel_rebuild(vkc_context *ctx);
 
+/* Resident kernels (resident.c): destroy those the caller left alive
+ * (vkc_context_destroy), free the module state; on device loss, drop their
+ * Vulkan objects (they must be created again). */
+void vkc__resident_drop(vkc_context *ctx);
+void vkc__resident_finish(vkc_context *ctx);
+vkc_result vkc__resident_lose(vkc_context *ctx);
+/* Test hook: resident kernels created after `on` may launch on vkc's own
+ * queue where the family has no second one (lavapipe), so the resident
+ * path runs there; ordinary work then waits behind the kernel until it
+ * goes idle. */
+void vkc__resident_share_queue(vkc_context *ctx, bool on);
+/* The embedded text of shaders/include/vkc_resident.glsl (glsl.c's
+ * includer). */
+extern const char vkc__resident_glsl[];
+
 /* Create the VkDevice on ctx->phys (device.c; shared with recovery). */
 vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push);
 
@@ -833,6 +853,8 @@ uint64_t vkc__percentile(const uint64_t *sorted, size_t n, double p);
 /* Test hook: ignore VK_EXT_calibrated_timestamps (the correlation
  * fallback) in contexts created after `on`. */
 void vkc__profile_force_correlation(bool on);
+/* Queues of its own that resident kernels may use (beside vkc's). */
+#define VKC_MAX_RESIDENT_QUEUES 3
 
 /* Host semaphore waits one submit can carry (vkc_wait_host_semaphore). */
 #define VKC_MAX_HOST_WAITS 16
@@ -948,7 +970,38 @@ struct vkc_context {
         uint64_t value;
     } host_waits[VKC_MAX_HOST_WAITS];
     uint32_t host_wait_count;
+
+    /* Resident kernels (resident.c). Queues 1.. of the family, asked for
+     * when the context owns its device and the family has them. */
+    VkQueue resident_queues[VKC_MAX_RESIDENT_QUEUES];
+    uint32_t resident_queue_count;
+    void *resident_state;
+    /* Items posted to resident kernels, and that count when the last
+     * ordinary submit had waited for all of them: vkc__submit calls
+     * resident_order only while they differ (one compare otherwise). */
+    atomic_uint_fast64_t resident_posts;
+    atomic_uint_fast64_t resident_ordered;
+    /* Set by resident.c: wait for every posted item (before an ordinary
+     * submit), and the wait / poll of a resident ticket (vkc_wait,
+     * vkc_poll; timeout 0 with poll = true polls). */
+    vkc_result (*resident_order)(vkc_context *ctx);
+    vkc_result (*resident_wait)(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns, bool poll);
 };
+
+/* A resident kernel's ticket: this bit set in the value, the kernel's id in
+ * the bits above VKC__TICKET_ID_SHIFT, the item number below. */
+#define VKC__TICKET_RESIDENT (1ull << 63)
+#define VKC__TICKET_ID_SHIFT 40
+
+/* Before an ordinary submission: items posted to resident kernels complete
+ * first (their buffers are unknown to vkc). */
+static inline vkc_result vkc__resident_order(vkc_context *ctx)
+{
+    if (VKC_LIKELY(atomic_load_explicit(&ctx->resident_posts, memory_order_relaxed) ==
+                   atomic_load_explicit(&ctx->resident_ordered, memory_order_relaxed)))
+        return VKC_SUCCESS;
+    return ctx->resident_order ? ctx->resident_order(ctx) : VKC_SUCCESS;
+}
 
 static inline vkc_result vkc__flush_immediate(vkc_context *ctx)
 {

@@ -416,6 +416,7 @@ typedef struct vkc_device_info {
     /* Present on the device (profiling and kernel statistics use them). */
     bool calibrated_timestamps;    /* VK_EXT_calibrated_timestamps */
     bool pipeline_executable_info; /* VK_KHR_pipeline_executable_properties */
+    bool buffer_device_address; /* bufferDeviceAddress (Vulkan 1.2) */
 } vkc_device_info;
 
 /* The device the context uses. Valid for the context's lifetime. */
@@ -440,6 +441,9 @@ typedef struct vkc_context_features {
      * reason the completion marker is not used ("no timeline semaphores",
      * "self-test: ..."). Valid for the context's lifetime. */
     const char *wait_reason;
+    /* Buffers have device addresses (vkc_buffer_address) and shaders may
+     * use PhysicalStorageBufferAddresses (GL_EXT_buffer_reference). */
+    bool buffer_device_address;
 } vkc_context_features;
 
 VKC_API vkc_result vkc_context_features_get(const vkc_context *ctx, vkc_context_features *out);
@@ -576,6 +580,14 @@ VKC_API uint64_t vkc_buffer_size(const vkc_buffer *buf);
  * UPLOAD memory behind the BAR of a discrete GPU): prefer
  * vkc_buffer_download, which stages such reads. */
 VKC_API void *vkc_buffer_map(vkc_buffer *buf);
+/* The device address of byte 0 of the buffer, for shaders that reach
+ * buffers through GL_EXT_buffer_reference (a resident kernel's payload, for
+ * one). Where the device has bufferDeviceAddress and the context owns its
+ * device, every vkc buffer gets one; VKC_ERROR_UNSUPPORTED otherwise and for
+ * a buffer that wraps the host's VkBuffer. A dispatch that reaches a buffer
+ * only by address does not tell vkc about it: order such work yourself
+ * (vkc_seq_barrier, or waits). Thread-safe. */
+VKC_API vkc_result vkc_buffer_address(const vkc_buffer *buf, uint64_t *out_address);
 /* The VkBuffer and offset behind a vkc buffer, for the host's own use. */
 VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
                                  VkDeviceSize *out_offset);
@@ -1717,6 +1729,195 @@ VKC_API vkc_result vkc_wait_host_semaphore(vkc_context *ctx, VkSemaphore semapho
  * downloads go through staging. Thread-safe. */
 VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSize offset,
                                    VkDeviceSize size, vkc_buffer **out);
+
+/* ------------------------------------------------------------------------ */
+/* Resident kernels                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* A resident kernel is launched once and then takes work items from a ring
+ * in memory that both the CPU and the GPU see, so posting an item costs a
+ * few stores instead of a vkQueueSubmit and a round trip (post, wait) costs
+ * a few microseconds where an ordinary submit costs ten or more. It is for
+ * many tiny dependent steps driven by the CPU: read a result, decide the
+ * next input. Opt-in per kernel.
+ *
+ * The shader. A compute shader with a loop around the include that vkc
+ * ships (shaders/include/vkc_resident.glsl, installed beside vkc.h and known
+ * to vkc_kernel_create_glsl as "vkc_resident.glsl"):
+ *
+ *   #include "vkc_resident.glsl"
+ *   layout(local_size_x = 1) in;
+ *   layout(set = 0, binding = 1) buffer Data { uint data[]; };
+ *   void main() {
+ *       vkc_item it;
+ *       while (vkc_resident_next(it)) {
+ *           data[0] += vkc_resident_word(it, 0u);
+ *           vkc_resident_done(it);
+ *       }
+ *   }
+ *
+ * The include owns binding 0 (the ring) and the push constants; the
+ * kernel's own buffers are bindings 1.. (vkc_resident_desc.args). One
+ * workgroup runs the loop; items come in post order, one at a time.
+ *
+ * The host:
+ *
+ *   vkc_resident *r;
+ *   vkc_resident_create(ctx, &(vkc_resident_desc){.glsl = src,
+ *                       .args = &data_arg, .arg_count = 1}, &r);
+ *   uint32_t x = 5;
+ *   vkc_ticket t;
+ *   vkc_resident_post(r, &x, 4, 0, &t);
+ *   vkc_wait(ctx, t, UINT64_MAX);         // spins on the item's ack
+ *
+ * How it runs. The kernel is launched on a queue of its own (index 1 of
+ * the context's queue family: vkc asks for two queues where the family has
+ * them and the context owns its device), never the queue ordinary work
+ * uses, so nothing queues behind it. The ring (a header, then `slots`
+ * slots of payload) lives in device-local host-visible memory where the
+ * device has it (the BAR of a discrete GPU): the kernel polls each slot's
+ * item number with device-scope acquire loads; post copies the payload,
+ * issues a store fence, then writes the item number (the doorbell);
+ * vkc_resident_done release-stores the item's ack, on which vkc_wait and
+ * vkc_poll spin. The ring never overwrites a slot whose item is not
+ * acknowledged.
+ *
+ * Safety. The kernel ends itself after idle_timeout_ns without an item, so
+ * an idle program occupies no SM and no driver watchdog sees an endless
+ * kernel; vkc launches it again on the next post (or the next wait or poll
+ * of an item it has not taken). At creation a self-test launches it, posts
+ * a probe item and waits (bounded) for the device to acknowledge it: it
+ * proves that the device sees host writes in the chosen memory while the
+ * kernel runs (on one H200 host-cached system memory did NOT work: the
+ * kernel saw the first doorbell and never a later one) and measures how
+ * long one poll takes, to turn the idle time into a poll count. Where the
+ * self-test fails, the family has one queue, or the context wraps the
+ * host's device, the resident kernel FALLS BACK to ordinary submits: each
+ * post becomes a submitted dispatch of the same kernel in one-item mode
+ * (vkc_resident_next returns the posted item once, then false), with the
+ * same results; vkc_resident_info_get says which mode and why (vkc-info
+ * prints it). VKC_RESIDENT=fallback in the environment (or fallback = ON in
+ * the desc) forces the fallback.
+ *
+ * On which devices it is safe, and why. Vulkan promises neither forward
+ * progress for a kernel that waits on the host, nor preemption, nor that a
+ * running shader sees host writes (or the host its writes) before a fence.
+ * vkc relies on what the self-test checks and on three more properties: the
+ * device runs the resident kernel's queue concurrently with the others (a
+ * GPU with several hardware queues: NVIDIA, AMD; CPU drivers run queues on
+ * threads); no watchdog kills it (the idle exit keeps launches short while
+ * idle, but a long busy stream is one long launch: on a GPU that also
+ * drives a display, a watchdog may end it, which vkc sees as device loss);
+ * and the device's caches keep device-scope atomics coherent with memory
+ * the host maps (true of NVIDIA's L2 and of host memory). Measured safe on
+ * an NVIDIA H200 (driver 580) and on lavapipe; treat anything else as
+ * untested and check vkc_resident_info_get.
+ *
+ * Ordering against ordinary work. vkc cannot see which buffers a payload
+ * names, so it orders everything: a post waits (on the host) for all
+ * ordinary work submitted before it, and a launch also waits for it on the
+ * GPU (the context's timeline); every ordinary submission of the context
+ * (sequences, immediate flushes, blocking buffer calls) first waits for all
+ * posted items to be acknowledged and ends the resident kernel (waiting for
+ * its fence), so its writes are ordered before that work in Vulkan's terms;
+ * the next post launches it again (a few microseconds more). Interleave
+ * posts and ordinary work only where needed. VKC_RESIDENT_POST_UNORDERED
+ * skips a post's wait (the caller knows its buffers are not in use).
+ * Immediate-mode work must be flushed (vkc_flush) to be ordered before a
+ * post. Results of an item are visible to the host once its ticket is
+ * complete. Buffers that ordinary work writes and a resident kernel reads
+ * must be declared coherent in the shader (the kernel outlives that work).
+ * On devices with one queue in the family (lavapipe), there is no queue of
+ * its own and the kernel falls back.
+ *
+ * Lifetime. vkc_resident_destroy (and vkc_context_destroy) let the kernel
+ * finish the items already posted (bounded by timeout_ns), then end it; a
+ * kernel whose own code never returns from an item cannot be ended by vkc
+ * (as with any endless kernel). After device loss a resident kernel must be
+ * destroyed and created again (post returns VKC_ERROR_INVALID_STATE).
+ *
+ * Thread safety: post, wait and poll are thread-safe; destroy must not run
+ * while another thread uses the resident kernel or waits on its tickets. */
+
+typedef struct vkc_resident vkc_resident;
+
+typedef struct vkc_resident_desc {
+    /* The kernel, one of: a kernel built with vkc_resident.glsl (it stays
+     * the caller's and must outlive the resident kernel), GLSL source, or
+     * SPIR-V. */
+    vkc_kernel *kernel;
+    const char *glsl;
+    const uint32_t *spirv;
+    size_t spirv_size;
+    const char *name;        /* debug name; copied */
+    uint32_t workgroup_size; /* with local_size_x_id; 0: the shader's size or vkc's default */
+    /* Bound to bindings 1.. of the kernel, as a dispatch's args. The
+     * buffers must outlive the resident kernel (it may run at any time). */
+    const vkc_arg *args;
+    uint32_t arg_count;
+    uint32_t slots;           /* ring slots; 0 = 64 */
+    uint32_t payload_size;    /* bytes per item (multiple of 4); 0 = 64; at most 4096 */
+    uint64_t idle_timeout_ns; /* 0 = 20 ms */
+    uint32_t grid;            /* workgroups: 0 or 1 (wider grids are not done yet) */
+    vkc_toggle fallback;      /* ON: ordinary submits from the start */
+    /* Bound of the waits post, create and destroy make (full ring, the
+     * self-test, draining): 0 = 1 s. */
+    uint64_t timeout_ns;
+} vkc_resident_desc;
+
+/* Create a resident kernel: check the kernel's interface (binding 0 and the
+ * push constants of the include), allocate the ring, launch the kernel and
+ * run the self-test (or set up the fallback).
+ *
+ * VKC_ERROR_INVALID_ARGUMENT for a desc without exactly one kernel source,
+ * a payload size that is not a multiple of 4 or above 4096, a grid above 1;
+ * VKC_ERROR_MISMATCH for a kernel that does not use vkc_resident.glsl or
+ * args that do not match bindings 1..; VKC_ERROR_COMPILE as
+ * vkc_kernel_create_glsl. A failed self-test is not an error: the resident
+ * kernel falls back. *out is NULL on failure. Thread-safe. */
+VKC_API vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *desc,
+                                       vkc_resident **out);
+/* Let posted items finish (bounded), end the kernel, free everything. The
+ * tickets of its items must not be waited on afterwards. NULL does
+ * nothing. */
+VKC_API void vkc_resident_destroy(vkc_resident *r);
+
+enum {
+    /* A full ring returns VKC_NOT_READY at once instead of waiting. */
+    VKC_RESIDENT_POST_NO_WAIT = 1u << 0,
+    /* Do not wait for ordinary work submitted earlier. */
+    VKC_RESIDENT_POST_UNORDERED = 1u << 1,
+};
+
+/* Post one item: size bytes (at most payload_size; the rest of the slot is
+ * left as it was) copied into the next slot, then the doorbell. *ticket
+ * completes when the kernel has called vkc_resident_done for it (vkc_wait,
+ * vkc_poll). A full ring waits up to timeout_ns for the oldest item
+ * (VKC_TIMEOUT) or, with VKC_RESIDENT_POST_NO_WAIT, returns VKC_NOT_READY.
+ * VKC_ERROR_LIMIT for a payload too large, VKC_ERROR_INVALID_STATE after
+ * vkc_resident_stop or device loss. Thread-safe. */
+VKC_API vkc_result vkc_resident_post(vkc_resident *r, const void *payload, uint32_t size,
+                                     uint32_t flags, vkc_ticket *ticket);
+/* Let posted items finish (bounded by timeout_ns) and end the kernel; later
+ * posts return VKC_ERROR_INVALID_STATE. Returns VKC_TIMEOUT when items were
+ * still unacknowledged at the bound. */
+VKC_API vkc_result vkc_resident_stop(vkc_resident *r);
+
+typedef struct vkc_resident_info {
+    bool resident;        /* true: a resident kernel; false: ordinary submits */
+    char reason[256];     /* why it falls back ("" when resident) */
+    uint32_t memory_type; /* of the ring */
+    bool device_local;    /* the ring's memory is device-local */
+    uint32_t queue_family, queue_index;
+    uint32_t slots, payload_size;
+    uint64_t idle_timeout_ns;
+    uint32_t idle_polls; /* polls without an item before the kernel ends */
+    double poll_ns;      /* one poll, measured by the self-test (0: not run) */
+    uint64_t launches;   /* of the resident kernel (or fallback submits) */
+    uint64_t posted, completed;
+} vkc_resident_info;
+
+VKC_API vkc_result vkc_resident_info_get(vkc_resident *r, vkc_resident_info *out);
 
 /* ------------------------------------------------------------------------ */
 /* Several devices                                                          */
