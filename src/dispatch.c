@@ -14,6 +14,38 @@
 
 /* ---- lifetime ------------------------------------------------------------------ */
 
+static void vkc__seq_release_units(vkc_seq *s)
+{
+    for (int i = 0; i < VKC_SEQ_RING_MAX; ++i) {
+        vkc__cmd_release(s->obj.ctx, s->units[i]);
+        s->units[i] = NULL;
+    }
+}
+
+/* Units in flight go to the pending list with their hold on the set; the
+ * objects go when the last of them retires. */
+void vkc__seq_let_go(vkc_seq *s)
+{
+    vkc__seq_release_units(s);
+    if (s->set)
+        vkc__obj_release(vkc__rset_obj(s->set));
+    s->set = NULL;
+}
+
+static void vkc__seq_free(vkc__obj *o)
+{
+    vkc_seq *s = (vkc_seq *)o;
+    vkc__seq_let_go(s);
+    vkc__free(s->cmds);
+    vkc__free(s->uses);
+    vkc__free(s->push);
+    for (uint32_t i = 0; i < s->buf_cap; ++i)
+        vkc__free(s->bufs[i].r);
+    vkc__free(s->bufs);
+    vkc__free(s->order);
+    vkc__free(s);
+}
+
 vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **out)
 {
     if (out)
@@ -22,57 +54,41 @@ vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **
     VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_seq_create: out is NULL");
     vkc_seq *s = vkc__calloc(1, sizeof(*s));
     VKC_RETURN_IF(!s, ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "sequence");
-    s->magic = VKC_MAGIC_SEQ;
-    s->ctx = ctx;
     snprintf(s->name, sizeof(s->name), "%s", desc && desc->name ? desc->name : "vkc_seq");
     s->recording = true;
     s->ring = ctx->seq_ring ? ctx->seq_ring : VKC_SEQ_RING; /* resolved at init */
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_push(&ctx->seqs, &s->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
+    atomic_init(&s->busy, false);
+    vkc__obj_init(&s->obj, VKC_MAGIC_SEQ, ctx, s->name, vkc__seq_free, &ctx->seqs);
     *out = s;
     return VKC_SUCCESS;
 }
 
-static void vkc__seq_release_units(vkc_seq *s)
-{
-    for (int i = 0; i < VKC_SEQ_RING_MAX; ++i) {
-        vkc__cmd_release(s->ctx, s->units[i]);
-        s->units[i] = NULL;
-    }
-}
-
 void vkc_seq_destroy(vkc_seq *s)
 {
-    if (!s || s->magic != VKC_MAGIC_SEQ)
-        return;
-    vkc_context *ctx = s->ctx;
-    /* Units in flight go to the pending list and are reused once done. */
-    vkc__seq_release_units(s);
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_remove(&s->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
-    vkc__free(s->cmds);
-    vkc__free(s->uses);
-    vkc__free(s->push);
-    for (uint32_t i = 0; i < s->buf_cap; ++i)
-        vkc__free(s->bufs[i].r);
-    vkc__free(s->bufs);
-    vkc__free(s->order);
-    s->magic = 0;
-    vkc__free(s);
+    vkc__obj_kill(s ? &s->obj : NULL, VKC_MAGIC_SEQ);
 }
 
 #define VKC_CHECK_SEQ(s)                                                                           \
     do {                                                                                           \
-        if (VKC_UNLIKELY(!(s) || (s)->magic != VKC_MAGIC_SEQ))                                     \
+        if (VKC_UNLIKELY(!(s) || (s)->obj.magic != VKC_MAGIC_SEQ))                                 \
             return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_seq handle");             \
-        VKC_CHECK_CONTEXT((s)->ctx);                                                               \
+        VKC_CHECK_CONTEXT((s)->obj.ctx);                                                           \
     } while (0)
 
 vkc_result vkc_seq_begin(vkc_seq *s)
 {
     VKC_CHECK_SEQ(s);
+    /* The recorded copies can never be submitted again: back to the pool
+     * (reused once their last submit completed). The set is reused when
+     * none of them holds it any more, else a new one is started (the old
+     * goes with its last unit). */
+    vkc__seq_release_units(s);
+    if (s->set && vkc__rset_exclusive(s->set)) {
+        vkc__rset_clear(s->set);
+    } else if (s->set) {
+        vkc__obj_release(vkc__rset_obj(s->set));
+        s->set = NULL;
+    }
     s->cmd_count = s->use_count = s->push_len = s->buf_count = 0;
     s->level_floor = s->max_level = 0;
     s->dispatches = s->explicit_barriers = 0;
@@ -87,16 +103,36 @@ vkc_result vkc_seq_begin(vkc_seq *s)
 static vkc_result vkc__check_recording(vkc_seq *s)
 {
     if (!s->recording) /* not latched: the recorded sequence stays usable */
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE,
                         "sequence \"%s\" has ended; call vkc_seq_begin to record again", s->name);
     return VKC_SUCCESS;
 }
 
+/* Retain o in the sequence's set (once per set): the one place recorded
+ * commands take their references. */
+static vkc_result vkc__hold(vkc_seq *s, vkc__obj *o)
+{
+    if (VKC_UNLIKELY(!s->set))
+        VKC_FORWARD(vkc__latch(s, vkc__rset_new(s->obj.ctx, &s->set)));
+    return vkc__latch(s, vkc__rset_add(s->set, o));
+}
+
+/* Append command c (hazard levels) after retaining what it names. */
+static vkc_result vkc__push(vkc_seq *s, vkc__command *c)
+{
+    if (c->kernel)
+        VKC_FORWARD(vkc__hold(s, (vkc__obj *)c->kernel));
+    for (uint32_t i = 0; i < c->use_count; ++i)
+        VKC_FORWARD(vkc__hold(s, &s->uses[c->use_first + i].buffer->obj));
+    return vkc__append(s, c);
+}
+
 static vkc_result vkc__check_buffer(vkc_seq *s, const vkc_buffer *b, const char *what)
 {
-    if (!b || b->magic != VKC_MAGIC_BUFFER)
-        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_buffer handle", what);
-    if (b->ctx != s->ctx)
+    vkc_result r = vkc__obj_check(s->obj.ctx, b, VKC_MAGIC_BUFFER, what);
+    if (r < 0)
+        return vkc__latch(s, r);
+    if (b->obj.ctx != s->obj.ctx)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: buffer belongs to another context",
                             what);
     return VKC_SUCCESS;
@@ -144,14 +180,18 @@ static vkc_result vkc__arg_fail(vkc_seq *s, vkc_result code, const vkc_kernel *k
 static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, const vkc_arg *a,
                                 uint64_t count, vkc__use *u)
 {
-    const vkc_context *ctx = s->ctx;
+    const vkc_context *ctx = s->obj.ctx;
     const vkc_binding_info *bi = &k->info.bindings[i];
     const vkc_buffer *b = a->buffer;
-    if (!b || b->magic != VKC_MAGIC_BUFFER || b->ctx != ctx)
+    if (!b || b->obj.magic != VKC_MAGIC_BUFFER || b->obj.ctx != ctx) {
+        if (b && b->obj.magic == VKC_MAGIC_DEAD && b->obj.kind == VKC_MAGIC_BUFFER)
+            return vkc__arg_fail(s, VKC_ERROR_INVALID_HANDLE, k, i,
+                                 "vkc_buffer \"%s\" was destroyed", b->name);
         return vkc__arg_fail(s, VKC_ERROR_INVALID_HANDLE, k, i, "%s",
-                             b && b->magic == VKC_MAGIC_BUFFER
+                             b && b->obj.magic == VKC_MAGIC_BUFFER
                                  ? "the buffer belongs to another context"
                                  : "invalid vkc_buffer handle");
+    }
     if (a->offset > b->size)
         return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
                              "offset %llu beyond the buffer's %llu bytes",
@@ -194,13 +234,14 @@ static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, con
  * uses are at s->uses[*first .. *first + arg_count). */
 static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, vkc__command *c)
 {
-    vkc_context *ctx = s->ctx;
+    vkc_context *ctx = s->obj.ctx;
     if (!d)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "dispatch desc is NULL");
     const vkc_kernel *k = d->kernel;
-    if (!k || k->magic != VKC_MAGIC_KERNEL)
-        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "dispatch: invalid vkc_kernel handle");
-    if (k->ctx != ctx)
+    vkc_result kr = vkc__obj_check(ctx, k, VKC_MAGIC_KERNEL, "dispatch");
+    if (kr < 0)
+        return vkc__latch(s, kr);
+    if (k->obj.ctx != ctx)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "dispatch: kernel of another context");
     const vkc_kernel_info *ki = &k->info;
     if (d->arg_count != ki->binding_count)
@@ -276,9 +317,9 @@ vkc_result vkc_seq_dispatch(vkc_seq *s, const vkc_dispatch_desc *d)
         return VKC_SUCCESS; /* nothing to do: an empty input is not an error */
     s->use_count += c.use_count;
     s->push_len += c.push_size;
-    VKC_FORWARD(vkc__append(s, &c));
+    VKC_FORWARD(vkc__push(s, &c));
     s->dispatches++;
-    VKC_STAT_ADD(s->ctx, dispatches, 1);
+    VKC_STAT_ADD(s->obj.ctx, dispatches, 1);
     return VKC_SUCCESS;
 }
 
@@ -304,7 +345,7 @@ vkc_result vkc_seq_copy(vkc_seq *s, vkc_buffer *dst, uint64_t dst_offset, vkc_bu
     vkc__command c = {
         .kind = VKC_CMD_COPY, .use_first = s->use_count, .use_count = 2, .label = "vkc copy"};
     s->use_count += 2;
-    return vkc__append(s, &c);
+    return vkc__push(s, &c);
 }
 
 vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t size, uint32_t value)
@@ -327,7 +368,7 @@ vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t s
                       .value = value,
                       .label = "vkc fill"};
     s->use_count += 1;
-    return vkc__append(s, &c);
+    return vkc__push(s, &c);
 }
 
 static vkc_result vkc__seq_ownership(vkc_seq *s, vkc_buffer *buf, uint32_t family, bool acquire)
@@ -336,11 +377,11 @@ static vkc_result vkc__seq_ownership(vkc_seq *s, vkc_buffer *buf, uint32_t famil
     VKC_FORWARD(vkc__check_recording(s));
     const char *what = acquire ? "acquire" : "release";
     VKC_FORWARD(vkc__check_buffer(s, buf, what));
-    if (family >= s->ctx->info.queue_family_count)
+    if (family >= s->obj.ctx->info.queue_family_count)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
                             "%s: queue family %u does not exist (the device has %u)", what, family,
-                            s->ctx->info.queue_family_count);
-    if (family == s->ctx->info.queue_family)
+                            s->obj.ctx->info.queue_family_count);
+    if (family == s->obj.ctx->info.queue_family)
         return VKC_SUCCESS; /* same family: nothing to transfer */
     if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + 1, sizeof(vkc__use)))
         return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
@@ -353,7 +394,7 @@ static vkc_result vkc__seq_ownership(vkc_seq *s, vkc_buffer *buf, uint32_t famil
                       .value = family,
                       .label = acquire ? "vkc acquire" : "vkc release"};
     s->use_count += 1;
-    return vkc__append(s, &c);
+    return vkc__push(s, &c);
 }
 
 vkc_result vkc_seq_acquire(vkc_seq *s, vkc_buffer *buf, uint32_t src_family)
@@ -399,7 +440,7 @@ static bool vkc__labels_on(const vkc_context *ctx)
  * returned but not latched, so the next submit records again. */
 static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
 {
-    vkc_context *ctx = s->ctx;
+    vkc_context *ctx = s->obj.ctx;
     *out = NULL;
     /* Counting sort of the commands by level (stable). */
     uint32_t nlev = s->cmd_count ? s->max_level + 1 : 0;
@@ -416,6 +457,11 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
 
     vkc__cmd *unit;
     VKC_FORWARD(vkc__cmd_acquire(ctx, &unit));
+    /* One reference on the whole set per recorded copy, none per object. */
+    if (s->set) {
+        unit->hold[0] = vkc__rset_obj(s->set);
+        vkc__obj_retain(unit->hold[0]);
+    }
     VkCommandBuffer cb = unit->cb;
     const bool labels = vkc__labels_on(ctx);
     VkPipelineStageFlags2 before = VKC_WORK_STAGES; /* earlier submissions */
@@ -521,7 +567,7 @@ static vkc_result vkc__ensure_unit(vkc_seq *s, uint32_t i)
         return VKC_SUCCESS;
     /* The old copy goes back first (reused at once if its last submit is
      * done, else once it is), then the commands are recorded again. */
-    vkc__cmd_release(s->ctx, s->units[i]);
+    vkc__cmd_release(s->obj.ctx, s->units[i]);
     s->units[i] = NULL;
     vkc__cmd *unit;
     VKC_FORWARD(vkc__record(s, &unit));
@@ -536,7 +582,7 @@ vkc_result vkc_seq_end(vkc_seq *s)
     if (s->error < 0)
         return s->error;
     if (!s->recording)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
                         s->name);
     s->recording = false;
     return vkc__ensure_unit(s, s->next_unit);
@@ -546,12 +592,12 @@ vkc_result vkc_seq_set_push(vkc_seq *s, uint32_t index, const void *data, uint32
 {
     VKC_CHECK_SEQ(s);
     if (index >= s->cmd_count || s->cmds[index].kind != VKC_CMD_DISPATCH)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                         "set_push: command %u is not a dispatch of sequence \"%s\" (%u commands)",
                         index, s->name, s->cmd_count);
     vkc__command *c = &s->cmds[index];
     if (size != c->push_size || (size && !data))
-        return VKC_FAIL(s->ctx, VKC_ERROR_MISMATCH,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_MISMATCH,
                         "set_push: kernel \"%s\" takes %u bytes of push constants, got %u",
                         c->kernel->name, c->push_size, size);
     if (memcmp(s->push + c->push_offset, data, size)) {
@@ -565,11 +611,11 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
 {
     VKC_CHECK_SEQ(s);
     if (index >= s->cmd_count || s->cmds[index].kind != VKC_CMD_DISPATCH)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                         "set_arg: command %u is not a dispatch of sequence \"%s\"", index, s->name);
     vkc__command *c = &s->cmds[index];
     if (arg >= c->use_count || !value)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT, "set_arg: arg %u out of range (%u)",
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "set_arg: arg %u out of range (%u)",
                         arg, c->use_count);
     vkc__use *u = &s->uses[c->use_first + arg];
     vkc__use next;
@@ -577,6 +623,11 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
     vkc_result r = vkc__bind_arg(s, c->kernel, arg, value, c->count, &next);
     if (r < 0) {
         s->error = latched; /* a rejected replacement leaves the recording as it was */
+        return r;
+    }
+    r = vkc__hold(s, &next.buffer->obj);
+    if (r < 0) {
+        s->error = latched;
         return r;
     }
     if (!value->access) /* keep the access the dispatch was recorded with */
@@ -590,10 +641,9 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
 
 vkc_result vkc_seq_info_get(const vkc_seq *s, vkc_seq_info *out)
 {
-    if (!s || s->magic != VKC_MAGIC_SEQ)
-        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_seq handle");
+    VKC_FORWARD(vkc__obj_check(NULL, s, VKC_MAGIC_SEQ, "vkc_seq_info_get"));
     if (!out)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT, "out is NULL");
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "out is NULL");
     out->commands = s->cmd_count;
     out->dispatches = s->dispatches;
     out->levels = s->cmd_count ? s->max_level + 1 : 0;
@@ -613,24 +663,37 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
         memset(out, 0, sizeof(*out));
     VKC_CHECK_SEQ(s);
     if (s->lost)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE,
                         "sequence \"%s\" was recorded before the device was lost and recovered: "
                         "record it again (vkc_seq_begin ... vkc_seq_end)",
                         s->name);
     if (s->error < 0)
         return s->error;
     if (s->recording)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE,
                         "sequence \"%s\" is still being recorded: call vkc_seq_end first", s->name);
+    /* One thread at a time: the ring index and the recorded copies are the
+     * sequence's own. One atomic exchange refuses a second thread. */
+    if (VKC_UNLIKELY(atomic_exchange_explicit(&s->busy, true, memory_order_acquire)))
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE,
+                        "sequence \"%s\" is being submitted by another thread: a sequence is "
+                        "submitted by one thread at a time",
+                        s->name);
     uint32_t i = s->next_unit;
-    VKC_FORWARD(vkc__ensure_unit(s, i));
-    uint64_t value;
-    VKC_FORWARD(vkc__submit(s->ctx, s->units[i], &value));
-    s->next_unit = (i + 1) % s->ring;
-    s->submits++;
+    uint64_t value = 0;
+    vkc_result r = vkc__ensure_unit(s, i);
+    if (r >= 0)
+        r = vkc__submit(s->obj.ctx, s->units[i], &value);
+    if (r >= 0) {
+        s->next_unit = (i + 1) % s->ring;
+        s->submits++;
+    }
+    atomic_store_explicit(&s->busy, false, memory_order_release);
+    if (r < 0)
+        return r;
     if (out) {
         out->value = value;
-        out->context_id = s->ctx->id;
+        out->context_id = s->obj.ctx->id;
     }
     return VKC_SUCCESS;
 }

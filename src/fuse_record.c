@@ -23,7 +23,7 @@ static bool overlap(range a, range b)
 /* Check the args against the graph; pick the width. */
 static vkc_result check_args(vkc_fuse *f, const vkc_fuse_args *a, int *out_w)
 {
-    vkc_context *ctx = f->ctx;
+    vkc_context *ctx = f->obj.ctx;
     const vkc__fgraph *g = &f->g;
     VKC_RETURN_IF(!a, ctx, VKC_ERROR_INVALID_ARGUMENT, "fusion record: args is NULL");
     VKC_RETURN_IF(a->count == 0 || a->count > UINT32_MAX, ctx, VKC_ERROR_LIMIT,
@@ -55,7 +55,7 @@ static vkc_result check_args(vkc_fuse *f, const vkc_fuse_args *a, int *out_w)
         const vkc_arg *arg = &a->inputs[n->index];
         uint64_t elems = n->period ? n->period : a->count;
         uint64_t need = elems * vkc__fuse_storage_size(n->stype);
-        if (!arg->buffer || arg->buffer->magic != VKC_MAGIC_BUFFER) {
+        if (!arg->buffer || arg->buffer->obj.magic != VKC_MAGIC_BUFFER) {
             r = VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE,
                          "fusion record \"%s\": input %u: bad buffer", f->name, n->index);
             break;
@@ -80,7 +80,7 @@ static vkc_result check_args(vkc_fuse *f, const vkc_fuse_args *a, int *out_w)
         bool isred = o == g->out_count;
         const vkc_arg *arg = isred ? &a->reduce : &a->outputs[o];
         uint64_t need = isred ? 4 : a->count * vkc__fuse_storage_size(g->outs[o].stype);
-        if (!arg->buffer || arg->buffer->magic != VKC_MAGIC_BUFFER) {
+        if (!arg->buffer || arg->buffer->obj.magic != VKC_MAGIC_BUFFER) {
             r = VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE, "fusion record \"%s\": %s: bad buffer",
                          f->name, isred ? "reduce" : "output");
             break;
@@ -151,7 +151,7 @@ static const uint32_t reduce_identity[] = {
 vkc_result vkc_fuse_record(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_args *a)
 {
     VKC_CHECK_FUSE(f);
-    VKC_RETURN_IF(!seq, f->ctx, VKC_ERROR_INVALID_HANDLE, "vkc_fuse_record: seq is NULL");
+    VKC_RETURN_IF(!seq, f->obj.ctx, VKC_ERROR_INVALID_HANDLE, "vkc_fuse_record: seq is NULL");
     VKC_FORWARD(vkc_fuse_build(f));
     int w = 1;
     VKC_FORWARD(check_args(f, a, &w));
@@ -188,13 +188,14 @@ static vkc_result temp_alloc(vkc_fuse *f, uint64_t bytes, vkc_buffer **out)
     if (f->temp_count == f->temp_cap) {
         uint32_t cap = f->temp_cap ? f->temp_cap * 2 : 8;
         vkc_buffer **p = vkc__realloc(f->temps, cap * sizeof *p);
-        VKC_RETURN_IF(!p, f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion temporaries");
+        VKC_RETURN_IF(!p, f->obj.ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion temporaries");
         f->temps = p;
         f->temp_cap = cap;
     }
     char name[80];
     snprintf(name, sizeof name, "%s.tmp%u", f->name, f->temp_count);
-    VKC_FORWARD(vkc_buffer_create(f->ctx, &(vkc_buffer_desc){.size = bytes, .name = name}, out));
+    VKC_FORWARD(
+        vkc_buffer_create(f->obj.ctx, &(vkc_buffer_desc){.size = bytes, .name = name}, out));
     f->temps[f->temp_count++] = *out;
     return VKC_SUCCESS;
 }
@@ -250,7 +251,7 @@ static bool step_operand(step *s, const vkc__fgraph *big, uint32_t k, vkc_buffer
 vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_args *a)
 {
     VKC_CHECK_FUSE(f);
-    vkc_context *ctx = f->ctx;
+    vkc_context *ctx = f->obj.ctx;
     VKC_RETURN_IF(!seq, ctx, VKC_ERROR_INVALID_HANDLE, "vkc_fuse_record_unfused: seq is NULL");
     VKC_FORWARD(vkc__fuse_prepare(f));
     int w = 1;

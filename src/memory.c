@@ -348,7 +348,7 @@ vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind, con
     vkc_buffer *buf = vkc__calloc(1, sizeof(*buf));
     if (!buf)
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "buffer");
-    buf->ctx = ctx;
+    buf->obj.ctx = ctx;
     buf->size = size;
     buf->memory = kind;
     buf->uid = atomic_fetch_add(&ms->next_uid, 1);
@@ -438,25 +438,27 @@ vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind, con
         buf->mapped = buf->block->mapped + buf->block_offset;
     }
     vkc__set_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)buf->buffer, buf->name);
-    buf->magic = VKC_MAGIC_BUFFER;
-    if (listed) {
-        pthread_mutex_lock(&ctx->objects_lock);
-        vkc__list_push(&ctx->buffers, &buf->node);
-        pthread_mutex_unlock(&ctx->objects_lock);
+    vkc__obj_init(&buf->obj, VKC_MAGIC_BUFFER, ctx, buf->name, vkc__buffer_obj_free,
+                  listed ? &ctx->buffers : NULL);
+    if (listed)
         VKC_STAT_ADD(ctx, buffers, 1);
-    }
     *out = buf;
     return VKC_SUCCESS;
 }
 
 static void vkc__buffer_free(vkc_context *ctx, vkc_buffer *buf)
 {
-    buf->magic = 0;
+    buf->obj.magic = 0;
     if (!buf->wrapped && buf->buffer)
         ctx->vk.vkDestroyBuffer(ctx->device, buf->buffer, ctx->alloc);
     if (buf->block)
         vkc__release(ctx, buf->block, buf->block_offset, buf->alloc_size);
     vkc__free(buf);
+}
+
+void vkc__buffer_obj_free(vkc__obj *o)
+{
+    vkc__buffer_free(o->ctx, (vkc_buffer *)o);
 }
 
 vkc_result vkc_buffer_create(vkc_context *ctx, const vkc_buffer_desc *desc, vkc_buffer **out)
@@ -478,40 +480,33 @@ vkc_result vkc_buffer_create(vkc_context *ctx, const vkc_buffer_desc *desc, vkc_
 
 void vkc_buffer_destroy(vkc_buffer *buf)
 {
-    if (!buf || buf->magic != VKC_MAGIC_BUFFER)
+    if (!vkc__obj_is(buf, VKC_MAGIC_BUFFER))
         return;
-    vkc_context *ctx = buf->ctx;
-    /* The GPU may still use it: wait for all submitted work. When that
-     * fails (device loss) wait for the device as far as it still can. */
-    vkc_result r = VKC_ERROR_DEVICE_LOST;
-    if (!atomic_load_explicit(&ctx->lost, memory_order_relaxed))
-        r = vkc__drain(ctx);
-    if (r < 0) {
-        vkc_queue_lock(ctx);
-        (void)ctx->vk.vkDeviceWaitIdle(ctx->device);
-        vkc_queue_unlock(ctx);
-    }
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_remove(&buf->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
+    vkc_context *ctx = buf->obj.ctx;
     VKC_STAT_SUB(ctx, buffers, 1);
-    vkc__buffer_free(ctx, buf);
+    /* No wait: work recorded or in flight holds its own reference, and the
+     * memory goes back when the last one does. Units that completed let go
+     * of theirs now, so memory of finished work returns at once. */
+    vkc__obj_kill(&buf->obj, VKC_MAGIC_BUFFER);
+    vkc__pool_retire(ctx);
 }
 
 void vkc__memory_drop(vkc_context *ctx)
 {
-    while (ctx->buffers.next && ctx->buffers.next != &ctx->buffers)
-        vkc_buffer_destroy((vkc_buffer *)((char *)ctx->buffers.next - offsetof(vkc_buffer, node)));
+    for (vkc__node *n = ctx->buffers.next, *next; n && n != &ctx->buffers; n = next) {
+        next = n->next; /* a destroy frees this one at most */
+        vkc_buffer_destroy((vkc_buffer *)VKC_OBJ_OF(n));
+    }
 }
 
 uint64_t vkc_buffer_size(const vkc_buffer *buf)
 {
-    return buf && buf->magic == VKC_MAGIC_BUFFER ? buf->size : 0;
+    return vkc__obj_is(buf, VKC_MAGIC_BUFFER) ? buf->size : 0;
 }
 
 void *vkc_buffer_map(vkc_buffer *buf)
 {
-    return buf && buf->magic == VKC_MAGIC_BUFFER ? buf->mapped : NULL;
+    return vkc__obj_is(buf, VKC_MAGIC_BUFFER) ? buf->mapped : NULL;
 }
 
 vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer, VkDeviceSize *out_offset)
@@ -520,9 +515,8 @@ vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer, VkDeviceSi
         *out_buffer = VK_NULL_HANDLE;
     if (out_offset)
         *out_offset = 0;
-    if (!buf || buf->magic != VKC_MAGIC_BUFFER)
-        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "vkc_buffer_vk: invalid vkc_buffer handle");
-    VKC_RETURN_IF(!out_buffer, buf->ctx, VKC_ERROR_INVALID_ARGUMENT,
+    VKC_FORWARD(vkc__obj_check(NULL, buf, VKC_MAGIC_BUFFER, "vkc_buffer_vk"));
+    VKC_RETURN_IF(!out_buffer, buf->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "vkc_buffer_vk: out_buffer is NULL");
     *out_buffer = buf->buffer;
     if (out_offset)
@@ -537,7 +531,7 @@ vkc_result vkc__memory_lose(vkc_context *ctx)
     /* The caller's buffers give up their VkBuffer and memory (the structs,
      * their names and sizes stay); then the module state goes. */
     for (vkc__node *n = ctx->buffers.next; n != &ctx->buffers; n = n->next) {
-        vkc_buffer *buf = (vkc_buffer *)((char *)n - offsetof(vkc_buffer, node));
+        vkc_buffer *buf = (vkc_buffer *)VKC_OBJ_OF(n);
         if (buf->wrapped)
             return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
                             "buffer \"%s\" wraps a VkBuffer of the host: it cannot be rebuilt",
@@ -559,7 +553,7 @@ vkc_result vkc__memory_rebuild(vkc_context *ctx)
 {
     VKC_FORWARD(vkc__memory_init(ctx));
     for (vkc__node *n = ctx->buffers.next; n != &ctx->buffers; n = n->next) {
-        vkc_buffer *buf = (vkc_buffer *)((char *)n - offsetof(vkc_buffer, node));
+        vkc_buffer *buf = (vkc_buffer *)VKC_OBJ_OF(n);
         if (buf->buffer)
             continue;
         /* A fresh unlisted buffer of the same size and kind lends its device
@@ -577,7 +571,7 @@ vkc_result vkc__memory_rebuild(vkc_context *ctx)
         buf->host_cached = tmp->host_cached;
         buf->mapped = tmp->mapped;
         buf->uid = tmp->uid;
-        tmp->magic = 0;
+        tmp->obj.magic = 0;
         vkc__free(tmp);
     }
     return VKC_SUCCESS;
