@@ -53,7 +53,8 @@ static vkc_result vkc__imm_open_locked(vkc_context *ctx, vkc__imm *m)
     /* The slot's previous batch must be done before its commands are replaced
      * (its units are released to the pool only then anyway). */
     if (m->values[m->cur])
-        VKC_FORWARD(vkc__wait_value(ctx, m->values[m->cur], UINT64_MAX, VKC_WAIT_DEFAULT));
+        VKC_FORWARD_DONE(
+            vkc__wait_bounded(ctx, m->values[m->cur], "immediate mode (all batches in flight)"));
     return vkc_seq_begin(s);
 }
 
@@ -89,7 +90,7 @@ static vkc_result vkc__imm_enqueue(vkc_context *ctx, const vkc_dispatch_desc *d,
     vkc__imm *m = ctx->imm;
     pthread_mutex_lock(&m->lock);
     vkc_result r = vkc__imm_open_locked(ctx, m);
-    if (r >= 0) {
+    if (r == VKC_SUCCESS) {
         vkc_seq *s = m->batches[m->cur];
         r = d ? vkc_seq_dispatch(s, d) : vkc_seq_copy(s, dst, dst_offset, src, src_offset, size);
         if (r < 0) {
@@ -129,6 +130,12 @@ vkc_result vkc_finish(vkc_context *ctx)
 {
     VKC_CHECK_CONTEXT(ctx);
     return vkc__drain(ctx);
+}
+
+vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    return vkc__drain_timeout(ctx, timeout_ns);
 }
 
 /* ---- module hooks ---------------------------------------------------------------------------- */

@@ -492,9 +492,21 @@ static vkc_result vkc__fence_slot_locked(vkc_context *ctx, VkFence *out)
     if (ctx->fence_count == ctx->fence_cap) {
         /* Ring full: wait for the oldest. */
         uint32_t i = ctx->fence_head;
-        VkResult vr =
-            VKC_VK(vkWaitForFences,
-                   ctx->vk.vkWaitForFences(ctx->device, 1, &ctx->fences[i], VK_TRUE, UINT64_MAX));
+        const uint64_t start = vkc__now_ns();
+        VkResult vr;
+        for (;;) { /* a driver may return early: only the bound ends the wait */
+            uint64_t spent = vkc__now_ns() - start;
+            uint64_t left = spent < ctx->wait_timeout_ns ? ctx->wait_timeout_ns - spent : 0;
+            vr = VKC_VK(vkWaitForFences,
+                        ctx->vk.vkWaitForFences(ctx->device, 1, &ctx->fences[i], VK_TRUE, left));
+            if (vr != VK_TIMEOUT || !left)
+                break;
+        }
+        if (vr == VK_TIMEOUT)
+            return VKC_FAIL(ctx, VKC_TIMEOUT,
+                            "submit: all %u fences of the fence ring are in flight and the oldest "
+                            "did not complete within the wait bound",
+                            ctx->fence_cap);
         if (vr < 0)
             return vkc__vk_fail(ctx, vr, "vkWaitForFences", __FILE__, __LINE__);
         VKC_FORWARD(vkc__fences_retire_locked(ctx));
@@ -525,7 +537,7 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
     VkFence fence = VK_NULL_HANDLE;
     if (!ctx->features.timeline_semaphores) {
         r = vkc__fence_slot_locked(ctx, &fence);
-        if (r < 0)
+        if (r != VKC_SUCCESS)
             goto out;
     }
     /* Host semaphores registered by vkc_wait_host_semaphore (interop.c):

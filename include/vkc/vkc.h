@@ -222,6 +222,11 @@ typedef struct vkc_context_desc {
      * many batches may be in flight before an enqueue waits (0 = default). */
     uint32_t batch_size;
     uint32_t batches_in_flight;
+    /* The bound of every wait vkc makes without a timeout of the caller's:
+     * vkc_finish, the blocking buffer calls, an enqueue that waits for the
+     * oldest batch, vkc_context_destroy. Past it they return VKC_TIMEOUT
+     * (with a message) instead of blocking on. 0 = 10 s. */
+    uint64_t wait_timeout_ns;
 } vkc_context_desc;
 
 /* Create a context: load Vulkan, create an instance and a device, pick the
@@ -685,8 +690,12 @@ VKC_API vkc_result vkc_seq_submit(vkc_seq *seq, vkc_ticket *out_ticket);
 VKC_API vkc_result vkc_wait(vkc_context *ctx, vkc_ticket ticket, uint64_t timeout_ns);
 /* VKC_SUCCESS when complete, VKC_NOT_READY otherwise. Thread-safe. */
 VKC_API vkc_result vkc_poll(vkc_context *ctx, vkc_ticket ticket);
-/* Flush immediate-mode work and wait for everything submitted. */
+/* Flush immediate-mode work and wait for everything submitted, at most the
+ * context's wait_timeout_ns: VKC_SUCCESS, VKC_TIMEOUT (the work goes on;
+ * call again), or an error. Thread-safe. */
 VKC_API vkc_result vkc_finish(vkc_context *ctx);
+/* vkc_finish with its own bound (UINT64_MAX: no bound). Thread-safe. */
+VKC_API vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns);
 
 /* ------------------------------------------------------------------------ */
 /* Immediate mode                                                           */
