@@ -532,6 +532,12 @@ vkc_result vkc__memory_lose(vkc_context *ctx)
      * their names and sizes stay); then the module state goes. */
     for (vkc__node *n = ctx->buffers.next; n != &ctx->buffers; n = n->next) {
         vkc_buffer *buf = (vkc_buffer *)VKC_OBJ_OF(n);
+        if (buf->wrapped && buf->obj.magic != VKC_MAGIC_BUFFER) {
+            /* Destroyed, named only by sequences that must be recorded
+             * again: the host's VkBuffer is not vkc's to rebuild. */
+            buf->buffer = VK_NULL_HANDLE;
+            continue;
+        }
         if (buf->wrapped)
             return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
                             "buffer \"%s\" wraps a VkBuffer of the host: it cannot be rebuilt",
@@ -554,7 +560,7 @@ vkc_result vkc__memory_rebuild(vkc_context *ctx)
     VKC_FORWARD(vkc__memory_init(ctx));
     for (vkc__node *n = ctx->buffers.next; n != &ctx->buffers; n = n->next) {
         vkc_buffer *buf = (vkc_buffer *)VKC_OBJ_OF(n);
-        if (buf->buffer)
+        if (buf->buffer || buf->wrapped)
             continue;
         /* A fresh unlisted buffer of the same size and kind lends its device
          * objects to the old struct, so the caller's handle stays valid; the

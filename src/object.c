@@ -93,7 +93,7 @@ vkc_result vkc__obj_check(vkc_context *ctx, const void *handle, uint32_t magic, 
     if (VKC_LIKELY(o && o->magic == magic))
         return VKC_SUCCESS;
     if (o && o->magic == VKC_MAGIC_DEAD && o->kind == magic)
-        return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE,
+        return VKC_FAIL(ctx ? ctx : o->ctx, VKC_ERROR_INVALID_HANDLE,
                         "%s: %s \"%s\" was destroyed (work recorded before keeps it alive; new "
                         "uses are refused)",
                         what, vkc__kind_name(magic), o->name ? o->name : "");
