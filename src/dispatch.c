@@ -110,7 +110,7 @@ static vkc_result vkc__check_recording(vkc_seq *s)
 
 /* Retain o in the sequence's set (once per set): the one place recorded
  * commands take their references. */
-static vkc_result vkc__hold(vkc_seq *s, vkc__obj *o)
+vkc_result vkc__seq_hold(vkc_seq *s, vkc__obj *o)
 {
     if (VKC_UNLIKELY(!s->set))
         VKC_FORWARD(vkc__latch(s, vkc__rset_new(s->obj.ctx, &s->set)));
@@ -121,9 +121,9 @@ static vkc_result vkc__hold(vkc_seq *s, vkc__obj *o)
 static vkc_result vkc__push(vkc_seq *s, vkc__command *c)
 {
     if (c->kernel)
-        VKC_FORWARD(vkc__hold(s, (vkc__obj *)c->kernel));
+        VKC_FORWARD(vkc__seq_hold(s, (vkc__obj *)c->kernel));
     for (uint32_t i = 0; i < c->use_count; ++i)
-        VKC_FORWARD(vkc__hold(s, &s->uses[c->use_first + i].buffer->obj));
+        VKC_FORWARD(vkc__seq_hold(s, &s->uses[c->use_first + i].buffer->obj));
     return vkc__append(s, c);
 }
 
@@ -625,7 +625,7 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
         s->error = latched; /* a rejected replacement leaves the recording as it was */
         return r;
     }
-    r = vkc__hold(s, &next.buffer->obj);
+    r = vkc__seq_hold(s, &next.buffer->obj);
     if (r < 0) {
         s->error = latched;
         return r;

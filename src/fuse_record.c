@@ -138,7 +138,10 @@ static vkc_result record_kernel(vkc_seq *seq, vkc_fuse *f, vkc_kernel *k, const 
                            .push_size = push_words * 4u,
                            .count = count,
                            .label = label};
-    return vkc_seq_dispatch(seq, &d);
+    VKC_FORWARD(vkc_seq_dispatch(seq, &d));
+    /* The command's label may be the graph's name: the sequence keeps the
+     * graph (and so its name and temporaries) while it needs them. */
+    return vkc__seq_hold(seq, &f->obj);
 }
 
 static const uint32_t reduce_identity[] = {

@@ -595,6 +595,10 @@ vkc_result vkc__dispatch_init(vkc_context *ctx);
 void vkc__dispatch_finish(vkc_context *ctx);
 /* vkc_context_destroy: destroy the sequences the caller left alive. */
 void vkc__dispatch_drop(vkc_context *ctx);
+/* The sequence's resource set retains o until the sequence is recorded
+ * again and its submissions completed (fusion: the graph whose name and
+ * temporaries its commands use). The error is latched. */
+vkc_result vkc__seq_hold(vkc_seq *s, vkc__obj *o);
 /* Create the completion marker's buffer and kernel (VKC_WAIT_SPIN_MARKER);
  * immediate.c, after dispatch's init. */
 vkc_result vkc__marker_init(vkc_context *ctx);
