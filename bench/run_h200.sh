@@ -25,18 +25,7 @@ mkdir -p "$out"
 bench=${VKC_BENCH:-build-gpu/tools/vkc-bench}
 status=0
 
-echo "== Vulkan runtime from .gl"
-if [ -d .gl/sys ]; then
-  for f in .gl/sys/*.deb; do dpkg -x "$f" / || status=1; done
-  ldconfig || true
-fi
-for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
-           /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
-  if [ -f "$icd" ]; then
-    export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
-    break
-  fi
-done
+. bench/vulkan_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/nvidia-smi.txt" 2>&1 || true
 cat "$out/nvidia-smi.txt"
 

@@ -2,7 +2,10 @@
  * disk under <cache_dir>/spirv/) and the Vulkan pipeline cache (on disk as
  * <cache_dir>/pipelines-<vendor>-<device>-<driver>-<uuids>.bin), with the
  * file helpers both use: whole-file reads, mkdir -p, atomic writes, and
- * vkc's entry header (magic, size, checksum) in front of what a file holds.
+ * vkc's entry (header, key, body). An entry is used only when the key stored
+ * inside it equals, byte for byte, the key of what is asked for: a file name
+ * is a 64-bit hash, too weak for identity, and a file can be swapped, copied
+ * from another machine or cut short.
  * Also the one hash function (FNV-1a) of keys, checksums and fusion.
  *
  * Owns struct vkc__cache (vkc__kstate.cache) and the cache files. Calls
@@ -17,7 +20,7 @@
 #include <unistd.h>
 
 typedef struct vkc__spv_entry {
-    uint64_t hash;
+    vkc__cache_key key; /* owned copy */
     uint32_t *words;
     size_t size; /* bytes */
 } vkc__spv_entry;
@@ -31,6 +34,7 @@ struct vkc__cache {
     bool own_cache;
     atomic_bool cache_used; /* a pipeline was created through it */
     char cache_path[1024];  /* "" = not persisted */
+    vkc__cache_key key;     /* of the pipeline cache file */
 };
 
 static atomic_uint_fast64_t vkc__tmp_counter;
@@ -45,13 +49,6 @@ uint64_t vkc__hash64(uint64_t h, const void *data, size_t n)
         h *= 0x100000001b3ull;
     }
     return h;
-}
-
-uint64_t vkc__hash_field(uint64_t h, const char *s)
-{
-    uint64_t n = s ? strlen(s) + 1 : 0;
-    h = vkc__hash64(h, &n, sizeof(n));
-    return s ? vkc__hash64(h, s, n) : h;
 }
 
 int vkc__read_file(const char *path, void **out, size_t *out_size)
@@ -133,61 +130,142 @@ static int vkc__write_file_atomic(const char *path, const void *head, size_t hea
     return err;
 }
 
-/* ---- entries: vkc's header in front of a file's body ------------------------------ */
+/* ---- keys and entries ---------------------------------------------------------------- */
 
-/* Catches truncated and corrupted files before anyone parses the body.
- * reserved is 0; a stronger key (what the body was made from) can take its
- * place, and be checked here, without a second file format. */
+/* Bump when the key material or the entry layout changes: older entries
+ * then fail the key comparison (or the magic) and are rebuilt. */
+#define VKC_CACHE_FORMAT "vkc cache format 2"
+
+typedef struct vkc__field {
+    const void *p;
+    size_t n;
+} vkc__field;
+
+/* A key from fields, each length-prefixed so ("ab","c") and ("a","bc")
+ * differ, behind the cache-format version. Returns false when out of memory. */
+static bool vkc__key_make(const vkc__field *f, uint32_t count, vkc__cache_key *key)
+{
+    static const char format[] = VKC_CACHE_FORMAT;
+    size_t size = sizeof(format);
+    for (uint32_t i = 0; i < count; ++i)
+        size += sizeof(uint64_t) + f[i].n;
+    memset(key, 0, sizeof(*key));
+    uint8_t *b = vkc__malloc(size);
+    if (!b)
+        return false;
+    memcpy(b, format, sizeof(format));
+    size_t at = sizeof(format);
+    for (uint32_t i = 0; i < count; ++i) {
+        uint64_t n = f[i].n;
+        memcpy(b + at, &n, sizeof(n));
+        at += sizeof(n);
+        if (f[i].n)
+            memcpy(b + at, f[i].p, f[i].n);
+        at += f[i].n;
+    }
+    key->bytes = b;
+    key->size = size;
+    key->hash = vkc__hash64(VKC_HASH_SEED, b, size);
+    return true;
+}
+
+void vkc__cache_key_free(vkc__cache_key *key)
+{
+    vkc__free(key->bytes);
+    memset(key, 0, sizeof(*key));
+}
+
+static bool vkc__key_equal(const vkc__cache_key *a, const vkc__cache_key *b)
+{
+    return a->hash == b->hash && a->size == b->size && memcmp(a->bytes, b->bytes, a->size) == 0;
+}
+
+/* What a cache file holds: this header, the key the body was made from,
+ * the body. The checksum catches truncated and corrupted files before
+ * anyone parses the body; the key catches swapped and foreign ones. */
 typedef struct vkc__entry_header {
-    char magic[8]; /* which kind of entry, and its format version */
-    uint64_t size; /* of the body that follows */
-    uint64_t hash; /* FNV-1a of the body */
-    uint64_t reserved;
+    char magic[8];     /* which kind of entry, and its format version */
+    uint64_t size;     /* of the body */
+    uint64_t hash;     /* FNV-1a of key and body */
+    uint64_t key_size; /* of the key, which follows this header */
 } vkc__entry_header;
 
-/* The body of a file read whole; NULL when fine, else why not. */
+static uint64_t vkc__entry_hash(const uint8_t *key, size_t key_size, const uint8_t *body,
+                                size_t body_size)
+{
+    return vkc__hash64(vkc__hash64(VKC_HASH_SEED, key, key_size), body, body_size);
+}
+
+/* The body of a file read whole, if it is an entry of this kind made from
+ * key; NULL when fine, else why not. */
 static const char *vkc__entry_open(const void *file, size_t file_size, const char magic[8],
-                                   const uint8_t **body, size_t *body_size)
+                                   const vkc__cache_key *key, const uint8_t **body,
+                                   size_t *body_size)
 {
     vkc__entry_header h;
     if (file_size < sizeof(h))
         return "truncated (shorter than vkc's header)";
     memcpy(&h, file, sizeof(h));
-    const uint8_t *b = (const uint8_t *)file + sizeof(h);
+    const uint8_t *k = (const uint8_t *)file + sizeof(h);
+    size_t rest = file_size - sizeof(h);
     if (memcmp(h.magic, magic, 8) != 0)
-        return "not a vkc pipeline cache (bad magic)";
-    if (h.size != file_size - sizeof(h))
+        return "not a vkc cache entry of this kind and format (bad magic)";
+    if (h.key_size > rest || h.size != rest - h.key_size)
         return "truncated or padded (size mismatch)";
-    if (h.hash != vkc__hash64(VKC_HASH_SEED, b, (size_t)h.size))
+    const uint8_t *b = k + h.key_size;
+    if (h.hash != vkc__entry_hash(k, (size_t)h.key_size, b, (size_t)h.size))
         return "corrupt (checksum mismatch)";
+    if (h.key_size != key->size || memcmp(k, key->bytes, key->size) != 0)
+        return "made from another key (a swapped or foreign file, or another compiler, "
+               "device, driver or cache format)";
     *body = b;
     *body_size = (size_t)h.size;
     return NULL;
 }
 
-/* Write header (when magic is not NULL) and body to path, creating dir.
- * Returns 0 or an errno value. */
-static int vkc__entry_write(const char *dir, const char *path, const char *magic, const void *body,
-                            size_t size)
+/* Write an entry (header, key, body) to path, creating dir. Returns 0 or
+ * an errno value. */
+static int vkc__entry_write(const char *dir, const char *path, const char magic[8],
+                            const vkc__cache_key *key, const void *body, size_t size)
 {
     vkc__entry_header h;
     memset(&h, 0, sizeof(h));
-    if (magic) {
-        memcpy(h.magic, magic, 8);
-        h.size = size;
-        h.hash = vkc__hash64(VKC_HASH_SEED, body, size);
-    }
+    memcpy(h.magic, magic, 8);
+    h.size = size;
+    h.key_size = key->size;
+    h.hash = vkc__entry_hash(key->bytes, key->size, body, size);
+    size_t head_size = sizeof(h) + key->size;
+    uint8_t *head = vkc__malloc(head_size);
+    if (!head)
+        return ENOMEM;
+    memcpy(head, &h, sizeof(h));
+    memcpy(head + sizeof(h), key->bytes, key->size);
     int err = vkc__mkdirs(dir);
     if (!err)
-        err = vkc__write_file_atomic(path, &h, magic ? sizeof(h) : 0, body, size);
+        err = vkc__write_file_atomic(path, head, head_size, body, size);
+    vkc__free(head);
     return err;
 }
 
 /* ---- pipeline cache ----------------------------------------------------------------- */
 
-/* ---- pipeline cache ----------------------------------------------------------------- */
+static const char vkc__cache_magic[8] = {'V', 'K', 'C', 'P', 'I', 'P', 'E', '2'};
 
-static const char vkc__cache_magic[8] = {'V', 'K', 'C', 'P', 'I', 'P', 'E', '1'};
+/* The pipeline cache's key: the device and the driver build. */
+static bool vkc__pipeline_key(const vkc_context *ctx, vkc__cache_key *key)
+{
+    const vkc_device_info *i = &ctx->info;
+    const vkc__field f[] = {
+        {"pipelines", 10},
+        {&i->vendor_id, sizeof(i->vendor_id)},
+        {&i->device_id, sizeof(i->device_id)},
+        {&i->driver_version, sizeof(i->driver_version)},
+        {i->pipeline_cache_uuid, sizeof(i->pipeline_cache_uuid)},
+        {i->device_uuid, sizeof(i->device_uuid)},
+        {i->driver_uuid, sizeof(i->driver_uuid)},
+    };
+    return vkc__key_make(f, VKC_ARRAY_COUNT(f), key);
+}
 
 static void vkc__hex(char *out, const uint8_t *b, size_t n)
 {
@@ -235,12 +313,14 @@ static vkc_result vkc__pipeline_cache_init(vkc_context *ctx, vkc__cache *c)
         snprintf(c->cache_path, sizeof(c->cache_path), "%s/pipelines-%08x-%08x-%08x-%s-%s.bin",
                  ctx->cache_dir, ctx->info.vendor_id, ctx->info.device_id, ctx->info.driver_version,
                  uuid, dev);
+        if (!vkc__pipeline_key(ctx, &c->key))
+            return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "pipeline cache key");
         int err = vkc__read_file(c->cache_path, &file, &file_size);
         const char *why = NULL;
         if (err == 0) {
             const uint8_t *body = NULL;
             size_t body_size = 0;
-            why = vkc__entry_open(file, file_size, vkc__cache_magic, &body, &body_size);
+            why = vkc__entry_open(file, file_size, vkc__cache_magic, &c->key, &body, &body_size);
             if (!why && !(why = vkc__cache_data_check(ctx, body, body_size))) {
                 data = body;
                 data_size = body_size;
@@ -272,7 +352,8 @@ static vkc_result vkc__pipeline_cache_init(vkc_context *ctx, vkc__cache *c)
 
 static void vkc__pipeline_cache_save(vkc_context *ctx, vkc__cache *c)
 {
-    if (!c->own_cache || !c->cache || !c->cache_path[0] || !atomic_load(&c->cache_used))
+    if (!c->own_cache || !c->cache || !c->cache_path[0] || !c->key.bytes ||
+        !atomic_load(&c->cache_used))
         return;
     size_t size = 0;
     VkResult vr = VKC_VK(vkGetPipelineCacheData,
@@ -285,7 +366,8 @@ static void vkc__pipeline_cache_save(vkc_context *ctx, vkc__cache *c)
     vr = VKC_VK(vkGetPipelineCacheData,
                 ctx->vk.vkGetPipelineCacheData(ctx->device, c->cache, &size, data));
     if (vr == VK_SUCCESS && !vkc__cache_data_check(ctx, data, size)) {
-        int err = vkc__entry_write(ctx->cache_dir, c->cache_path, vkc__cache_magic, data, size);
+        int err =
+            vkc__entry_write(ctx->cache_dir, c->cache_path, vkc__cache_magic, &c->key, data, size);
         if (err)
             vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_CACHE, "pipeline cache %s not saved: %s",
                      c->cache_path, strerror(err));
@@ -300,14 +382,20 @@ static void vkc__resolve_cache_dir(vkc_context *ctx)
 {
     if (!ctx->disk_cache || ctx->cache_dir[0])
         return;
-    const char *env = getenv("VKC_CACHE_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
-    if (env && *env)
+    const char *env = vkc__env_string("VKC_CACHE_DIR");
+    const char *xdg = vkc__env_string("XDG_CACHE_HOME");
+    const char *home = vkc__env_string("HOME");
+    /* Room in cache_dir (512) for the longest name under it (the pipeline cache's). */
+    if (env && strlen(env) > 350) {
+        vkc__env_ignored(ctx, "VKC_CACHE_DIR", env, "a directory path of at most 350 bytes",
+                         "the default: $XDG_CACHE_HOME/vkc or ~/.cache/vkc");
+        env = NULL;
+    }
+    if (env)
         snprintf(ctx->cache_dir, sizeof(ctx->cache_dir), "%s", env);
-    else if (xdg && *xdg)
+    else if (xdg)
         snprintf(ctx->cache_dir, sizeof(ctx->cache_dir), "%s/vkc", xdg);
-    else if (home && *home)
+    else if (home)
         snprintf(ctx->cache_dir, sizeof(ctx->cache_dir), "%s/.cache/vkc", home);
     else {
         ctx->disk_cache = false;
@@ -336,9 +424,12 @@ void vkc__cache_finish(vkc_context *ctx, vkc__cache *c)
     vkc__pipeline_cache_save(ctx, c);
     if (c->own_cache && c->cache)
         ctx->vk.vkDestroyPipelineCache(ctx->device, c->cache, ctx->alloc);
-    for (uint32_t i = 0; i < c->spv_count; ++i)
+    for (uint32_t i = 0; i < c->spv_count; ++i) {
         vkc__free(c->spv[i].words);
+        vkc__cache_key_free(&c->spv[i].key);
+    }
     vkc__free(c->spv);
+    vkc__cache_key_free(&c->key);
     pthread_mutex_destroy(&c->lock);
     vkc__free(c);
 }
@@ -355,28 +446,84 @@ void vkc__cache_pipeline_used(vkc__cache *c)
 
 /* ---- SPIR-V cache ------------------------------------------------------------------- */
 
-uint64_t vkc__spv_cache_key(const char *source, const char *preamble, const char *entry,
-                            const char *compiler, const char *target)
+static const char vkc__spv_magic[8] = {'V', 'K', 'C', 'S', 'P', 'I', 'R', '2'};
+
+bool vkc__spv_cache_key(const vkc_context *ctx, const char *source, const char *preamble,
+                        const char *entry, const char *compiler, const char *target,
+                        vkc__cache_key *key)
 {
-    uint64_t h = VKC_HASH_SEED;
-    h = vkc__hash_field(h, source);
-    h = vkc__hash_field(h, preamble);
-    h = vkc__hash_field(h, entry);
-    h = vkc__hash_field(h, compiler);
-    return vkc__hash_field(h, target);
+    /* The strings with their terminators, so NULL (size 0) and "" differ. */
+#define VKC__STRING_FIELD(x)                                                                       \
+    {                                                                                              \
+        (x), (x) ? strlen(x) + 1 : 0                                                               \
+    }
+    const vkc_device_info *i = &ctx->info;
+    const vkc__field f[] = {
+        {"spirv", 6},
+        VKC__STRING_FIELD(source),
+        VKC__STRING_FIELD(preamble),
+        VKC__STRING_FIELD(entry),
+        VKC__STRING_FIELD(compiler),
+        VKC__STRING_FIELD(target),
+        {i->device_uuid, sizeof(i->device_uuid)},
+        {i->driver_uuid, sizeof(i->driver_uuid)},
+    };
+#undef VKC__STRING_FIELD
+    return vkc__key_make(f, VKC_ARRAY_COUNT(f), key);
 }
 
-static void vkc__spv_path(const vkc_context *ctx, uint64_t key, char *path, size_t size)
+static void vkc__spv_path(const vkc_context *ctx, const vkc__cache_key *key, char *path,
+                          size_t size)
 {
-    snprintf(path, size, "%s/spirv/%016llx.spv", ctx->cache_dir, (unsigned long long)key);
+    snprintf(path, size, "%s/spirv/%016llx.spv", ctx->cache_dir, (unsigned long long)key->hash);
 }
 
-bool vkc__spv_cache_get(vkc_context *ctx, vkc__cache *c, uint64_t key, uint32_t **words,
-                        size_t *size)
+/* The module of key read from disk; NULL (with a warning where a file was
+ * there but unusable) when there is none to use. */
+static void *vkc__spv_disk_get(vkc_context *ctx, const vkc__cache_key *key, size_t *size)
+{
+    char path[1100];
+    vkc__spv_path(ctx, key, path, sizeof(path));
+    void *file = NULL;
+    size_t fsize = 0;
+    int err = vkc__read_file(path, &file, &fsize);
+    if (err) {
+        if (err != ENOENT)
+            vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_CACHE,
+                     "SPIR-V cache %s unreadable (%s); compiling again", path, strerror(err));
+        return NULL;
+    }
+    const uint8_t *body = NULL;
+    size_t body_size = 0;
+    char msg[512];
+    const char *why = vkc__entry_open(file, fsize, vkc__spv_magic, key, &body, &body_size);
+    /* Copied out before validating: the body follows the key, unaligned. */
+    uint32_t *words = why ? NULL : vkc__malloc(body_size ? body_size : 1);
+    if (words) {
+        memcpy(words, body, body_size);
+        /* A file is untrusted input: a key that matches does not make the
+         * body a valid module. */
+        if (!vkc__spirv_file_ok(ctx, words, body_size, msg, sizeof(msg))) {
+            why = msg;
+            vkc__free(words);
+            words = NULL;
+        }
+    }
+    if (why)
+        vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_CACHE,
+                 "SPIR-V cache %s ignored: %s; compiling again", path, why);
+    else if (words)
+        *size = body_size;
+    vkc__free(file);
+    return words;
+}
+
+bool vkc__spv_cache_get(vkc_context *ctx, vkc__cache *c, const vkc__cache_key *key,
+                        uint32_t **words, size_t *size)
 {
     pthread_mutex_lock(&c->lock);
     for (uint32_t i = 0; i < c->spv_count; ++i) {
-        if (c->spv[i].hash != key)
+        if (!vkc__key_equal(&c->spv[i].key, key))
             continue;
         uint32_t *copy = vkc__malloc(c->spv[i].size);
         if (copy) {
@@ -390,70 +537,54 @@ bool vkc__spv_cache_get(vkc_context *ctx, vkc__cache *c, uint64_t key, uint32_t 
     pthread_mutex_unlock(&c->lock);
     if (!ctx->disk_cache)
         return false;
-    char path[1100];
-    vkc__spv_path(ctx, key, path, sizeof(path));
-    void *file = NULL;
-    size_t fsize = 0;
-    int err = vkc__read_file(path, &file, &fsize);
-    if (err) {
-        if (err != ENOENT)
-            vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_CACHE, "SPIR-V cache %s unreadable: %s", path,
-                     strerror(err));
-        return false;
-    }
-    char msg[512];
-    if (!vkc__spirv_file_ok(ctx, file, fsize, msg, sizeof(msg))) {
-        vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_CACHE,
-                 "SPIR-V cache %s ignored (%s); compiling again", path, msg);
-        vkc__free(file);
-        return false;
-    }
-    *words = file;
-    *size = fsize;
-    return true;
+    *words = vkc__spv_disk_get(ctx, key, size);
+    return *words != NULL;
 }
 
-static void vkc__spv_memory_put(vkc__cache *c, uint64_t key, const uint32_t *words, size_t size)
+static void vkc__spv_memory_put(vkc__cache *c, const vkc__cache_key *key, const uint32_t *words,
+                                size_t size)
 {
     uint32_t *copy = vkc__malloc(size);
-    if (!copy)
+    uint8_t *key_copy = vkc__malloc(key->size);
+    if (!copy || !key_copy) {
+        vkc__free(copy);
+        vkc__free(key_copy);
         return;
-    memcpy(copy, words, size);
-    pthread_mutex_lock(&c->lock);
-    for (uint32_t i = 0; i < c->spv_count; ++i) {
-        if (c->spv[i].hash == key) { /* another thread was first */
-            pthread_mutex_unlock(&c->lock);
-            vkc__free(copy);
-            return;
-        }
     }
-    if (c->spv_count == c->spv_cap) {
+    memcpy(copy, words, size);
+    memcpy(key_copy, key->bytes, key->size);
+    pthread_mutex_lock(&c->lock);
+    bool keep = true;
+    for (uint32_t i = 0; keep && i < c->spv_count; ++i)
+        keep = !vkc__key_equal(&c->spv[i].key, key); /* else another thread was first */
+    if (keep && c->spv_count == c->spv_cap) {
         uint32_t cap = c->spv_cap ? 2 * c->spv_cap : 16;
         vkc__spv_entry *p = vkc__realloc(c->spv, cap * sizeof(*p));
-        if (!p) {
-            pthread_mutex_unlock(&c->lock);
-            vkc__free(copy);
-            return;
+        if (p) {
+            c->spv = p;
+            c->spv_cap = cap;
         }
-        c->spv = p;
-        c->spv_cap = cap;
+        keep = p != NULL;
     }
-    c->spv[c->spv_count++] = (vkc__spv_entry){key, copy, size};
+    if (keep)
+        c->spv[c->spv_count++] = (vkc__spv_entry){{key_copy, key->size, key->hash}, copy, size};
     pthread_mutex_unlock(&c->lock);
+    if (!keep) {
+        vkc__free(copy);
+        vkc__free(key_copy);
+    }
 }
 
-void vkc__spv_cache_put(vkc_context *ctx, vkc__cache *c, uint64_t key, const uint32_t *words,
-                        size_t size, bool persist)
+void vkc__spv_cache_put(vkc_context *ctx, vkc__cache *c, const vkc__cache_key *key,
+                        const uint32_t *words, size_t size, bool persist)
 {
     vkc__spv_memory_put(c, key, words, size);
     if (!persist || !ctx->disk_cache)
         return;
-    /* Raw SPIR-V, no entry header: the file is checked by the validator
-     * when read back. */
     char dir[1100], path[1100];
     snprintf(dir, sizeof(dir), "%s/spirv", ctx->cache_dir);
     vkc__spv_path(ctx, key, path, sizeof(path));
-    int err = vkc__entry_write(dir, path, NULL, words, size);
+    int err = vkc__entry_write(dir, path, vkc__spv_magic, key, words, size);
     if (err)
         vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_CACHE, "SPIR-V cache %s not saved: %s", path,
                  strerror(err));

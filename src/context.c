@@ -156,7 +156,12 @@ vkc_result vkc_context_create(const vkc_context_desc *desc, vkc_context **out)
     ctx->disk_cache = desc->disk_cache != VKC_OFF;
     if (desc->cache_dir)
         snprintf(ctx->cache_dir, sizeof(ctx->cache_dir), "%s", desc->cache_dir);
-    vkc_result r = vkc__loader_open(&ctx->loader, &ctx->vki, NULL, 0);
+    char loader[512];
+    vkc_result r = vkc__loader_open(&ctx->loader, &ctx->vki, loader, sizeof(loader));
+    const char *want_loader = vkc__env_string("VKC_LOADER");
+    if (r >= 0 && want_loader && strcmp(loader, want_loader) != 0)
+        vkc__env_ignored(ctx, "VKC_LOADER", want_loader,
+                         "a Vulkan loader library that exports vkGetInstanceProcAddr", loader);
     if (r < 0) {
         r = VKC_FAIL(NULL, VKC_ERROR_NO_LOADER,
                      "no Vulkan loader: libvulkan.so.1 could not be opened (Debian: apt-get "

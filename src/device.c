@@ -17,14 +17,19 @@ vkc_result vkc_choose_queue_family(const vkc_queue_family_info *families, uint32
                                    vkc_queue_reason *out_reason)
 {
     if (!families || !out_family || !out_reason)
-        return VKC_ERROR_INVALID_ARGUMENT;
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_ARGUMENT,
+                        "vkc_choose_queue_family: families, out_family and out_reason must not "
+                        "be NULL");
     *out_family = UINT32_MAX;
     *out_reason = VKC_QUEUE_REASON_NONE;
     if (override_family >= 0) {
         if ((uint32_t)override_family >= count ||
             !(families[override_family].flags & VK_QUEUE_COMPUTE_BIT) ||
             families[override_family].count == 0)
-            return VKC_ERROR_INVALID_ARGUMENT;
+            return VKC_FAIL(NULL, VKC_ERROR_INVALID_ARGUMENT,
+                            "vkc_choose_queue_family: family %d does not exist (%u families), "
+                            "lacks compute or has no queue",
+                            override_family, count);
         *out_family = (uint32_t)override_family;
         *out_reason = VKC_QUEUE_REASON_OVERRIDE;
         return VKC_SUCCESS;
@@ -51,7 +56,8 @@ vkc_result vkc_choose_queue_family(const vkc_queue_family_info *families, uint32
         *out_reason = VKC_QUEUE_REASON_NO_COMPUTE_ONLY;
         return VKC_SUCCESS;
     }
-    return VKC_ERROR_NO_COMPUTE_QUEUE;
+    return VKC_FAIL(NULL, VKC_ERROR_NO_COMPUTE_QUEUE,
+                    "vkc_choose_queue_family: none of the %u families has compute", count);
 }
 
 /* ---- physical devices ------------------------------------------------------ */
@@ -183,6 +189,7 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
         info->subgroup_size = sg.subgroupSize ? sg.subgroupSize : 1;
         info->max_memory_allocation_size = m3.maxMemoryAllocationSize;
         memcpy(info->device_uuid, id.deviceUUID, 16);
+        memcpy(info->driver_uuid, id.driverUUID, 16);
         snprintf(info->driver_name, sizeof(info->driver_name), "%s", drv.driverName);
         snprintf(info->driver_info, sizeof(info->driver_info), "%s", drv.driverInfo);
         if (has_ssc) {
@@ -294,30 +301,19 @@ static int32_t vkc__pick_device(const vkc_device_info *devs, uint32_t n, const c
 
 /* ---- instance ------------------------------------------------------------- */
 
-static bool vkc__env_flag(const char *name, bool *out)
+static bool vkc__want_validation(vkc_context *ctx, const vkc_context_desc *desc)
 {
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return false;
-    *out = !(v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' || v[0] == 'F' ||
-             !strcasecmp(v, "off"));
-    return true;
-}
-
-static bool vkc__want_validation(vkc_toggle t)
-{
-    if (t == VKC_ON)
+    if (desc->validation == VKC_ON)
         return true;
-    if (t == VKC_OFF)
+    if (desc->validation == VKC_OFF)
         return false;
-    bool v;
-    if (vkc__env_flag("VKC_VALIDATION", &v))
-        return v;
-#ifdef NDEBUG
-    return false;
-#else
-    return true;
-#endif
+    /* The caller's build (vkc.h passes its NDEBUG), not vkc's own. */
+    bool v = desc->validation_default == VKC_ON;
+    vkc__env_flag(ctx, "VKC_VALIDATION",
+                  v ? "the build's default: on (debug build)"
+                    : "the build's default: off (NDEBUG build)",
+                  &v);
+    return v;
 }
 
 static VkBool32 VKAPI_PTR vkc__messenger_cb(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
@@ -414,7 +410,7 @@ vkc_result vkc__create_instance(vkc_context *ctx, const vkc_context_desc *desc)
     }
     uint32_t api = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loader_version;
 
-    bool want_val = vkc__want_validation(desc->validation);
+    bool want_val = vkc__want_validation(ctx, desc);
     bool have_val = false;
     if (want_val)
         VKC_FORWARD(vkc__layer_present(t, VKC_VALIDATION_LAYER, &have_val));
@@ -546,9 +542,19 @@ vkc_result vkc__create_device(vkc_context *ctx, const vkc_context_desc *desc)
             "(Debian: apt-get install mesa-vulkan-drivers) or VK_DRIVER_FILES is wrong");
     }
     const char *want = desc->device;
-    if (!want)
-        want = getenv("VKC_DEVICE");
     int32_t idx = vkc__pick_device(infos, n, want);
+    const char *env = want ? NULL : vkc__env_string("VKC_DEVICE");
+    if (env) {
+        /* The desc's choice fails creation when nothing matches; the
+         * environment's falls back to the best device, as unset would. */
+        idx = vkc__pick_device(infos, n, env);
+        if (idx < 0) {
+            vkc__env_ignored(ctx, "VKC_DEVICE", env,
+                             "a device index or a name substring; run vkc-info to list them",
+                             "the best device");
+            idx = vkc__pick_device(infos, n, NULL);
+        }
+    }
     if (idx < 0) {
         vkc__free(infos);
         if (want && *want)
@@ -666,7 +672,9 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
     const vkc_device_info *info = &ctx->info;
     f->wait_mode = desc->wait_mode ? desc->wait_mode : VKC_WAIT_SPIN_THEN_BLOCK;
     bool labels = false;
-    ctx->debug_labels = vkc__env_flag("VKC_DEBUG_LABELS", &labels) && labels;
+    vkc__env_flag(ctx, "VKC_DEBUG_LABELS",
+                  "the default: off (labels are on anyway while validation is)", &labels);
+    ctx->debug_labels = labels;
     f->spin_ns = desc->spin_ns ? desc->spin_ns : 200000;
     /* Measured on the H200 (vkc-bench batch): 4.6 us per tiny dispatch at 64
      * per submit, 2.7 us at 256, 2.4 us at 4096. */
@@ -691,12 +699,16 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
      * count is known (for experiments). */
     f->groups_per_sm = 0;
     uint64_t max_groups = info->max_workgroup_count[0];
-    const char *gps = getenv("VKC_GROUPS_PER_SM");
-    if (gps && *gps && info->sm_count) {
-        unsigned long g = strtoul(gps, NULL, 10);
-        if (g > 0) {
-            f->groups_per_sm = (uint32_t)g;
+    uint32_t g = 0;
+    if (vkc__env_uint(ctx, "VKC_GROUPS_PER_SM", 0, 1u << 16, "the default: no cap", &g) && g) {
+        if (info->sm_count) {
+            f->groups_per_sm = g;
             max_groups = (uint64_t)info->sm_count * g;
+        } else {
+            vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
+                     "VKC_GROUPS_PER_SM=%u ignored: the device does not report its SM or CU "
+                     "count; no cap",
+                     g);
         }
     }
     max_groups = VKC_MIN(max_groups, (uint64_t)info->max_workgroup_count[0]);
@@ -705,10 +717,38 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
 
 /* ---- system query -------------------------------------------------------------- */
 
+/* Device groups, as indices into the enumerated devices; for diagnosis
+ * only, so a failure leaves group_count 0. */
+static void vkc__query_groups(const vkc__itable *t, VkInstance inst, const VkPhysicalDevice *pds,
+                              uint32_t n, vkc_system_info *out)
+{
+    PFN_vkEnumeratePhysicalDeviceGroups enum_groups =
+        (PFN_vkEnumeratePhysicalDeviceGroups)t->vkGetInstanceProcAddr(
+            inst, "vkEnumeratePhysicalDeviceGroups");
+    if (!enum_groups)
+        return;
+    VkPhysicalDeviceGroupProperties g[VKC_MAX_DEVICES];
+    uint32_t count = VKC_MAX_DEVICES;
+    for (uint32_t i = 0; i < count; ++i)
+        g[i] =
+            (VkPhysicalDeviceGroupProperties){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES};
+    if (enum_groups(inst, &count, g) < 0)
+        return;
+    for (uint32_t i = 0; i < count; ++i) {
+        struct vkc_device_group *dg = &out->groups[out->group_count];
+        for (uint32_t m = 0; m < g[i].physicalDeviceCount; ++m)
+            for (uint32_t d = 0; d < n; ++d)
+                if (pds[d] == g[i].physicalDevices[m] && dg->member_count < VKC_MAX_DEVICES)
+                    dg->members[dg->member_count++] = d;
+        dg->subset_allocation = g[i].subsetAllocation;
+        out->group_count++;
+    }
+}
+
 vkc_result vkc_system_query(vkc_system_info *out)
 {
     if (!out)
-        return VKC_ERROR_INVALID_ARGUMENT;
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_ARGUMENT, "vkc_system_query: out is NULL");
     memset(out, 0, sizeof(*out));
     out->best_device = -1;
     void *h = NULL;
@@ -717,7 +757,7 @@ vkc_result vkc_system_query(vkc_system_info *out)
         snprintf(out->problem, sizeof(out->problem),
                  "no Vulkan loader: libvulkan.so.1 could not be opened. Install it (Debian: "
                  "apt-get install libvulkan1) or set LD_LIBRARY_PATH / VKC_LOADER.");
-        return VKC_ERROR_NO_LOADER;
+        return VKC_FAIL(NULL, VKC_ERROR_NO_LOADER, "vkc_system_query: %s", out->problem);
     }
     out->loader_found = true;
     out->instance_version = VK_API_VERSION_1_0;
@@ -756,8 +796,11 @@ vkc_result vkc_system_query(vkc_system_info *out)
     }
     vkc__itable_load_instance(&t, inst);
     uint32_t n = 0;
-    r = vkc__enumerate(&t, inst, NULL, out->devices, &n);
+    VkPhysicalDevice pds[VKC_MAX_DEVICES];
+    r = vkc__enumerate(&t, inst, pds, out->devices, &n);
     out->device_count = n;
+    if (r >= 0 && out->instance_version >= VK_API_VERSION_1_1)
+        vkc__query_groups(&t, inst, pds, n, out);
     t.vkDestroyInstance(inst, NULL);
     if (r < 0)
         goto done;
@@ -769,10 +812,18 @@ vkc_result vkc_system_query(vkc_system_info *out)
         r = VKC_ERROR_NO_DEVICE;
         goto done;
     }
-    out->best_device = vkc__pick_device(out->devices, n, getenv("VKC_DEVICE"));
+    const char *env = vkc__env_string("VKC_DEVICE");
+    out->best_device = vkc__pick_device(out->devices, n, env);
+    if (env && out->best_device < 0) {
+        /* As vkc_context_create does: the best device instead. */
+        out->best_device = vkc__pick_device(out->devices, n, NULL);
+        snprintf(out->problem, sizeof(out->problem),
+                 "VKC_DEVICE=\"%s\" matches no device (an index or a name substring); "
+                 "contexts use the best device instead.",
+                 env);
+    }
     if (out->best_device < 0) {
-        snprintf(out->problem, sizeof(out->problem), "no device can compute%s.",
-                 getenv("VKC_DEVICE") ? " or matches VKC_DEVICE" : "");
+        snprintf(out->problem, sizeof(out->problem), "no device can compute.");
         r = VKC_ERROR_NO_DEVICE;
     } else if (out->devices[out->best_device].type == VKC_DEVICE_TYPE_CPU) {
         snprintf(out->problem, sizeof(out->problem),
@@ -783,5 +834,8 @@ vkc_result vkc_system_query(vkc_system_info *out)
     }
 done:
     vkc__loader_close(h);
+    /* The problem is also the thread's last creation error. */
+    if (r < 0)
+        VKC_FAIL(NULL, r, "vkc_system_query: %s", out->problem);
     return r;
 }

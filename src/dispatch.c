@@ -100,8 +100,18 @@ vkc_result vkc_seq_begin(vkc_seq *s)
     return VKC_SUCCESS;
 }
 
-static vkc_result vkc__check_recording(vkc_seq *s)
+void vkc__seq_keep_error(vkc_seq *s)
 {
+    char msg[sizeof(s->first_error)];
+    vkc__last_error_copy(s->obj.ctx, msg, sizeof(msg));
+    snprintf(s->first_error, sizeof(s->first_error), "%s (command %u): %s",
+             s->call ? s->call : "recording", s->cmd_count, msg);
+}
+
+/* call names the recording call, for a latched error's message. */
+static vkc_result vkc__check_recording(vkc_seq *s, const char *call)
+{
+    s->call = call;
     if (!s->recording) /* not latched: the recorded sequence stays usable */
         return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE,
                         "sequence \"%s\" has ended; call vkc_seq_begin to record again", s->name);
@@ -305,7 +315,7 @@ static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, 
 vkc_result vkc_seq_dispatch(vkc_seq *s, const vkc_dispatch_desc *d)
 {
     VKC_CHECK_SEQ(s);
-    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(vkc__check_recording(s, "vkc_seq_dispatch"));
     vkc__command c = {0};
     uint32_t push_len = s->push_len;
     vkc_result r = vkc__prepare_dispatch(s, d, &c);
@@ -327,7 +337,7 @@ vkc_result vkc_seq_copy(vkc_seq *s, vkc_buffer *dst, uint64_t dst_offset, vkc_bu
                         uint64_t src_offset, uint64_t size)
 {
     VKC_CHECK_SEQ(s);
-    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(vkc__check_recording(s, "vkc_seq_copy"));
     VKC_FORWARD(vkc__check_buffer(s, dst, "copy dst"));
     VKC_FORWARD(vkc__check_buffer(s, src, "copy src"));
     VKC_FORWARD(vkc__check_range(s, dst, dst_offset, size, "copy dst"));
@@ -351,7 +361,7 @@ vkc_result vkc_seq_copy(vkc_seq *s, vkc_buffer *dst, uint64_t dst_offset, vkc_bu
 vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t size, uint32_t value)
 {
     VKC_CHECK_SEQ(s);
-    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(vkc__check_recording(s, "vkc_seq_fill"));
     VKC_FORWARD(vkc__check_buffer(s, buf, "fill"));
     VKC_FORWARD(vkc__check_range(s, buf, offset, size, "fill"));
     if ((offset | size) & 3)
@@ -374,7 +384,7 @@ vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t s
 static vkc_result vkc__seq_ownership(vkc_seq *s, vkc_buffer *buf, uint32_t family, bool acquire)
 {
     VKC_CHECK_SEQ(s);
-    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(vkc__check_recording(s, acquire ? "vkc_seq_acquire" : "vkc_seq_release"));
     const char *what = acquire ? "acquire" : "release";
     VKC_FORWARD(vkc__check_buffer(s, buf, what));
     if (family >= s->obj.ctx->info.queue_family_count)
@@ -410,7 +420,7 @@ vkc_result vkc_seq_release(vkc_seq *s, vkc_buffer *buf, uint32_t dst_family)
 vkc_result vkc_seq_barrier(vkc_seq *s)
 {
     VKC_CHECK_SEQ(s);
-    VKC_FORWARD(vkc__check_recording(s));
+    VKC_FORWARD(vkc__check_recording(s, "vkc_seq_barrier"));
     if (s->cmd_count) {
         s->level_floor = s->max_level + 1;
         s->explicit_barriers++;
@@ -576,11 +586,19 @@ static vkc_result vkc__ensure_unit(vkc_seq *s, uint32_t i)
     return VKC_SUCCESS;
 }
 
+/* A latched error restated, so the message of end or submit says what
+ * failed rather than leaving an unrelated later one. */
+static vkc_result vkc__seq_latched(vkc_seq *s, const char *call)
+{
+    return VKC_FAIL(s->obj.ctx, s->error, "%s: sequence \"%s\": recording failed earlier, at %s",
+                    call, s->name, s->first_error);
+}
+
 vkc_result vkc_seq_end(vkc_seq *s)
 {
     VKC_CHECK_SEQ(s);
     if (s->error < 0)
-        return s->error;
+        return vkc__seq_latched(s, "vkc_seq_end");
     if (!s->recording)
         return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
                         s->name);
@@ -668,7 +686,7 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
                         "record it again (vkc_seq_begin ... vkc_seq_end)",
                         s->name);
     if (s->error < 0)
-        return s->error;
+        return vkc__seq_latched(s, "vkc_seq_submit");
     if (s->recording)
         return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE,
                         "sequence \"%s\" is still being recorded: call vkc_seq_end first", s->name);

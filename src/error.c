@@ -176,6 +176,13 @@ vkc_result vkc__vk_fail(vkc_context *ctx, VkResult vr, const char *what, const c
     return vkc__fail_v(ctx, vkc__result_from_vk(vr), vr, file, line, "%s failed", what);
 }
 
+void vkc__last_error_copy(vkc_context *ctx, char *out, size_t size)
+{
+    pthread_mutex_lock(&ctx->error_lock);
+    snprintf(out, size, "%s", ctx->last_error);
+    pthread_mutex_unlock(&ctx->error_lock);
+}
+
 const char *vkc_context_last_error(const vkc_context *ctx)
 {
     if (!ctx || ctx->magic != VKC_MAGIC_CONTEXT)

@@ -11,10 +11,14 @@
 #include <math.h>
 #include <stdio.h>
 
-/* Ids: (tag << 20) | (node index + 1). The tag tells graphs apart so an id
- * of another graph is caught as foreign rather than read as ours. */
-#define FUSE_ID_BITS 20u
-#define FUSE_MAX_NODES ((1u << FUSE_ID_BITS) - 2u)
+/* Ids: (graph serial << 32) | (node index + 1); 0 is never an id. The
+ * serial tells graphs apart so an id of another graph, of this context or
+ * another, is caught as foreign rather than read as ours. It is counted
+ * per process and repeats only after 2^32 - 1 graphs were created (a
+ * 12-bit one repeated after 4,095, short enough for a long-running
+ * program to meet). */
+#define FUSE_MAX_NODES ((1u << 20) - 2u)
+static atomic_uint_least32_t fuse_serial;
 
 typedef struct fcache_entry {
     struct fcache_entry *next;
@@ -26,7 +30,6 @@ typedef struct fcache_entry {
 typedef struct fuse_state {
     pthread_mutex_t lock;
     fcache_entry *cache;
-    uint32_t next_tag;
 } fuse_state;
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -211,10 +214,14 @@ vkc_result vkc__fuse_kernel(vkc_fuse *f, const char *source, const char *name, b
 
 /* ---- public: graph building -------------------------------------------------- */
 
+/* Latch the first graph-building error with its message (the context's,
+ * just set), which build and record restate. */
 static vkc_result fuse_error(vkc_fuse *f, vkc_result r)
 {
-    if (f->error == VKC_SUCCESS)
+    if (f->error == VKC_SUCCESS && r < 0) {
         f->error = r;
+        vkc__last_error_copy(f->obj.ctx, f->first_error, sizeof f->first_error);
+    }
     return r;
 }
 
@@ -244,9 +251,9 @@ vkc_result vkc_fuse_create(vkc_context *ctx, const vkc_fuse_desc *desc, vkc_fuse
         if (*c < 0x20 || *c > 0x7e || *c == '\\')
             *c = '_';
     pthread_mutex_lock(&s->lock);
-    f->tag = (++s->next_tag) & 0xfffu;
-    if (f->tag == 0)
-        f->tag = s->next_tag = 1;
+    do
+        f->serial = (uint32_t)atomic_fetch_add(&fuse_serial, 1) + 1u;
+    while (f->serial == 0);
     pthread_mutex_unlock(&s->lock);
     vkc__obj_init(&f->obj, VKC_MAGIC_FUSE, ctx, f->name, fuse_free, &ctx->fuses);
     *out = f;
@@ -304,21 +311,29 @@ void vkc__fuse_finish(vkc_context *ctx)
     ctx->fuse_state = NULL;
 }
 
-/* Resolve a value id of this graph; NULL (and the error latched) if it is
- * not one. */
-static const vkc__fnode *resolve(vkc_fuse *f, vkc_value v, const char *what, uint32_t *out_index)
+/* Resolve a value id of this graph into its node and index; the error
+ * latched and returned if it is not one. */
+static vkc_result resolve(vkc_fuse *f, vkc_value v, const char *what, uint32_t *out_index,
+                          const vkc__fnode **out_node)
 {
-    uint32_t tag = v >> FUSE_ID_BITS, idx = v & ((1u << FUSE_ID_BITS) - 1u);
-    if (v == 0 || tag != f->tag || idx == 0 || idx > f->g.count) {
-        GRAPH_FAIL(f,
-                   "fusion graph \"%s\": %s: value id 0x%x is not a value of this graph "
-                   "(dangling, foreign, or not created yet; ids can only name earlier values, "
-                   "so a graph cannot have a cycle)",
-                   f->name, what, v);
-        return NULL;
-    }
+    uint32_t serial = (uint32_t)(v >> 32), idx = (uint32_t)v;
+    if (serial != 0 && serial != f->serial)
+        /* Not a graph error: the caller mixed up its graphs. (Serial 0 is
+         * no graph's: such an id was never handed out.) */
+        return fuse_error(f, VKC_FAIL(f->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
+                                      "fusion graph \"%s\": %s: value id 0x%llx belongs to "
+                                      "another graph (serial %u; this one is %u)",
+                                      f->name, what, (unsigned long long)v, serial, f->serial));
+    if (v == 0 || idx == 0 || idx > f->g.count)
+        return GRAPH_FAIL(f,
+                          "fusion graph \"%s\": %s: value id 0x%llx is not a value of this "
+                          "graph (dangling or not created yet; ids can only name earlier "
+                          "values, so a graph cannot have a cycle)",
+                          f->name, what, (unsigned long long)v);
     *out_index = idx - 1;
-    return &f->g.nodes[idx - 1];
+    if (out_node)
+        *out_node = &f->g.nodes[idx - 1];
+    return VKC_SUCCESS;
 }
 
 static vkc_result add_node(vkc_fuse *f, const vkc__fnode *n, vkc_value *out)
@@ -330,7 +345,7 @@ static vkc_result add_node(vkc_fuse *f, const vkc__fnode *n, vkc_value *out)
         return fuse_error(f,
                           VKC_FAIL(f->obj.ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion graph node"));
     fuse_invalidate(f);
-    *out = (f->tag << FUSE_ID_BITS) | f->g.count;
+    *out = ((vkc_value)f->serial << 32) | f->g.count;
     return VKC_SUCCESS;
 }
 
@@ -349,9 +364,10 @@ vkc_result vkc_fuse_input_ex(vkc_fuse *f, const vkc_fuse_input_desc *desc, vkc_v
                                       "fusion graph \"%s\": F16 buffers need "
                                       "storageBuffer16BitAccess, which the device lacks",
                                       f->name));
-    VKC_RETURN_IF(f->g.inputs + f->g.out_count + 1 > VKC_MAX_BINDINGS - 1, f->obj.ctx,
-                  fuse_error(f, VKC_ERROR_LIMIT), "fusion graph: too many buffers (max %d)",
-                  VKC_MAX_BINDINGS - 1);
+    if (f->g.inputs + f->g.out_count + 1 > VKC_MAX_BINDINGS - 1)
+        return fuse_error(f, VKC_FAIL(f->obj.ctx, VKC_ERROR_LIMIT,
+                                      "fusion graph \"%s\": too many buffers (max %d)", f->name,
+                                      VKC_MAX_BINDINGS - 1));
     vkc__fnode n = {.kind = VKC__FN_INPUT,
                     .type = t == VKC_DTYPE_F16 ? VKC_DTYPE_F32 : t,
                     .stype = t,
@@ -441,9 +457,8 @@ vkc_result vkc_fuse_op(vkc_fuse *f, vkc_fuse_opcode op, const vkc_value *args, u
     vkc__fnode n = {.kind = VKC__FN_OP, .op = (uint8_t)op, .narg = ar};
     uint8_t t[3] = {0};
     for (uint32_t i = 0; i < ar; i++) {
-        const vkc__fnode *a = resolve(f, argv[i], on, &n.arg[i]);
-        if (!a)
-            return VKC_ERROR_INVALID_GRAPH;
+        const vkc__fnode *a = NULL;
+        VKC_FORWARD(resolve(f, argv[i], on, &n.arg[i], &a));
         t[i] = a->type;
     }
     switch (op) {
@@ -535,8 +550,7 @@ vkc_result vkc_fuse_cast(vkc_fuse *f, vkc_value value, vkc_dtype to, vkc_value *
                           "use vkc_fuse_output_as)",
                           f->name, dtype_name(t));
     vkc__fnode n = {.kind = VKC__FN_OP, .op = VKC__FUSE_OP_CAST, .narg = 1, .type = t, .stype = t};
-    if (!resolve(f, value, "cast", &n.arg[0]))
-        return VKC_ERROR_INVALID_GRAPH;
+    VKC_FORWARD(resolve(f, value, "cast", &n.arg[0], NULL));
     VKC_FORWARD(add_node(f, &n, out));
     f->g.ops++;
     return VKC_SUCCESS;
@@ -546,9 +560,8 @@ vkc_result vkc_fuse_output_as(vkc_fuse *f, vkc_value value, vkc_dtype type, uint
 {
     VKC_CHECK_FUSE(f);
     uint32_t idx;
-    const vkc__fnode *n = resolve(f, value, "output", &idx);
-    if (!n)
-        return VKC_ERROR_INVALID_GRAPH;
+    const vkc__fnode *n = NULL;
+    VKC_FORWARD(resolve(f, value, "output", &idx, &n));
     uint8_t st = type ? (uint8_t)type : n->type;
     if (st == VKC_DTYPE_F16) {
         if (n->type != VKC_DTYPE_F32)
@@ -563,9 +576,10 @@ vkc_result vkc_fuse_output_as(vkc_fuse *f, vkc_value value, vkc_dtype type, uint
         return GRAPH_FAIL(f, "fusion graph \"%s\": output of type %s for a %s value (cast first)",
                           f->name, dtype_name(st), dtype_name(n->type));
     }
-    VKC_RETURN_IF(f->g.inputs + f->g.out_count + 1 > VKC_MAX_BINDINGS - 1, f->obj.ctx,
-                  fuse_error(f, VKC_ERROR_LIMIT), "fusion graph: too many buffers (max %d)",
-                  VKC_MAX_BINDINGS - 1);
+    if (f->g.inputs + f->g.out_count + 1 > VKC_MAX_BINDINGS - 1)
+        return fuse_error(f, VKC_FAIL(f->obj.ctx, VKC_ERROR_LIMIT,
+                                      "fusion graph \"%s\": too many buffers (max %d)", f->name,
+                                      VKC_MAX_BINDINGS - 1));
     if (!vkc__fgraph_push_out(&f->g, idx, st))
         return fuse_error(f, VKC_FAIL(f->obj.ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion output"));
     fuse_invalidate(f);
@@ -583,9 +597,8 @@ vkc_result vkc_fuse_reduce(vkc_fuse *f, vkc_value value, vkc_reduce_op op)
 {
     VKC_CHECK_FUSE(f);
     uint32_t idx;
-    const vkc__fnode *n = resolve(f, value, "reduce", &idx);
-    if (!n)
-        return VKC_ERROR_INVALID_GRAPH;
+    const vkc__fnode *n = NULL;
+    VKC_FORWARD(resolve(f, value, "reduce", &idx, &n));
     if (op < VKC_REDUCE_SUM || op > VKC_REDUCE_MEAN)
         return GRAPH_FAIL(f, "fusion graph \"%s\": unknown reduction %d", f->name, (int)op);
     if (n->type != VKC_DTYPE_F32)
@@ -605,8 +618,8 @@ vkc_result vkc__fuse_prepare(vkc_fuse *f)
 {
     if (f->error < 0)
         return VKC_FAIL(f->obj.ctx, VKC_ERROR_INVALID_GRAPH,
-                        "fusion graph \"%s\": an earlier call building it failed (%s)", f->name,
-                        vkc_result_string(f->error));
+                        "fusion graph \"%s\": an earlier call building it failed: %s", f->name,
+                        f->first_error);
     if (f->g.out_count == 0 && f->g.reduce_node < 0)
         return VKC_FAIL(f->obj.ctx, VKC_ERROR_INVALID_GRAPH,
                         "fusion graph \"%s\": no output and no reduction", f->name);

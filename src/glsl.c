@@ -188,19 +188,24 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     glslang_target_language_version_t lv;
     const char *label;
     vkc__glslang_targets(ctx, &cv, &lv, &label);
-    uint64_t h = vkc__spv_cache_key(desc->source, preamble, entry, VKC_GLSLANG_VERSION, label);
+    vkc__cache_key key;
+    if (!vkc__spv_cache_key(ctx, desc->source, preamble, entry, VKC_GLSLANG_VERSION, label, &key)) {
+        vkc__free(preamble);
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: SPIR-V cache key", name);
+    }
 
     uint32_t *words = NULL;
     size_t size = 0;
     vkc_result r = VKC_SUCCESS;
-    if (vkc__spv_cache_get(ctx, ks->cache, h, &words, &size)) {
+    if (vkc__spv_cache_get(ctx, ks->cache, &key, &words, &size)) {
         VKC_STAT_ADD(ctx, spirv_cache_hits, 1);
-        vkc__spv_cache_put(ctx, ks->cache, h, words, size, false);
+        vkc__spv_cache_put(ctx, ks->cache, &key, words, size, false);
     } else {
         r = vkc__glsl_compile(ctx, ks, name, desc->source, preamble, &words, &size);
         if (r >= 0)
-            vkc__spv_cache_put(ctx, ks->cache, h, words, size, true);
+            vkc__spv_cache_put(ctx, ks->cache, &key, words, size, true);
     }
+    vkc__cache_key_free(&key);
     vkc__free(preamble);
     if (r >= 0)
         r = vkc__kernel_create_words(ctx, name, words, size, "main", desc->workgroup_size,

@@ -150,9 +150,10 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     ctx->flush_immediate = vkc__imm_flush_hook;
     ctx->seq_ring =
         ctx->features.wait_mode == VKC_WAIT_SPIN_MARKER ? VKC_SEQ_RING_MAX : VKC_SEQ_RING;
-    const char *ring = getenv("VKC_SEQ_RING"); /* for experiments */
-    if (ring && atoi(ring) >= 1 && atoi(ring) <= VKC_SEQ_RING_MAX)
-        ctx->seq_ring = (uint32_t)atoi(ring);
+    char fallback[48];
+    snprintf(fallback, sizeof(fallback), "the default: %u", ctx->seq_ring);
+    /* for experiments */
+    vkc__env_uint(ctx, "VKC_SEQ_RING", 1, VKC_SEQ_RING_MAX, fallback, &ctx->seq_ring);
     m->count = ctx->features.batches_in_flight;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));

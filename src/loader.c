@@ -6,31 +6,41 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
+/* A library that exports vkGetInstanceProcAddr, or NULL. */
+static void *vkc__loader_try(const char *name, void **sym)
+{
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    *sym = h ? dlsym(h, "vkGetInstanceProcAddr") : NULL;
+    if (h && !*sym) {
+        dlclose(h);
+        h = NULL;
+    }
+    return h;
+}
+
 vkc_result vkc__loader_open(void **out_handle, vkc__itable *t, char *path, size_t path_size)
 {
     static const char *const names[] = {"libvulkan.so.1", "libvulkan.so"};
-    void *h = NULL;
+    void *h = NULL, *sym = NULL;
     const char *name = NULL;
     memset(t, 0, sizeof(*t));
     *out_handle = NULL;
+    /* A VKC_LOADER that does not open falls back to the usual names; the
+     * caller compares path with it and warns (the context's logger is not
+     * this module's to call). */
     const char *env = getenv("VKC_LOADER");
     if (env && *env) {
-        h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        h = vkc__loader_try(env, &sym);
         name = env;
     }
     for (size_t i = 0; !h && i < VKC_ARRAY_COUNT(names); ++i) {
-        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        h = vkc__loader_try(names[i], &sym);
         name = names[i];
     }
     if (!h)
         return VKC_ERROR_NO_LOADER;
     /* dlsym returns void *; converting it to a function pointer is what POSIX
      * requires to work. */
-    void *sym = dlsym(h, "vkGetInstanceProcAddr");
-    if (!sym) {
-        dlclose(h);
-        return VKC_ERROR_NO_LOADER;
-    }
     memcpy(&t->vkGetInstanceProcAddr, &sym, sizeof(sym));
     if (path)
         snprintf(path, path_size, "%s", name);

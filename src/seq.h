@@ -86,6 +86,10 @@ struct vkc_seq {
     bool recording;
     bool lost;        /* recorded before a device loss: record again */
     vkc_result error; /* first recording error, latched */
+    /* Its message, naming the call, for end and submit to restate; valid
+     * while error < 0. call is the recording call under way. */
+    char first_error[512];
+    const char *call;
 
     /* Recorded copies; generation says whether a copy matches the commands. */
     vkc__cmd *units[VKC_SEQ_RING_MAX];
@@ -118,10 +122,15 @@ static inline bool vkc__grow(void **p, uint32_t *cap, uint32_t need, size_t elem
     return true;
 }
 
+/* Keep the context's message of the failure just latched (dispatch.c). */
+void vkc__seq_keep_error(vkc_seq *s);
+
 static inline vkc_result vkc__latch(vkc_seq *s, vkc_result r)
 {
-    if (r < 0 && s->error >= 0)
+    if (r < 0 && s->error >= 0) {
         s->error = r;
+        vkc__seq_keep_error(s);
+    }
     return r;
 }
 

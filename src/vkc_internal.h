@@ -554,8 +554,6 @@ vkc_result vkc__spirv_reflect(vkc_context *ctx, const char *name, const uint32_t
 /* FNV-1a, 64-bit: the hash of cache keys, checksums and fusion structure. */
 #define VKC_HASH_SEED 0xcbf29ce484222325ull
 uint64_t vkc__hash64(uint64_t h, const void *p, size_t n);
-/* Hash a length-prefixed string so ("ab","c") and ("a","bc") differ. */
-uint64_t vkc__hash_field(uint64_t h, const char *s);
 
 /* Read a whole file (at most VKC_MAX_FILE_BYTES). Returns 0 or an errno
  * value; *out is vkc__malloc'd. */
@@ -570,15 +568,29 @@ void vkc__cache_finish(vkc_context *ctx, vkc__cache *c);
 VkPipelineCache vkc__cache_pipelines(const vkc__cache *c);
 /* A pipeline was created through the cache: it is worth saving. */
 void vkc__cache_pipeline_used(vkc__cache *c);
-/* Key of a compiled module: everything that decides the SPIR-V. */
-uint64_t vkc__spv_cache_key(const char *source, const char *preamble, const char *entry,
-                            const char *compiler, const char *target);
-/* Look a module up in memory, then on disk. Returns a vkc__malloc'd copy. */
-bool vkc__spv_cache_get(vkc_context *ctx, vkc__cache *c, uint64_t key, uint32_t **words,
-                        size_t *size);
-/* Keep a module in memory and, with persist, on disk. */
-void vkc__spv_cache_put(vkc_context *ctx, vkc__cache *c, uint64_t key, const uint32_t *words,
-                        size_t size, bool persist);
+/* The identity of a cache entry: its full key material (length-prefixed
+ * fields behind vkc's cache-format version), stored inside the entry and
+ * compared byte for byte when read; hash names the file. */
+typedef struct vkc__cache_key {
+    uint8_t *bytes; /* vkc__malloc'd */
+    size_t size;
+    uint64_t hash;
+} vkc__cache_key;
+/* Key of a compiled module: everything that decides the SPIR-V (source,
+ * preamble of defines, entry, compiler version, target), and the device
+ * and driver (deviceUUID, driverUUID). Returns false when out of memory. */
+bool vkc__spv_cache_key(const vkc_context *ctx, const char *source, const char *preamble,
+                        const char *entry, const char *compiler, const char *target,
+                        vkc__cache_key *key);
+void vkc__cache_key_free(vkc__cache_key *key);
+/* Look a module up in memory, then on disk. Returns a vkc__malloc'd copy.
+ * A disk entry made from another key, or cut short, is ignored with a
+ * warning (VKC_LOG_ID_CACHE). */
+bool vkc__spv_cache_get(vkc_context *ctx, vkc__cache *c, const vkc__cache_key *key,
+                        uint32_t **words, size_t *size);
+/* Keep a module in memory and, with persist, on disk (over any old file). */
+void vkc__spv_cache_put(vkc_context *ctx, vkc__cache *c, const vkc__cache_key *key,
+                        const uint32_t *words, size_t size, bool persist);
 
 /* ---- run-time GLSL (glsl.c) ---- */
 
@@ -656,10 +668,11 @@ typedef struct vkc__fgraph {
 } vkc__fgraph;
 
 struct vkc_fuse {
-    vkc__obj obj; /* first: the handle is its header */
-    uint32_t tag;
+    vkc__obj obj;    /* first: the handle is its header */
+    uint32_t serial; /* tells this graph's value ids from others' (fuse.c) */
     vkc__fgraph g;
-    vkc_result error; /* first graph-building error, latched */
+    vkc_result error;      /* first graph-building error, latched */
+    char first_error[512]; /* its message */
     char name[64];
     vkc_toggle vectorize;
     uint32_t workgroup_size;
@@ -826,6 +839,24 @@ static inline vkc_result vkc__flush_immediate(vkc_context *ctx)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Environment variables (env.c)                                            */
+/* ------------------------------------------------------------------------ */
+
+/* The value of name; NULL when unset or empty (empty means unset). */
+const char *vkc__env_string(const char *name);
+/* Warn that name=value is not recognised (expected says what would be)
+ * and that fallback (the default, in words) is used instead. */
+void vkc__env_ignored(vkc_context *ctx, const char *name, const char *value, const char *expected,
+                      const char *fallback);
+/* A flag (1/0, on/off, true/false, yes/no, any case) into *out. Returns
+ * false, *out untouched, when unset or not recognised (with a warning that
+ * fallback is used). */
+bool vkc__env_flag(vkc_context *ctx, const char *name, const char *fallback, bool *out);
+/* A decimal integer in [min, max] into *out; the same contract. */
+bool vkc__env_uint(vkc_context *ctx, const char *name, uint32_t min, uint32_t max,
+                   const char *fallback, uint32_t *out);
+
+/* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
 /* ------------------------------------------------------------------------ */
 
@@ -833,6 +864,8 @@ static inline vkc_result vkc__flush_immediate(vkc_context *ctx)
  * VK_ERROR_DEVICE_LOST latches the context as lost. ctx may be NULL. */
 vkc_result vkc__fail(vkc_context *ctx, vkc_result r, VkResult vr, const char *file, int line,
                      const char *fmt, ...) VKC_PRINTF(6, 7);
+/* A copy of the context's last error message (under its lock). */
+void vkc__last_error_copy(vkc_context *ctx, char *out, size_t size);
 /* Map a failed VkResult to a vkc_result and record it with "what". */
 vkc_result vkc__vk_fail(vkc_context *ctx, VkResult vr, const char *what, const char *file,
                         int line);

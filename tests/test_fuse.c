@@ -1429,7 +1429,8 @@ static void test_bad_graphs(void **state)
                      VKC_ERROR_INVALID_GRAPH);
     assert_non_null(strstr(vkc_context_last_error(ctx), "cycle"));
     assert_int_equal(vkc_fuse_op(f, VKC_OP_ABS, (vkc_value[]){gx}, 1, &out),
-                     VKC_ERROR_INVALID_GRAPH);
+                     VKC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(vkc_context_last_error(ctx), "another graph"));
     assert_int_equal(vkc_fuse_output(f, 12345, NULL), VKC_ERROR_INVALID_GRAPH);
     /* type mismatches */
     assert_int_equal(vkc_fuse_op(f, VKC_OP_ADD, (vkc_value[]){x, i}, 2, &out),
@@ -1463,6 +1464,49 @@ static void test_bad_graphs(void **state)
     vkc_fuse_destroy(NULL);
     vkc_fuse_destroy(f);
     vkc_fuse_destroy(g);
+    vkc_test_quiet_errors(0);
+}
+
+/* Value ids name their graph for good: with a 12-bit graph tag, the
+ * 4,096th graph after A took A's tag and accepted A's ids as its own. */
+static void test_foreign_ids_many_graphs(void **state)
+{
+    vkc_context *ctx = *state;
+    vkc_test_quiet_errors(1);
+    vkc_fuse *a = NULL, *b = NULL;
+    OK(ctx, vkc_fuse_create(ctx, &(vkc_fuse_desc){.name = "A"}, &a));
+    vkc_value ax, ay;
+    OK(ctx, vkc_fuse_input(a, VKC_DTYPE_F32, &ax));
+    OK(ctx, vkc_fuse_op(a, VKC_OP_NEG, &ax, 1, &ay));
+    for (int i = 0; i < 4200; i++) {
+        vkc_fuse *t = NULL;
+        OK(ctx, vkc_fuse_create(ctx, NULL, &t));
+        vkc_value v;
+        OK(ctx, vkc_fuse_input(t, VKC_DTYPE_F32, &v));
+        /* every graph between refuses A's ids, not only the 4,096th */
+        vkc_value out = 99;
+        assert_int_equal(vkc_fuse_op(t, VKC_OP_ABS, &ax, 1, &out), VKC_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(out, 0);
+        vkc_fuse_destroy(t);
+    }
+    OK(ctx, vkc_fuse_create(ctx, &(vkc_fuse_desc){.name = "B"}, &b));
+    vkc_value bx, by = 99;
+    OK(ctx, vkc_fuse_input(b, VKC_DTYPE_F32, &bx));
+    assert_true(bx != ax); /* the same position in its graph, another id */
+    assert_int_equal(vkc_fuse_op(b, VKC_OP_ABS, &ay, 1, &by), VKC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(vkc_context_last_error(ctx), "fusion graph \"B\""));
+    assert_non_null(strstr(vkc_context_last_error(ctx), "another graph"));
+    assert_int_equal(vkc_fuse_output(b, ax, NULL), VKC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(vkc_fuse_reduce(b, ax, VKC_REDUCE_SUM), VKC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(vkc_fuse_cast(b, ax, VKC_DTYPE_I32, &by), VKC_ERROR_INVALID_ARGUMENT);
+    /* latched: B does not build */
+    OK(ctx, vkc_fuse_output(b, bx, NULL));
+    assert_int_equal(vkc_fuse_build(b), VKC_ERROR_INVALID_GRAPH);
+    /* A's ids still work in A */
+    OK(ctx, vkc_fuse_output(a, ay, NULL));
+    OK(ctx, vkc_fuse_build(a));
+    vkc_fuse_destroy(a);
+    vkc_fuse_destroy(b);
     vkc_test_quiet_errors(0);
 }
 
@@ -1548,12 +1592,19 @@ static void test_leftover(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_source),      cmocka_unit_test(test_bad_graphs),
-        cmocka_unit_test(test_every_op),    cmocka_unit_test(test_special_values),
-        cmocka_unit_test(test_casts),       cmocka_unit_test(test_reductions),
-        cmocka_unit_test(test_broadcast),   cmocka_unit_test(test_in_place),
-        cmocka_unit_test(test_cache),       cmocka_unit_test(test_disk_cache),
-        cmocka_unit_test(test_bad_records), cmocka_unit_test(test_random_graphs),
+        cmocka_unit_test(test_source),
+        cmocka_unit_test(test_bad_graphs),
+        cmocka_unit_test(test_foreign_ids_many_graphs),
+        cmocka_unit_test(test_every_op),
+        cmocka_unit_test(test_special_values),
+        cmocka_unit_test(test_casts),
+        cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_broadcast),
+        cmocka_unit_test(test_in_place),
+        cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_disk_cache),
+        cmocka_unit_test(test_bad_records),
+        cmocka_unit_test(test_random_graphs),
         cmocka_unit_test(test_leftover),
     };
     return cmocka_run_group_tests(tests, vkc_test_setup, vkc_test_teardown);

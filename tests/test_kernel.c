@@ -22,11 +22,13 @@
 static const char *g_cache_dir;
 static vkc_toggle g_disk_cache;
 static unsigned g_cache_warnings;
+static char g_cache_warning[1024]; /* the last one */
 
 static void count_log(void *user, vkc_log_level level, vkc_log_id id, const char *msg)
 {
     if (id == VKC_LOG_ID_CACHE && level == VKC_LOG_WARN) {
         g_cache_warnings++;
+        snprintf(g_cache_warning, sizeof(g_cache_warning), "%s", msg);
         fprintf(stderr, "[cache warning] %s\n", msg);
         return;
     }
@@ -642,6 +644,39 @@ static void test_file_path(void **state)
     vkc_test_assert_clean();
 }
 
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        h ^= ((const unsigned char *)p)[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static void *read_whole(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    assert_true(n > 0);
+    void *b = malloc((size_t)n);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return b;
+}
+
+static void write_whole(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    fclose(f);
+}
+
 static vkc_stats stats_of(vkc_context *ctx)
 {
     vkc_stats st;
@@ -713,6 +748,113 @@ static void test_spirv_cache(void **state)
     remove_dir(dir);
 }
 
+/* x[i] = x[i] * MUL over n elements, as kernel k; returns whether every
+ * element came out as the CPU says. */
+static bool multiplies_by(vkc_context *ctx, vkc_kernel *k, uint32_t mul)
+{
+    enum { N = 1000 };
+    uint32_t data[N];
+    for (uint32_t i = 0; i < N; ++i)
+        data[i] = i + 1;
+    vkc_buffer *b = NULL;
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = sizeof(data)}, &b),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_upload(b, 0, data, sizeof(data)), VKC_SUCCESS);
+    uint32_t n = N;
+    vkc_arg arg = {.buffer = b};
+    assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
+                                                            .args = &arg,
+                                                            .arg_count = 1,
+                                                            .push = &n,
+                                                            .push_size = sizeof(n),
+                                                            .groups = {(N + 63) / 64, 1, 1}}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_download(b, 0, data, sizeof(data)), VKC_SUCCESS);
+    vkc_buffer_destroy(b);
+    bool ok = true;
+    for (uint32_t i = 0; i < N; ++i)
+        ok = ok && data[i] == (i + 1) * mul;
+    return ok;
+}
+
+/* Two sources that differ only in their multiplier: 3 (cache_src) and 5. */
+static const char *cache_src5 = "#version 450\n"
+                                "layout(local_size_x_id = 0) in;\n"
+                                "layout(binding = 0) buffer S { uint x[]; };\n"
+                                "layout(push_constant) uniform P { uint n; } p;\n"
+                                "void main() { if (gl_GlobalInvocationID.x < p.n)\n"
+                                "  x[gl_GlobalInvocationID.x] *= 5u; }\n";
+
+/* Compile both in a fresh context; check each multiplies right, and how
+ * many came from the disk cache and how many warnings the cache gave. */
+static void compile_both(unsigned want_hits, unsigned want_warnings, const char *want_text)
+{
+    g_cache_warnings = 0;
+    g_cache_warning[0] = '\0';
+    vkc_context *ctx = ctx_create();
+    vkc_kernel *k3 = glsl_ok(ctx, cache_src, 64);
+    vkc_kernel *k5 = glsl_ok(ctx, cache_src5, 64);
+    assert_true(multiplies_by(ctx, k3, 3));
+    assert_true(multiplies_by(ctx, k5, 5));
+    vkc_stats st = stats_of(ctx);
+    assert_int_equal(st.spirv_cache_hits, want_hits);
+    assert_int_equal(st.shader_compiles, 2 - want_hits);
+    assert_int_equal(g_cache_warnings, want_warnings);
+    if (want_text && !strstr(g_cache_warning, want_text))
+        fail_msg("cache warning lacks \"%s\": %s", want_text, g_cache_warning);
+    vkc_kernel_destroy(k3);
+    vkc_kernel_destroy(k5);
+    vkc_test_context_destroy(ctx);
+}
+
+/* Entries are tied to their key: two entries swapped on disk, one cut
+ * short and one foreign file are each ignored with a warning, compiled
+ * again and written over, and the kernels compute the right thing. */
+static void test_spirv_cache_swapped(void **state)
+{
+    (void)state;
+    char dir[64], spv_dir[128];
+    make_temp_dir(dir, sizeof(dir));
+    g_cache_dir = dir;
+    snprintf(spv_dir, sizeof(spv_dir), "%s/spirv", dir);
+    vkc_test_validation_reset();
+
+    compile_both(0, 0, NULL);
+    assert_int_equal(count_files(spv_dir, "", NULL, 0), 2);
+    compile_both(2, 0, NULL);
+
+    /* Swap the two files: each now holds the other's (valid) module. */
+    char name[2][512];
+    DIR *d = opendir(spv_dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.' && n < 2)
+            snprintf(name[n++], sizeof(name[0]), "%s/%s", spv_dir, e->d_name);
+    closedir(d);
+    assert_int_equal(n, 2);
+    size_t size[2];
+    void *body[2] = {read_whole(name[0], &size[0]), read_whole(name[1], &size[1])};
+    write_whole(name[0], body[1], size[1]);
+    write_whole(name[1], body[0], size[0]);
+    compile_both(0, 2, "made from another key");
+    compile_both(2, 0, NULL); /* rebuilt and overwritten */
+
+    /* One cut short (the other left alone), then one replaced by a file
+     * that is no entry at all: a bare SPIR-V module, as older vkc wrote. */
+    write_whole(name[0], body[0], size[0] / 2);
+    compile_both(1, 1, "truncated");
+    compile_both(2, 0, NULL);
+    write_whole(name[1], test_shaders_add, test_shaders_add_size);
+    compile_both(1, 1, "bad magic");
+    compile_both(2, 0, NULL);
+
+    free(body[0]);
+    free(body[1]);
+    g_cache_dir = NULL;
+    remove_dir(dir);
+}
+
 static void test_pipeline_cache(void **state)
 {
     (void)state;
@@ -747,12 +889,26 @@ static void test_pipeline_cache(void **state)
     vkc_kernel_destroy(k);
     vkc_test_context_destroy(ctx);
 
-    /* Corrupt it four ways: a flipped byte in the driver's data, a file that
-     * is not a cache, a truncated one, and one for another device. Each is ignored with a warning;
-     * the context still builds pipelines and writes a good file again. */
+    /* Corrupt it five ways: a flipped byte in the driver's data, a file that
+     * is not a cache, a truncated one, an older format's entry, and a good
+     * entry whose stored key names another driver (as a file copied from
+     * another machine would). Each is ignored with a warning; the context
+     * still builds pipelines and writes a good file again. */
     vkc_context *ctx_keep = ctx_create();
-    for (int mode = 0; mode < 4; ++mode) {
-        FILE *f = fopen(file, mode == 0 ? "r+b" : "wb");
+    for (int mode = 0; mode < 5; ++mode) {
+        if (mode == 4) {
+            size_t size = 0;
+            uint8_t *b = read_whole(file, &size);
+            uint64_t head[4];
+            memcpy(head, b, sizeof(head));
+            assert_true(head[3] > 16 && sizeof(head) + head[3] + head[1] == size);
+            b[sizeof(head) + head[3] - 1] ^= 1; /* the key's last byte: driverUUID */
+            head[2] = fnv1a(0xcbf29ce484222325ull, b + sizeof(head), size - sizeof(head));
+            memcpy(b, head, sizeof(head));
+            write_whole(file, b, size);
+            free(b);
+        }
+        FILE *f = fopen(file, mode == 0 ? "r+b" : mode == 4 ? "rb" : "wb");
         assert_non_null(f);
         if (mode == 0) {
             /* the last byte: inside the driver's data */
@@ -765,18 +921,14 @@ static void test_pipeline_cache(void **state)
             fputs("this is not a pipeline cache at all, just some text long enough", f);
         } else if (mode == 2) {
             fwrite("VKCP", 1, 4, f);
-        } else {
-            /* well-formed, checksum right, but for another vendor */
+        } else if (mode == 3) {
+            /* An older format's entry, well-formed and with the right checksum,
+             * for this very device: its header is not this format's. */
             const vkc_device_info *d = vkc_context_device(ctx_keep);
             VkPipelineCacheHeaderVersionOne vh = {sizeof(vh), VK_PIPELINE_CACHE_HEADER_VERSION_ONE,
-                                                  d->vendor_id + 1, d->device_id};
+                                                  d->vendor_id, d->device_id};
             memcpy(vh.pipelineCacheUUID, d->pipeline_cache_uuid, VK_UUID_SIZE);
-            uint64_t h = 0xcbf29ce484222325ull;
-            for (size_t i = 0; i < sizeof(vh); ++i) {
-                h ^= ((const unsigned char *)&vh)[i];
-                h *= 0x100000001b3ull;
-            }
-            uint64_t head[4] = {0, sizeof(vh), h, 0};
+            uint64_t head[4] = {0, sizeof(vh), fnv1a(0xcbf29ce484222325ull, &vh, sizeof(vh)), 0};
             memcpy(head, "VKCPIPE1", 8);
             fwrite(head, 1, sizeof(head), f);
             fwrite(&vh, 1, sizeof(vh), f);
@@ -786,6 +938,8 @@ static void test_pipeline_cache(void **state)
         ctx = ctx_create();
         assert_int_equal(stats_of(ctx).pipeline_cache_hits, 0);
         assert_int_equal(g_cache_warnings, 1);
+        if (mode == 4 && !strstr(g_cache_warning, "made from another key"))
+            fail_msg("pipeline cache warning: %s", g_cache_warning);
         assert_int_equal(vkc_kernel_create(ctx,
                                            &(vkc_kernel_desc){.spirv = test_shaders_add,
                                                               .spirv_size = test_shaders_add_size},
@@ -907,9 +1061,8 @@ int main(void)
         cmocka_unit_test(test_threads),
     };
     const struct CMUnitTest alone[] = {
-        cmocka_unit_test(test_spirv_cache),
-        cmocka_unit_test(test_pipeline_cache),
-        cmocka_unit_test(test_disk_cache_off),
+        cmocka_unit_test(test_spirv_cache),     cmocka_unit_test(test_spirv_cache_swapped),
+        cmocka_unit_test(test_pipeline_cache),  cmocka_unit_test(test_disk_cache_off),
         cmocka_unit_test(test_leftover_kernel),
     };
     int fails = cmocka_run_group_tests_name("kernel", group, vkc_test_setup, vkc_test_teardown);

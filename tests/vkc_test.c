@@ -88,6 +88,16 @@ int vkc_test_teardown(void **state)
     return 0;
 }
 
+const char *const vkc_test_axpb_glsl =
+    "#version 450\n"
+    "layout(local_size_x_id = 0) in;\n"
+    "layout(set = 0, binding = 0) buffer X { uint x[]; };\n"
+    "layout(push_constant) uniform P { uint n; uint a; uint b; } pc;\n"
+    "void main() {\n"
+    "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
+    "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride) x[i] = x[i] * pc.a + pc.b;\n"
+    "}\n";
+
 uint64_t vkc_test_rand(uint64_t *s)
 {
     uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ull;

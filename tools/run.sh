@@ -3,6 +3,8 @@
 #   tools/run.sh demo   install what is missing, build (Release), run the demo
 #   tools/run.sh test   install what is missing, build, run every test twice:
 #                       once plain (-Werror) and once under ASan+UBSan; then the
+#                       consumer projects against an installed Release vkc and
+#                       its .deb (tools/consumers.sh, ~15 s); then the
 #                       thread tests under ThreadSanitizer and each libFuzzer
 #                       target for VKC_FUZZ_SECONDS (default 60) seconds.
 #                       VKC_CI_QUICK=1 skips the TSan and fuzz stages.
@@ -16,7 +18,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build gcc g++ pkg-config libvulkan-dev libvulkan-volk-dev
           vulkan-validationlayers mesa-vulkan-drivers vulkan-tools glslang-tools glslang-dev
-          spirv-tools libcmocka-dev libpng-dev clang libclang-rt-14-dev python3)
+          spirv-tools libcmocka-dev libpng-dev clang libclang-rt-14-dev python3
+          make dpkg-dev file openmpi-bin libopenmpi-dev)
 
 install_missing() {
   local missing=()
@@ -75,10 +78,20 @@ case "$mode" in
     echo "== build + test under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DVKC_WERROR=ON -DVKC_SANITIZE=ON
     run_ctest build-asan
+    echo "== consumer projects against the installed vkc and its .deb (tools/consumers.sh)"
+    consumers_log=$(mktemp)
+    crc=0
+    tools/consumers.sh build-consumers 2>&1 | tee "$consumers_log" || crc=$?
+    if [[ $(tail -1 "$consumers_log") =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+      passed=$((passed + BASH_REMATCH[1]))
+      failed=$((failed + BASH_REMATCH[2]))
+    fi
+    rm -f "$consumers_log"
+    [ $crc = 0 ]
     if [ "${VKC_CI_QUICK:-0}" != 1 ]; then
       echo "== thread tests under ThreadSanitizer (tests/tsan.supp: driver only)"
       build build-tsan -DCMAKE_BUILD_TYPE=Debug -DVKC_WERROR=ON -DVKC_TSAN=ON
-      run_ctest build-tsan -R "test_dispatch|test_stress|test_lifetime"
+      run_ctest build-tsan -R "test_dispatch|test_stress|test_multi|test_split|test_lifetime"
       echo "== fuzzing, ${VKC_FUZZ_SECONDS:-60} s per target"
       tools/fuzz.sh "${VKC_FUZZ_SECONDS:-60}"
     fi

@@ -183,6 +183,19 @@ static bool print_json(const vkc_system_info *si, const vkc_context_features *f,
     for (uint32_t i = 0; i < si->device_count; ++i)
         json_device(&w, &si->devices[i], i, (int32_t)i == si->best_device ? f : NULL);
     json_arr_end(&w);
+    json_key(&w, "device_groups");
+    json_arr_begin(&w);
+    for (uint32_t g = 0; g < si->group_count; ++g) {
+        json_obj_begin(&w);
+        json_key(&w, "members");
+        json_arr_begin(&w);
+        for (uint32_t m = 0; m < si->groups[g].member_count; ++m)
+            json_uint(&w, si->groups[g].members[m]);
+        json_arr_end(&w);
+        json_kbool(&w, "subset_allocation", si->groups[g].subset_allocation);
+        json_obj_end(&w);
+    }
+    json_arr_end(&w);
     json_obj_end(&w);
     return json_finish(&w);
 }
@@ -264,6 +277,16 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                    f->groups_per_sm ? "capped at SMs x VKC_GROUPS_PER_SM"
                                     : "one invocation per element up to the device limit");
         }
+    }
+    /* Several devices in one group could be driven by one VkDevice; vkc
+     * uses one context per device instead (vkc_split). */
+    for (uint32_t g = 0; g < si->group_count; ++g) {
+        printf("%sDevice group %u:", g ? "" : "\n", g);
+        for (uint32_t m = 0; m < si->groups[g].member_count; ++m)
+            printf(" device %u", si->groups[g].members[m]);
+        printf("%s\n", si->groups[g].member_count > 1
+                           ? (si->groups[g].subset_allocation ? " (subset allocation)" : "")
+                           : " (alone)");
     }
     if (si->problem[0])
         printf("\nProblem: %s\n", si->problem);

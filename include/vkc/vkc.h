@@ -268,15 +268,20 @@ typedef enum vkc_wait_mode {
 } vkc_wait_mode;
 
 typedef struct vkc_context_desc {
-    /* Khronos validation + synchronization validation. DEFAULT: on in debug
-     * builds, off in release; the environment variable VKC_VALIDATION=0|1
-     * overrides the build default, and this field overrides both. If the
-     * layer is missing, validation is reported off with a warning. */
+    /* Khronos validation + synchronization validation. DEFAULT: on when the
+     * code calling vkc_context_create was compiled without NDEBUG (a debug
+     * build), off with NDEBUG, however vkc itself was built; the environment
+     * variable VKC_VALIDATION=0|1 (or off/on, false/true, no/yes) overrides
+     * that, and this field overrides both; another value of the variable is
+     * warned about and means the build default. If the layer is missing,
+     * validation is reported off with a warning. */
     vkc_toggle validation;
     /* Which physical device: NULL picks the best (discrete > integrated >
      * virtual > CPU, then highest API version); "N" is an index; anything
-     * else is a case-insensitive name substring. When NULL, the environment
-     * variable VKC_DEVICE is used the same way. */
+     * else is a case-insensitive name substring; matching no device fails
+     * with VKC_ERROR_NO_DEVICE. When NULL, the environment variable
+     * VKC_DEVICE is used the same way, except that matching no device is
+     * warned about and picks the best one. */
     const char *device;
     /* Force a queue family instead of vkc's choice. */
     bool queue_family_override;
@@ -300,6 +305,11 @@ typedef struct vkc_context_desc {
      * many batches may be in flight before an enqueue waits (0 = default). */
     uint32_t batch_size;
     uint32_t batches_in_flight;
+    /* What validation DEFAULT means (ON or OFF). Filled by vkc.h's
+     * vkc_context_create from the caller's NDEBUG; a caller that reaches
+     * the function without the header's macro (a binding, a function
+     * pointer) and leaves it DEFAULT gets OFF. */
+    vkc_toggle validation_default;
     /* The bound of every wait vkc makes without a timeout of the caller's:
      * vkc_finish, the blocking buffer calls, an enqueue that waits for the
      * oldest batch, vkc_context_destroy. Past it they return VKC_TIMEOUT
@@ -316,6 +326,32 @@ typedef struct vkc_context_desc {
  * *out is NULL on failure; the message is logged through desc->logger and
  * kept for vkc_last_create_error(). Thread-safe. */
 VKC_API vkc_result vkc_context_create(const vkc_context_desc *desc, vkc_context **out);
+
+/* The caller's build, not vkc's, decides validation's default: this macro
+ * hands the NDEBUG in force where vkc_context_create is called to the
+ * library. `(vkc_context_create)` or a function pointer bypasses it. Define
+ * VKC_NO_CALLER_NDEBUG to do without. */
+#if !defined(VKC_BUILDING) && !defined(VKC_NO_CALLER_NDEBUG)
+static inline vkc_result vkc__context_create_as(const vkc_context_desc *desc, vkc_context **out,
+                                                vkc_toggle build_default)
+{
+#ifdef __cplusplus
+    vkc_context_desc d = {};
+#else
+    vkc_context_desc d = {0};
+#endif
+    if (desc)
+        d = *desc;
+    if (d.validation_default == VKC_DEFAULT)
+        d.validation_default = build_default;
+    return (vkc_context_create)(&d, out);
+}
+#ifdef NDEBUG
+#define vkc_context_create(desc, out) vkc__context_create_as((desc), (out), VKC_OFF)
+#else
+#define vkc_context_create(desc, out) vkc__context_create_as((desc), (out), VKC_ON)
+#endif
+#endif
 
 /* Submit queued immediate work, wait for vkc's work (bounded: see
  * "Lifetimes"), then destroy everything the context created, in reverse
@@ -393,6 +429,7 @@ typedef struct vkc_device_info {
     vkc_device_type type;
     uint8_t device_uuid[16];
     uint8_t pipeline_cache_uuid[16];
+    uint8_t driver_uuid[16]; /* VkPhysicalDeviceIDProperties::driverUUID */
 
     uint32_t queue_family_count;
     vkc_queue_family_info queue_families[VKC_MAX_QUEUE_FAMILIES];
@@ -522,6 +559,15 @@ typedef struct vkc_system_info {
     vkc_device_info devices[VKC_MAX_DEVICES];
     int32_t best_device; /* the one vkc_context_create would pick; -1 none */
     char problem[512];   /* what is wrong and how to fix it; "" if fine */
+    /* Device groups (vkEnumeratePhysicalDeviceGroups; Vulkan 1.1): devices
+     * that one VkDevice could drive together. Most drivers report every
+     * device as a group of one. members are indices into devices[]. */
+    uint32_t group_count;
+    struct vkc_device_group {
+        uint32_t member_count;
+        uint32_t members[VKC_MAX_DEVICES];
+        bool subset_allocation;
+    } groups[VKC_MAX_DEVICES];
 } vkc_system_info;
 
 /* Fill *out with the loader, layers and devices present, without creating a
@@ -840,9 +886,10 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
  *                   .scalar_count = 2, .count = n});
  *
  * Value ids are handed out in creation order and an operation can only name
- * values that exist already, so the API cannot express a cycle; an id that
- * does not belong to this graph (dangling, foreign, or not created yet) is
- * VKC_ERROR_INVALID_GRAPH. Type rules: operands of an operation must have the
+ * values that exist already, so the API cannot express a cycle; an id not
+ * created yet (or 0) is VKC_ERROR_INVALID_GRAPH, an id of another graph
+ * VKC_ERROR_INVALID_ARGUMENT (an id carries its graph's serial, which
+ * repeats only after 2^32 - 1 graphs). Type rules: operands of an operation must have the
  * same type (cast explicitly), math functions need F32, compare gives BOOL,
  * select takes a BOOL condition. Graph-building errors are also latched and
  * returned again by vkc_fuse_build / record.
@@ -896,8 +943,9 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
 
 typedef struct vkc_fuse vkc_fuse;
 
-/* A value in a fusion graph; 0 is never a valid id. */
-typedef uint32_t vkc_value;
+/* A value in a fusion graph; 0 is never a valid id. An id names its graph
+ * too: passing it to another graph fails with VKC_ERROR_INVALID_ARGUMENT. */
+typedef uint64_t vkc_value;
 
 typedef enum vkc_dtype {
     VKC_DTYPE_DEFAULT = 0, /* = F32 */
@@ -1207,6 +1255,196 @@ VKC_API vkc_result vkc_wait_host_semaphore(vkc_context *ctx, VkSemaphore semapho
  * downloads go through staging. Thread-safe. */
 VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSize offset,
                                    VkDeviceSize size, vkc_buffer **out);
+
+/* ------------------------------------------------------------------------ */
+/* Several devices                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* One context drives one device. Several contexts in one process, on
+ * several devices (or several on one device, each with its own instance),
+ * are independent: no state is shared between them, and two threads may use
+ * two contexts at once under the thread-safety rules above. Objects and
+ * tickets of one context are refused by another (VKC_ERROR_INVALID_HANDLE).
+ *
+ * A split runs one element-count dispatch or one fusion graph across N
+ * contexts, each taking a contiguous range of the elements. The ranges are
+ * weighted by each device's throughput: given by the caller, or measured
+ * when the split is created (a short triad on each device in turn, timed on
+ * the host). Data lives in split buffers: one vkc buffer per context holding
+ * that context's range, filled from host memory by vkc_split_scatter and
+ * read back by vkc_split_gather (vkc_buffer_upload / download per part, so
+ * through host-visible staging; from 4 MiB on, the parts' transfers run at
+ * once, one thread per part). Parts do not see
+ * each other's elements: a kernel whose element i reads element j != i
+ * (a stencil) needs halos, which a split does not make (samples/mpi_stencil
+ * shows halos between processes).
+ *
+ *   vkc_context *ctx[2];                        // e.g. .device = "0", "1"
+ *   vkc_split *sp;
+ *   vkc_split_create(&(vkc_split_desc){.contexts = ctx, .context_count = 2}, &sp);
+ *   vkc_split_buffer *x;
+ *   vkc_split_buffer_create(sp, &(vkc_split_buffer_desc){.count = n, .element_size = 4}, &x);
+ *   vkc_split_scatter(x, host);
+ *   vkc_kernel *k[2];                            // the same kernel on each context
+ *   vkc_split_dispatch(sp, &(vkc_split_dispatch_desc){.kernels = k, .args = &x,
+ *                      .arg_count = 1, .count = n, .count_in_push = true}, NULL);
+ *   vkc_split_gather(x, host);
+ *
+ * Every wait a split makes is bounded by its timeout; a part whose device
+ * fails or does not finish in time makes the call return that error
+ * (VKC_ERROR_DEVICE_LOST, VKC_TIMEOUT, ...) with a message naming the part,
+ * after the other parts' work has completed or timed out too; the failed
+ * context stays usable as its own rules say (vkc_context_recover).
+ *
+ * A fusion graph's reduction is reduced per part on each device and the
+ * partial results combined on the host (vkc_split_fuse_args.reduce_result).
+ *
+ * Not done: device groups are reported by vkc_system_query (and vkc-info)
+ * but a split never creates a device over a group; external memory between
+ * devices (VK_KHR_external_memory_fd) is not used: data always passes
+ * through the host.
+ *
+ * Thread safety: a split and its buffers are used by one thread at a time;
+ * its contexts may meanwhile be used by other threads for other work. */
+
+typedef struct vkc_split vkc_split;
+typedef struct vkc_split_buffer vkc_split_buffer;
+
+#define VKC_MAX_SPLIT 16
+
+typedef struct vkc_split_desc {
+    /* The contexts, 1 .. VKC_MAX_SPLIT, each at most once and no two on one
+     * VkDevice; they must outlive the split. Copied. */
+    vkc_context *const *contexts;
+    uint32_t context_count;
+    /* Relative throughput of each context (> 0, any scale), or NULL. */
+    const double *weights;
+    /* DEFAULT: measure when weights is NULL. OFF without weights: equal
+     * parts. ON with weights: an error. */
+    vkc_toggle calibrate;
+    /* Elements of the calibration triad; 0 = 1 << 22 (48 MiB per device). */
+    uint64_t calibrate_count;
+    /* Every part but the last starts and ends on a multiple of this many
+     * elements; 0 = 256. */
+    uint32_t granularity;
+    /* Bound on each wait of a split call; 0 = 10 s. */
+    uint64_t timeout_ns;
+} vkc_split_desc;
+
+/* Create a split over contexts. With calibration, runs a triad of
+ * calibrate_count floats a few times on each context in turn (compiling it
+ * with vkc_kernel_create_glsl) and weights each by its best time.
+ *
+ * VKC_ERROR_INVALID_ARGUMENT for no context, more than VKC_MAX_SPLIT, a
+ * context given twice or two on the same VkDevice, a weight that is not
+ * > 0; VKC_ERROR_DEVICE_LOST for a lost context; a calibration run's error.
+ * *out is NULL on failure and the message is kept for
+ * vkc_last_create_error(). */
+VKC_API vkc_result vkc_split_create(const vkc_split_desc *desc, vkc_split **out);
+/* Waits (bounded) for the split's own work, then frees it. Split buffers
+ * still alive are destroyed with it. NULL does nothing. */
+VKC_API void vkc_split_destroy(vkc_split *split);
+
+typedef struct vkc_split_info {
+    uint32_t context_count;
+    double weights[VKC_MAX_SPLIT]; /* normalised: they sum to 1 */
+    bool calibrated;
+    /* Calibration: the best triad time on each context, ns (0 when not
+     * calibrated). */
+    uint64_t calibrate_ns[VKC_MAX_SPLIT];
+} vkc_split_info;
+
+VKC_API vkc_result vkc_split_info_get(const vkc_split *split, vkc_split_info *out);
+/* The ranges count elements split into: part i is [first[i], first[i] +
+ * counts[i]). Both arrays hold context_count entries. A part may be empty
+ * when count is small. */
+VKC_API vkc_result vkc_split_ranges(const vkc_split *split, uint64_t count, uint64_t *first,
+                                    uint64_t *counts);
+/* The message of the last failure of a call on this split ("" if none);
+ * the failing context's vkc_context_last_error() has it too. */
+VKC_API const char *vkc_split_last_error(const vkc_split *split);
+
+typedef struct vkc_split_buffer_desc {
+    uint64_t count;        /* elements, > 0 */
+    uint32_t element_size; /* bytes; 0 = 4 */
+    vkc_memory memory;
+    const char *name; /* debug name of the parts; copied */
+} vkc_split_buffer_desc;
+
+/* One buffer per context holding its range of count elements (an empty
+ * part has none). Errors as vkc_buffer_create, on the part's context. */
+VKC_API vkc_result vkc_split_buffer_create(vkc_split *split, const vkc_split_buffer_desc *desc,
+                                           vkc_split_buffer **out);
+VKC_API void vkc_split_buffer_destroy(vkc_split_buffer *buf);
+/* Part i: its vkc buffer (NULL when empty), first element and count, for
+ * the caller's own sequences on that context. */
+VKC_API vkc_result vkc_split_buffer_part(const vkc_split_buffer *buf, uint32_t index,
+                                         vkc_buffer **out_buffer, uint64_t *out_first,
+                                         uint64_t *out_count);
+/* Copy count * element_size bytes of host memory into the parts, or the
+ * parts back into host memory. Blocking; from 4 MiB in all, each part past
+ * the first is copied by a thread of its own, started and joined within
+ * the call. */
+VKC_API vkc_result vkc_split_scatter(vkc_split_buffer *buf, const void *data);
+VKC_API vkc_result vkc_split_gather(vkc_split_buffer *buf, void *data);
+
+typedef struct vkc_split_dispatch_desc {
+    /* One kernel per context (kernels[i] created on contexts[i]), the same
+     * shader on each. */
+    vkc_kernel *const *kernels;
+    /* args[j] is bound to binding j: part i's buffer, whole. Every arg must
+     * belong to this split and hold count elements. */
+    vkc_split_buffer *const *args;
+    uint32_t arg_count;
+    const void *push; /* copied per part */
+    uint32_t push_size;
+    /* Part i's element count (uint32) written into its push constants at
+     * byte count_offset, and its first element at first_offset. */
+    bool count_in_push;
+    uint32_t count_offset;
+    bool first_in_push;
+    uint32_t first_offset;
+    uint64_t count; /* elements */
+    const char *label;
+} vkc_split_dispatch_desc;
+
+/* Dispatch each part on its context (immediate mode, one flush each).
+ * out_tickets NULL: wait for all (bounded by the split's timeout); else
+ * out_tickets[i] gets part i's ticket (zero for an empty part) for
+ * vkc_split_wait. VKC_ERROR_MISMATCH for an arg of another count, a kernel
+ * of another context; VKC_ERROR_INVALID_ARGUMENT for an arg of another
+ * split or a push field outside push_size. */
+VKC_API vkc_result vkc_split_dispatch(vkc_split *split, const vkc_split_dispatch_desc *desc,
+                                      vkc_ticket *out_tickets);
+
+typedef struct vkc_split_fuse_args {
+    vkc_split_buffer *const *inputs; /* in vkc_fuse_input order */
+    uint32_t input_count;
+    vkc_split_buffer *const *outputs; /* in vkc_fuse_output order */
+    uint32_t output_count;
+    const vkc_scalar *scalars;
+    uint32_t scalar_count;
+    uint64_t count;
+    const char *label;
+    /* The graph's reduction over all count elements, on the host: each
+     * part reduces its range on its device and the partial results are
+     * combined here (sum: added; min, max; mean: the parts' means weighted
+     * by their counts). Required for a graph with a reduction, which also
+     * needs out_tickets NULL. */
+    float *reduce_result;
+} vkc_split_fuse_args;
+
+/* Run a fusion graph split: fuses[i] is the same graph built on
+ * contexts[i] (checked by structure). Graphs with a broadcast input
+ * (period) or dropout (both index the whole range) are
+ * VKC_ERROR_UNSUPPORTED. Tickets and errors as vkc_split_dispatch. */
+VKC_API vkc_result vkc_split_fuse(vkc_split *split, vkc_fuse *const *fuses,
+                                  const vkc_split_fuse_args *args, vkc_ticket *out_tickets);
+
+/* Wait for the tickets of one split call, each on its context, all within
+ * the split's timeout from now. The first error or VKC_TIMEOUT, naming the
+ * part, after every part was waited for. */
+VKC_API vkc_result vkc_split_wait(vkc_split *split, const vkc_ticket *tickets);
 
 #ifdef __cplusplus
 }

@@ -33,7 +33,7 @@ static vkc_value pick(reader *r, const vkc_value *vals, uint32_t count)
 {
     uint8_t b = next(r);
     if (b & 0x80 || !count)
-        return (vkc_value)b * 0x10001u; /* a raw id */
+        return (vkc_value)b * 0x100000001u; /* a raw id: serial and index b */
     return vals[b % count];
 }
 

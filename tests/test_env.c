@@ -1,0 +1,301 @@
+/* Environment variables: each VKC_* variable with a value it does not
+ * recognise gives a warning through the logger that names the variable and
+ * the value, and the documented default is used; a recognised value takes
+ * effect. The variable is set with setenv here and restored after. */
+#define _GNU_SOURCE
+/* vkc's private headers first (volk before vulkan.h): the test reads the
+ * settings the variables decide, which the API does not all report. */
+#include "seq.h"
+#include "vkc_internal.h"
+
+#include "vkc_test.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char g_warnings[8192]; /* every GENERAL warning, one per line */
+static unsigned g_warning_count;
+
+static void capture_log(void *user, vkc_log_level level, vkc_log_id id, const char *msg)
+{
+    if (id == VKC_LOG_ID_GENERAL && level == VKC_LOG_WARN) {
+        size_t at = strlen(g_warnings);
+        snprintf(g_warnings + at, sizeof(g_warnings) - at, "%s\n", msg);
+        g_warning_count++;
+        return;
+    }
+    vkc_test_log(user, level, id, msg);
+}
+
+/* The variable's value before the test (ctest sets some), to restore. */
+static char g_saved[1024];
+static bool g_was_set;
+
+static void env_set(const char *name, const char *value)
+{
+    const char *old = getenv(name);
+    g_was_set = old != NULL;
+    snprintf(g_saved, sizeof(g_saved), "%s", old ? old : "");
+    assert_int_equal(setenv(name, value, 1), 0);
+}
+
+static void env_restore(const char *name)
+{
+    if (g_was_set)
+        setenv(name, g_saved, 1);
+    else
+        unsetenv(name);
+}
+
+static vkc_toggle g_validation = VKC_ON;
+
+static vkc_context *create(void)
+{
+    g_warnings[0] = '\0';
+    g_warning_count = 0;
+    vkc_context_desc d = vkc_test_desc();
+    d.logger.func = capture_log;
+    d.validation = g_validation;
+    vkc_context *ctx = NULL;
+    vkc_result r = vkc_context_create(&d, &ctx);
+    if (r != VKC_SUCCESS)
+        fail_msg("vkc_context_create: %s: %s", vkc_result_string(r), vkc_last_create_error());
+    return ctx;
+}
+
+/* One warning that names the variable and its value, and says the default. */
+static void expect_warning(const char *name, const char *value, const char *fallback)
+{
+    char want[1200];
+    snprintf(want, sizeof(want), "%s=\"%s\" is not recognised", name, value);
+    if (g_warning_count != 1 || !strstr(g_warnings, want) || !strstr(g_warnings, fallback))
+        fail_msg("expected one warning with \"%s\" and \"%s\"; got %u:\n%s", want, fallback,
+                 g_warning_count, g_warnings);
+}
+
+static void expect_no_warning(void)
+{
+    if (g_warning_count)
+        fail_msg("expected no warning; got:\n%s", g_warnings);
+}
+
+static bool validation_of(vkc_context *ctx)
+{
+    vkc_context_features f;
+    assert_int_equal(vkc_context_features_get(ctx, &f), VKC_SUCCESS);
+    return f.validation;
+}
+
+static void test_validation(void **state)
+{
+    (void)state;
+#ifdef NDEBUG
+    const bool build_default = false;
+#else
+    const bool build_default = true;
+#endif
+    g_validation = VKC_DEFAULT; /* the desc would override the variable */
+    static const struct {
+        const char *value;
+        int want; /* 1 on, 0 off, -1 not recognised: the build default */
+    } cases[] = {{"banana", -1}, {"2", -1}, {"onn", -1}, {"0", 0},    {"off", 0}, {"FALSE", 0},
+                 {"no", 0},      {"1", 1},  {"On", 1},   {"true", 1}, {"yes", 1}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+        env_set("VKC_VALIDATION", cases[i].value);
+        vkc_context *ctx = create();
+        if (cases[i].want < 0)
+            expect_warning("VKC_VALIDATION", cases[i].value, "the build's default");
+        else
+            expect_no_warning();
+        bool want = cases[i].want < 0 ? build_default : cases[i].want == 1;
+        if (validation_of(ctx) != want)
+            fail_msg("VKC_VALIDATION=%s: validation %d, expected %d", cases[i].value,
+                     validation_of(ctx), want);
+        vkc_context_destroy(ctx);
+        env_restore("VKC_VALIDATION");
+    }
+    g_validation = VKC_ON;
+    vkc_test_assert_clean();
+}
+
+static void test_debug_labels(void **state)
+{
+    (void)state;
+    env_set("VKC_DEBUG_LABELS", "maybe");
+    vkc_context *ctx = create();
+    expect_warning("VKC_DEBUG_LABELS", "maybe", "the default: off");
+    assert_false(ctx->debug_labels);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_DEBUG_LABELS");
+
+    env_set("VKC_DEBUG_LABELS", "1");
+    ctx = create();
+    expect_no_warning();
+    assert_true(ctx->debug_labels);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_DEBUG_LABELS");
+}
+
+static void test_groups_per_sm(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"lots", "-1", "4x", "99999999999", "65537"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        env_set("VKC_GROUPS_PER_SM", bad[i]);
+        vkc_context *ctx = create();
+        expect_warning("VKC_GROUPS_PER_SM", bad[i], "the default: no cap");
+        assert_int_equal(ctx->features.groups_per_sm, 0);
+        assert_int_equal(ctx->features.max_grid_groups, ctx->info.max_workgroup_count[0]);
+        vkc_test_context_destroy(ctx);
+        env_restore("VKC_GROUPS_PER_SM");
+    }
+    /* A good value caps grids where the SM count is known; elsewhere (as on
+     * lavapipe) it is ignored with a warning that says why. */
+    env_set("VKC_GROUPS_PER_SM", "4");
+    vkc_context *ctx = create();
+    if (ctx->info.sm_count) {
+        expect_no_warning();
+        assert_int_equal(ctx->features.groups_per_sm, 4);
+    } else {
+        assert_int_equal(g_warning_count, 1);
+        assert_non_null(strstr(g_warnings, "VKC_GROUPS_PER_SM=4 ignored"));
+        assert_int_equal(ctx->features.groups_per_sm, 0);
+    }
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_GROUPS_PER_SM");
+}
+
+static void test_seq_ring(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"0", "9", "x", "2.5", " 2"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        env_set("VKC_SEQ_RING", bad[i]);
+        vkc_context *ctx = create();
+        char fallback[32];
+        snprintf(fallback, sizeof(fallback), "the default: %u", VKC_SEQ_RING);
+        expect_warning("VKC_SEQ_RING", bad[i], fallback);
+        assert_int_equal(ctx->seq_ring, VKC_SEQ_RING);
+        vkc_test_context_destroy(ctx);
+        env_restore("VKC_SEQ_RING");
+    }
+    env_set("VKC_SEQ_RING", "5");
+    vkc_context *ctx = create();
+    expect_no_warning();
+    assert_int_equal(ctx->seq_ring, 5);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_SEQ_RING");
+}
+
+static void test_device(void **state)
+{
+    (void)state;
+    vkc_context *ctx = create();
+    char best[256];
+    snprintf(best, sizeof(best), "%s", vkc_context_device(ctx)->name);
+    vkc_test_context_destroy(ctx);
+
+    env_set("VKC_DEVICE", "no-such-device-anywhere");
+    ctx = create();
+    expect_warning("VKC_DEVICE", "no-such-device-anywhere", "the best device");
+    assert_string_equal(vkc_context_device(ctx)->name, best);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_DEVICE");
+
+    env_set("VKC_DEVICE", "0");
+    ctx = create();
+    expect_no_warning();
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_DEVICE");
+
+    /* The desc's own choice is no environment default: nothing matching
+     * still fails creation. */
+    env_set("VKC_DEVICE", "0");
+    vkc_context_desc d = vkc_test_desc();
+    d.device = "no-such-device-anywhere";
+    vkc_test_quiet_errors(1);
+    assert_int_equal(vkc_context_create(&d, &ctx), VKC_ERROR_NO_DEVICE);
+    vkc_test_quiet_errors(0);
+    assert_null(ctx);
+    assert_non_null(strstr(vkc_last_create_error(), "no-such-device-anywhere"));
+    env_restore("VKC_DEVICE");
+}
+
+static void test_loader(void **state)
+{
+    (void)state;
+    env_set("VKC_LOADER", "/nonexistent/libvulkan.so.1");
+    vkc_context *ctx = create();
+    expect_warning("VKC_LOADER", "/nonexistent/libvulkan.so.1", "libvulkan.so");
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_LOADER");
+
+    env_set("VKC_LOADER", "libvulkan.so.1");
+    ctx = create();
+    expect_no_warning();
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_LOADER");
+}
+
+static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void test_cache_dir(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/tmp/vkc_test_env_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+
+    env_set("VKC_CACHE_DIR", dir);
+    vkc_context *ctx = create();
+    expect_no_warning();
+    assert_string_equal(ctx->cache_dir, dir);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_CACHE_DIR");
+
+    /* Too long to hold the cache's file names: the default, under
+     * XDG_CACHE_HOME (pointed at the temporary directory). */
+    char xdg_saved[1024];
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    bool xdg_set = xdg != NULL;
+    snprintf(xdg_saved, sizeof(xdg_saved), "%s", xdg ? xdg : "");
+    setenv("XDG_CACHE_HOME", dir, 1);
+    char longer[420];
+    memset(longer, 'd', sizeof(longer) - 1);
+    longer[0] = '/';
+    longer[sizeof(longer) - 1] = '\0';
+    env_set("VKC_CACHE_DIR", longer);
+    ctx = create();
+    expect_warning("VKC_CACHE_DIR", longer, "the default");
+    char want[128];
+    snprintf(want, sizeof(want), "%s/vkc", dir);
+    assert_string_equal(ctx->cache_dir, want);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_CACHE_DIR");
+    if (xdg_set)
+        setenv("XDG_CACHE_HOME", xdg_saved, 1);
+    else
+        unsetenv("XDG_CACHE_HOME");
+    nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_validation),    cmocka_unit_test(test_debug_labels),
+        cmocka_unit_test(test_groups_per_sm), cmocka_unit_test(test_seq_ring),
+        cmocka_unit_test(test_device),        cmocka_unit_test(test_loader),
+        cmocka_unit_test(test_cache_dir),
+    };
+    return cmocka_run_group_tests_name("environment variables", tests, NULL, NULL);
+}
