@@ -127,9 +127,27 @@ vkc_result vkc__seq_hold(vkc_seq *s, vkc__obj *o)
     return vkc__latch(s, vkc__rset_add(s->set, o));
 }
 
+/* Whether c names the same objects as the command recorded before it
+ * (already held): the common case of a loop of one dispatch, and of
+ * immediate mode, costs pointer compares only. */
+static bool vkc__same_as_last(const vkc_seq *s, const vkc__command *c)
+{
+    if (!s->cmd_count)
+        return false;
+    const vkc__command *p = &s->cmds[s->cmd_count - 1];
+    if (p->kernel != c->kernel || p->use_count != c->use_count)
+        return false;
+    for (uint32_t i = 0; i < c->use_count; ++i)
+        if (s->uses[p->use_first + i].buffer != s->uses[c->use_first + i].buffer)
+            return false;
+    return true;
+}
+
 /* Append command c (hazard levels) after retaining what it names. */
 static vkc_result vkc__push(vkc_seq *s, vkc__command *c)
 {
+    if (vkc__same_as_last(s, c))
+        return vkc__append(s, c);
     if (c->kernel)
         VKC_FORWARD(vkc__seq_hold(s, (vkc__obj *)c->kernel));
     for (uint32_t i = 0; i < c->use_count; ++i)
@@ -139,9 +157,8 @@ static vkc_result vkc__push(vkc_seq *s, vkc__command *c)
 
 static vkc_result vkc__check_buffer(vkc_seq *s, const vkc_buffer *b, const char *what)
 {
-    vkc_result r = vkc__obj_check(s->obj.ctx, b, VKC_MAGIC_BUFFER, what);
-    if (r < 0)
-        return vkc__latch(s, r);
+    if (VKC_UNLIKELY(!vkc__obj_is(b, VKC_MAGIC_BUFFER)))
+        return vkc__latch(s, vkc__obj_check(s->obj.ctx, b, VKC_MAGIC_BUFFER, what));
     if (b->obj.ctx != s->obj.ctx)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: buffer belongs to another context",
                             what);
@@ -248,9 +265,8 @@ static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, 
     if (!d)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "dispatch desc is NULL");
     const vkc_kernel *k = d->kernel;
-    vkc_result kr = vkc__obj_check(ctx, k, VKC_MAGIC_KERNEL, "dispatch");
-    if (kr < 0)
-        return vkc__latch(s, kr);
+    if (VKC_UNLIKELY(!vkc__obj_is(k, VKC_MAGIC_KERNEL)))
+        return vkc__latch(s, vkc__obj_check(ctx, k, VKC_MAGIC_KERNEL, "dispatch"));
     if (k->obj.ctx != ctx)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "dispatch: kernel of another context");
     const vkc_kernel_info *ki = &k->info;
