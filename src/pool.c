@@ -269,22 +269,23 @@ static void vkc__settle(vkc_context *ctx, vkc__cmd *chain)
     pthread_mutex_unlock(&p->lock);
 }
 
-void vkc__pool_retire(vkc_context *ctx)
+static void vkc__pool_retire_as(vkc_context *ctx, bool all)
 {
     vkc__pool *p = &ctx->pool;
     pthread_mutex_lock(&p->lock);
-    vkc__cmd *chain = vkc__retire_locked(ctx, false);
+    vkc__cmd *chain = vkc__retire_locked(ctx, all);
     pthread_mutex_unlock(&p->lock);
     vkc__settle(ctx, chain);
 }
 
+void vkc__pool_retire(vkc_context *ctx)
+{
+    vkc__pool_retire_as(ctx, false);
+}
+
 void vkc__pool_drop(vkc_context *ctx)
 {
-    vkc__pool *p = &ctx->pool;
-    pthread_mutex_lock(&p->lock);
-    vkc__cmd *chain = vkc__retire_locked(ctx, true);
-    pthread_mutex_unlock(&p->lock);
-    vkc__settle(ctx, chain);
+    vkc__pool_retire_as(ctx, true);
 }
 
 vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
