@@ -33,11 +33,11 @@ void vkc__obj_init(vkc__obj *o, uint32_t magic, vkc_context *ctx, const char *na
 
 static void vkc__obj_free(vkc__obj *o)
 {
-    if (o->node.next) {
-        pthread_mutex_lock(&o->ctx->objects_lock);
-        vkc__list_remove(&o->node);
-        pthread_mutex_unlock(&o->ctx->objects_lock);
-    }
+    /* Under the lock even to see whether it is listed: removing a
+     * neighbour writes this node's links. */
+    pthread_mutex_lock(&o->ctx->objects_lock);
+    vkc__list_remove(&o->node);
+    pthread_mutex_unlock(&o->ctx->objects_lock);
     o->magic = 0;
     o->free(o);
 }
