@@ -723,6 +723,8 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
      * per submit, 2.7 us at 256, 2.4 us at 4096. */
     f->batch_size = desc->batch_size ? desc->batch_size : 256;
     f->batches_in_flight = desc->batches_in_flight ? desc->batches_in_flight : 4;
+    ctx->wait_timeout_ns =
+        desc->wait_timeout_ns ? desc->wait_timeout_ns : VKC_DEFAULT_WAIT_TIMEOUT_NS;
     /* 256 invocations (a multiple of every common subgroup size) unless the
      * device cannot do that many. */
     uint32_t wg = 256;

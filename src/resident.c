@@ -755,7 +755,7 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
 
     vkc_result res = VKC_SUCCESS;
     if (d->kernel) {
-        if (d->kernel->magic != VKC_MAGIC_KERNEL || d->kernel->ctx != ctx) {
+        if (!vkc__obj_is(d->kernel, VKC_MAGIC_KERNEL) || d->kernel->obj.ctx != ctx) {
             res = VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE, "vkc_resident_create: invalid kernel");
             goto fail;
         }
@@ -1240,7 +1240,7 @@ vkc_result vkc__resident_lose(vkc_context *ctx)
          * VkBuffer cannot be rebuilt): out of the list (the caller holds
          * objects_lock), freed with the resident kernel. */
         if (r->ring_buf)
-            vkc__list_remove(&r->ring_buf->node);
+            vkc__list_remove(&r->ring_buf->obj.node);
     }
     /* Posted items died with the device: ordinary submits need not wait. */
     atomic_store(&ctx->resident_ordered, atomic_load(&ctx->resident_posts));

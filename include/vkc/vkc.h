@@ -38,13 +38,91 @@
  * - Nothing in vkc calls abort(), exit() or assert() on anything a caller or
  *   a driver can cause.
  *
+ * Lifetimes
+ * ---------
+ * One rule for every object (buffer, wrapped buffer, kernel, sequence,
+ * fusion graph): your handle is one reference; vkc_X_destroy() drops it and
+ * makes the handle dead. The object itself (its VkBuffer and memory, its
+ * pipeline, ...) is freed when the last reference goes, and the others are
+ * held by what still needs it:
+ * - a sequence holds everything its recorded commands name (kernels,
+ *   buffers, a graph's temporaries), once per recording, until it is
+ *   recorded again (vkc_seq_begin) or destroyed;
+ * - every recorded copy that was submitted holds the sequence's set until
+ *   its work completed (its ticket's value was reached);
+ * - the open immediate-mode batch is a sequence too;
+ * - a blocking transfer's submission holds its buffers until it completed.
+ * So destroy is always allowed and never waits: a sequence recorded with a
+ * kernel or buffer you then destroyed still submits and computes right,
+ * work in flight finishes on live objects, and the memory goes back to the
+ * allocator once nothing needs it (vkc_finish() releases what finished
+ * work held at once). A NEW use of a destroyed handle (recording it,
+ * uploading to it, ...) is VKC_ERROR_INVALID_HANDLE with the object's name,
+ * as long as something still holds it; once freed, the handle is dangling
+ * memory like any freed pointer: do not use it at all.
+ *
+ * Why this rule: no destroy ever blocks on the GPU (the old rule waited for
+ * all submitted work in vkc_buffer_destroy and destroyed pipelines under
+ * in-flight work in vkc_kernel_destroy), and replays cost nothing: the
+ * references are taken once when a sequence is recorded (one atomic per
+ * distinct object), never per submit.
+ *
+ * - Wrapped buffers (vkc_buffer_wrap): vkc's record follows the rule; the
+ *   host's VkBuffer is the host's, and the host must not destroy it before
+ *   the tickets of all work naming it completed.
+ * - vkc_fuse_destroy: the graph's own references go; its temporaries and
+ *   fused kernels live on in every sequence that recorded them.
+ * - vkc_context_destroy: any mix of queued immediate work, work in flight
+ *   and live objects, after any of your own destroys in any order. Queued
+ *   immediate work is submitted (flushed, not dropped), vkc waits for its
+ *   own work (bounded by wait_timeout_ns; then vkDeviceWaitIdle on its own
+ *   device; on a wrapped device it logs an error and goes on), sequences
+ *   and batches let go, and every object still alive is freed whatever
+ *   its count. Handles are dangling afterwards.
+ * - vkc_context_recover: objects keep their handles and references;
+ *   sequences recorded before the loss must be recorded again. A wrapped
+ *   buffer still alive makes recovery VKC_ERROR_UNSUPPORTED.
+ *
+ * Waits are bounded
+ * -----------------
+ * Every call that can block returns VKC_TIMEOUT (positive: not an error;
+ * the work goes on) rather than hang on a device that never finishes:
+ * vkc_wait takes your timeout; vkc_finish, the blocking transfers, an
+ * enqueue that waits for the oldest batch and vkc_context_destroy use
+ * vkc_context_desc.wait_timeout_ns (10 s by default), vkc_finish_timeout
+ * its own. No vkc wait is unbounded unless you pass UINT64_MAX.
+ *
  * Thread safety
  * -------------
- * Not thread-safe except where a function says so. In short: distinct
- * sequences may be recorded from distinct threads at once; submit, wait,
- * poll, the immediate-mode calls and object creation are internally
- * synchronised; a single object (a sequence, a buffer being mapped) must not
- * be used from two threads at once.
+ * Each function belongs to one class, said again in its comment:
+ * - Thread-safe: any thread, at any time, with anything but
+ *   vkc_context_destroy / vkc_context_recover of the same context.
+ *   vkc_result_string, vkc_queue_reason_string, vkc_last_create_error (per
+ *   thread), vkc_system_query, vkc_context_create, vkc_context_wrap,
+ *   vkc_context_device, vkc_context_features_get, vkc_context_stats,
+ *   vkc_context_vk, vkc_context_last_error (the string may be replaced by a
+ *   later failure on another thread), vkc_queue_lock/unlock,
+ *   vkc_buffer_create, vkc_buffer_wrap, vkc_kernel_create(_glsl),
+ *   vkc_seq_create, vkc_fuse_create, vkc_wait, vkc_poll, vkc_finish(_timeout),
+ *   vkc_dispatch, vkc_copy, vkc_flush, vkc_ticket_export,
+ *   vkc_wait_host_semaphore, the blocking transfers (two of them writing the
+ *   same bytes at once leave either's data), and the queries of a live
+ *   object: vkc_buffer_size/map/vk, vkc_kernel_info_get/vk.
+ * - One thread per object: calls on one sequence or one graph come from
+ *   one thread at a time (distinct objects from distinct threads at once
+ *   are fine): vkc_seq_begin/dispatch/copy/fill/barrier/acquire/release/
+ *   end/set_push/set_arg/info_get, vkc_fuse_* (building, build, source,
+ *   info, record into a sequence: both objects are used). vkc_seq_submit
+ *   is in this class too, but a second thread submitting the same sequence
+ *   meanwhile is refused with VKC_ERROR_INVALID_STATE (one atomic exchange),
+ *   never a race; distinct sequences submit from distinct threads at once.
+ *   The destroys (vkc_buffer/kernel/seq/fuse_destroy) too: no other call
+ *   may use that handle at the same time or later; they are safe with work
+ *   in flight and with calls on other objects.
+ * - Not thread-safe: vkc_context_destroy and vkc_context_recover: no other
+ *   call may use the context or its objects meanwhile.
+ * The logger may be called from any thread that calls into vkc, and from
+ * driver threads (validation messages).
  *
  * Using vkc beside volk
  * ---------------------
@@ -255,6 +333,11 @@ typedef struct vkc_context_desc {
      * DEFAULT: when profiling is on. Where the device lacks the extension it
      * is quietly off and the statistics come from reflection alone. */
     vkc_toggle kernel_statistics;
+    /* The bound of every wait vkc makes without a timeout of the caller's:
+     * vkc_finish, the blocking buffer calls, an enqueue that waits for the
+     * oldest batch, vkc_context_destroy. Past it they return VKC_TIMEOUT
+     * (with a message) instead of blocking on. 0 = 10 s. */
+    uint64_t wait_timeout_ns;
 } vkc_context_desc;
 
 /* Create a context: load Vulkan, create an instance and a device, pick the
@@ -293,9 +376,11 @@ static inline vkc_result vkc__context_create_as(const vkc_context_desc *desc, vk
 #endif
 #endif
 
-/* Wait for all work, then destroy everything the context created, in reverse
- * order. Objects (buffers, kernels, sequences) still alive are destroyed too.
- * NULL does nothing. */
+/* Submit queued immediate work, wait for vkc's work (bounded: see
+ * "Lifetimes"), then destroy everything the context created, in reverse
+ * order. Objects (buffers, kernels, sequences, graphs) still alive are
+ * destroyed too, whatever references they have. NULL does nothing. Not
+ * thread-safe. */
 VKC_API void vkc_context_destroy(vkc_context *ctx);
 
 /* Recover from device loss: create a new VkDevice on the same physical
@@ -568,8 +653,10 @@ typedef struct vkc_buffer_desc {
  * suitable memory type has room. *out is NULL on failure. Thread-safe. */
 VKC_API vkc_result vkc_buffer_create(vkc_context *ctx, const vkc_buffer_desc *desc,
                                      vkc_buffer **out);
-/* Wait until all work submitted on the context has completed (immediate-mode
- * work is flushed first), then free the buffer. NULL does nothing. */
+/* Drop the caller's reference (see "Lifetimes"): returns at once; the
+ * handle is dead for new uses; the memory goes back when work recorded or
+ * in flight that names the buffer no longer needs it. NULL and dead
+ * handles do nothing. One thread per object. */
 VKC_API void vkc_buffer_destroy(vkc_buffer *buf);
 /* The size asked for at creation; 0 for NULL or an invalid handle. */
 VKC_API uint64_t vkc_buffer_size(const vkc_buffer *buf);
@@ -600,7 +687,9 @@ VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
  * downloads of more than 1 KiB from a mapping the CPU does not cache (that
  * is read at a few MB/s). A range outside the buffer (offset + size past
  * its end, overflow included) gives VKC_ERROR_INVALID_ARGUMENT; size 0 does
- * nothing. Copy refuses overlapping ranges of one buffer. Thread-safe. */
+ * nothing. Copy refuses overlapping ranges of one buffer. Each waits at most
+ * the context's wait_timeout_ns: VKC_TIMEOUT then (the data has not
+ * arrived; its submission still holds the buffer). Thread-safe. */
 VKC_API vkc_result vkc_buffer_upload(vkc_buffer *buf, uint64_t offset, const void *data,
                                      uint64_t size);
 VKC_API vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uint64_t size);
@@ -955,6 +1044,9 @@ typedef struct vkc_glsl_desc {
  * Thread-safe. */
 VKC_API vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc,
                                           vkc_kernel **out);
+/* Drop the caller's reference (see "Lifetimes"): returns at once; the
+ * pipeline is destroyed when no recorded sequence or work in flight needs
+ * it. NULL and dead handles do nothing. One thread per object. */
 VKC_API void vkc_kernel_destroy(vkc_kernel *kernel);
 
 /* What a binding of set 0 is. */
@@ -1028,7 +1120,10 @@ typedef struct vkc_dispatch_desc {
      * the work needs). The kernel must loop with stride
      * gl_NumWorkGroups.x * gl_WorkGroupSize.x. */
     uint64_t count;
-    const char *label; /* debug label; NULL = the kernel's name */
+    /* Debug label; NULL = the kernel's name. Not copied: it must stay valid
+     * while the sequence may record it again (until its next begin or its
+     * destroy); a string literal is the usual choice. */
+    const char *label;
 } vkc_dispatch_desc;
 
 typedef struct vkc_seq_desc {
@@ -1039,18 +1134,24 @@ typedef struct vkc_seq_desc {
 } vkc_seq_desc;
 
 /* A sequence records commands once and can be submitted many times. desc may
- * be NULL. Thread-safe (creation); the sequence itself is used by one thread
- * at a time. */
+ * be NULL. Thread-safe (creation); the calls on a sequence are one thread
+ * per object. */
 VKC_API vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **out);
+/* Returns at once; submissions in flight finish, and what the sequence
+ * named is released when they have. One thread per object. */
 VKC_API void vkc_seq_destroy(vkc_seq *seq);
 
-/* Start (re-)recording: drops the commands recorded so far. A new sequence
- * is already recording. */
+/* Start (re-)recording: drops the commands recorded so far, and the
+ * sequence's references on what they named (kept by submissions still in
+ * flight until they complete). A new sequence is already recording. All
+ * the recording calls below: one thread per object. */
 VKC_API vkc_result vkc_seq_begin(vkc_seq *seq);
 
 /* Record a dispatch. Checked against the kernel's interface at once
  * (binding count, push-constant size, buffer sizes, alignment, limits);
- * the first error is also latched and returned again by vkc_seq_end. */
+ * the first error is also latched and returned again by vkc_seq_end. The
+ * sequence retains the kernel and buffers (once each per recording); a
+ * destroyed one is VKC_ERROR_INVALID_HANDLE naming it. */
 VKC_API vkc_result vkc_seq_dispatch(vkc_seq *seq, const vkc_dispatch_desc *desc);
 VKC_API vkc_result vkc_seq_copy(vkc_seq *seq, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
                                 uint64_t src_offset, uint64_t size);
@@ -1077,6 +1178,7 @@ typedef struct vkc_seq_info {
     uint64_t submits;
 } vkc_seq_info;
 
+/* One thread per object. */
 VKC_API vkc_result vkc_seq_info_get(const vkc_seq *seq, vkc_seq_info *out);
 
 /* ------------------------------------------------------------------------ */
@@ -1090,7 +1192,11 @@ typedef struct vkc_ticket {
 } vkc_ticket;
 
 /* Submit a recorded sequence. It may be submitted again while in flight.
- * Thread-safe (with itself and all other submit calls). */
+ * Takes no reference and allocates nothing: what the commands name was
+ * retained when they were recorded. One thread per object: a second thread
+ * submitting the same sequence at the same moment gets
+ * VKC_ERROR_INVALID_STATE (never a race); distinct sequences may be
+ * submitted from distinct threads at once. */
 VKC_API vkc_result vkc_seq_submit(vkc_seq *seq, vkc_ticket *out_ticket);
 
 /* Wait until the ticket's work has completed, with the context's wait mode.
@@ -1099,8 +1205,12 @@ VKC_API vkc_result vkc_seq_submit(vkc_seq *seq, vkc_ticket *out_ticket);
 VKC_API vkc_result vkc_wait(vkc_context *ctx, vkc_ticket ticket, uint64_t timeout_ns);
 /* VKC_SUCCESS when complete, VKC_NOT_READY otherwise. Thread-safe. */
 VKC_API vkc_result vkc_poll(vkc_context *ctx, vkc_ticket ticket);
-/* Flush immediate-mode work and wait for everything submitted. */
+/* Flush immediate-mode work and wait for everything submitted, at most the
+ * context's wait_timeout_ns: VKC_SUCCESS, VKC_TIMEOUT (the work goes on;
+ * call again), or an error. Thread-safe. */
 VKC_API vkc_result vkc_finish(vkc_context *ctx);
+/* vkc_finish with its own bound (UINT64_MAX: no bound). Thread-safe. */
+VKC_API vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns);
 
 /* ------------------------------------------------------------------------ */
 /* Immediate mode                                                           */
@@ -1493,9 +1603,10 @@ typedef struct vkc_fuse_desc {
 
 /* Create an empty graph. desc may be NULL. Thread-safe. */
 VKC_API vkc_result vkc_fuse_create(vkc_context *ctx, const vkc_fuse_desc *desc, vkc_fuse **out);
-/* Destroy the graph and its unfused temporaries (the kernels stay in the
- * context's cache). Sequences recorded with it must be done with. NULL does
- * nothing. */
+/* Drop the graph's references (see "Lifetimes"): its unfused temporaries
+ * and the kernels (in the context's cache) live on in every sequence that
+ * recorded them, and go when those let go. NULL does nothing. One thread
+ * per object. */
 VKC_API void vkc_fuse_destroy(vkc_fuse *fuse);
 
 typedef struct vkc_fuse_input_desc {
@@ -1724,8 +1835,10 @@ VKC_API vkc_result vkc_wait_host_semaphore(vkc_context *ctx, VkSemaphore semapho
  * context's device with STORAGE_BUFFER usage (and TRANSFER_SRC/DST for
  * copies and transfers), be bound to memory, and outlive the vkc buffer;
  * offset must be a multiple of minStorageBufferOffsetAlignment.
- * vkc_buffer_destroy() frees only vkc's record, never the VkBuffer. The
- * buffer is not mapped by vkc (vkc_buffer_map returns NULL); uploads and
+ * vkc_buffer_destroy() frees only vkc's record, never the VkBuffer; the
+ * host must not destroy the VkBuffer before the tickets of all work naming
+ * it completed (vkc's record lives on in sequences that recorded it, see
+ * "Lifetimes"). The buffer is not mapped by vkc (vkc_buffer_map returns NULL); uploads and
  * downloads go through staging. Thread-safe. */
 VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSize offset,
                                    VkDeviceSize size, vkc_buffer **out);
