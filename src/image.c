@@ -265,6 +265,7 @@ static vkc_result vkc__oneshot_transition(vkc_image *img, VkImageLayout from, Vk
         VKC_FORWARD(vkc__flush_immediate(ctx));
     vkc__cmd *cmd;
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
+    vkc__oneshot_hold(cmd, &img->obj);
     VkImageMemoryBarrier2 b = vkc__transition(img, from, to, 0, img->mips, 0, img->layers);
     vkc__cmd_barrier2(ctx, cmd->cb, NULL, &b, 1);
     return vkc__oneshot_end_wait(ctx, cmd);
@@ -272,13 +273,13 @@ static vkc_result vkc__oneshot_transition(vkc_image *img, VkImageLayout from, Vk
 
 /* ---- creation ---------------------------------------------------------------------- */
 
+static void vkc__image_obj_free(vkc__obj *o);
+
 static vkc_image *vkc__image_alloc(vkc_context *ctx, const vkc__shape *sh, const char *name)
 {
     vkc_image *img = vkc__calloc(1, sizeof(*img));
     if (!img)
         return NULL;
-    img->obj.magic = VKC_MAGIC_IMAGE;
-    img->obj.ctx = ctx;
     img->type = sh->type;
     img->format = sh->format;
     img->vk_format = vkc__formats[sh->format].vk;
@@ -291,6 +292,9 @@ static vkc_image *vkc__image_alloc(vkc_context *ctx, const vkc__shape *sh, const
     img->features = vkc__format_features(ctx, img->vk_format);
     pthread_mutex_init(&img->view_lock, NULL);
     snprintf(img->name, sizeof(img->name), "%s", name ? name : "");
+    /* Listed and counted from the start: a failed creation lets go like a
+     * destroy, after the one-shot work that names it (its transition). */
+    vkc__obj_init(&img->obj, VKC_MAGIC_IMAGE, ctx, img->name, vkc__image_obj_free, &ctx->images);
     return img;
 }
 
@@ -392,9 +396,7 @@ static vkc_result vkc__image_make(vkc_image *img, bool flush)
 
 static void vkc__image_list(vkc_image *img)
 {
-    vkc_context *ctx = img->obj.ctx;
-    vkc__obj_init(&img->obj, VKC_MAGIC_IMAGE, ctx, img->name, vkc__image_obj_free, &ctx->images);
-    VKC_STAT_ADD(ctx, images, 1);
+    VKC_STAT_ADD(img->obj.ctx, images, 1);
 }
 
 vkc_result vkc_image_create(vkc_context *ctx, const vkc_image_desc *desc, vkc_image **out)
@@ -418,9 +420,9 @@ vkc_result vkc_image_create(vkc_context *ctx, const vkc_image_desc *desc, vkc_im
     img->resting = VK_IMAGE_LAYOUT_GENERAL;
     vkc_result r = vkc__image_make(img, true);
     if (r < 0) {
-        /* The transition may have been submitted and its wait failed. */
-        vkc__drain_or_idle(ctx);
-        vkc__image_free(img);
+        /* The transition may have been submitted and its wait failed: its
+         * unit holds the image until it retires. */
+        vkc__obj_kill(&img->obj, VKC_MAGIC_IMAGE);
         return r;
     }
     vkc__image_list(img);
@@ -477,8 +479,7 @@ vkc_result vkc_image_wrap(vkc_context *ctx, const vkc_image_wrap_desc *desc, vkc
     if (layout == VK_IMAGE_LAYOUT_UNDEFINED) {
         vkc_result r = vkc__oneshot_transition(img, VK_IMAGE_LAYOUT_UNDEFINED, img->resting, true);
         if (r < 0) {
-            vkc__drain_or_idle(ctx);
-            vkc__image_free(img);
+            vkc__obj_kill(&img->obj, VKC_MAGIC_IMAGE);
             return r;
         }
     }
@@ -682,6 +683,7 @@ static vkc_result vkc__stage_submit(vkc_image *img, const vkc__box *b, vkc_buffe
     vkc__cmd *cmd;
     vkc_result res = vkc__oneshot_begin(ctx, &cmd);
     if (res >= 0) {
+        vkc__oneshot_hold(cmd, &img->obj);
         VkImageLayout xfer =
             download ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
         VkImageMemoryBarrier2 tb =
@@ -830,6 +832,7 @@ vkc_result vkc_image_clear(vkc_image *img, const vkc_image_range *range,
     VKC_FORWARD(vkc__flush_immediate(ctx));
     vkc__cmd *cmd;
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
+    vkc__oneshot_hold(cmd, &img->obj);
     const VkImageLayout dst = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
     VkImageMemoryBarrier2 tb = vkc__transition(img, img->resting, dst, sr.baseMipLevel,
                                                sr.levelCount, sr.baseArrayLayer, sr.layerCount);

@@ -778,12 +778,12 @@ vkc_result vkc__oneshot_begin(vkc_context *ctx, vkc__cmd **out)
     return VKC_SUCCESS;
 }
 
-void vkc__oneshot_hold(vkc__cmd *cmd, vkc_buffer *b)
+void vkc__oneshot_hold(vkc__cmd *cmd, vkc__obj *o)
 {
     for (int i = 0; i < VKC_CMD_HOLDS; ++i) {
         if (!cmd->hold[i]) {
-            cmd->hold[i] = &b->obj;
-            vkc__obj_retain(&b->obj);
+            cmd->hold[i] = o;
+            vkc__obj_retain(o);
             return;
         }
     }

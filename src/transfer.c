@@ -111,7 +111,7 @@ static vkc_result vkc__copy_submit(vkc_context *ctx, VkBuffer dst, VkDeviceSize 
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     VkBufferCopy region = {src_offset, dst_offset, size};
     ctx->vk.vkCmdCopyBuffer(cmd->cb, src, dst, 1, &region);
-    vkc__oneshot_hold(cmd, user);
+    vkc__oneshot_hold(cmd, &user->obj);
     return vkc__oneshot_end_submit(ctx, cmd, VK_PIPELINE_STAGE_2_TRANSFER_BIT, out_value);
 }
 
@@ -241,7 +241,7 @@ vkc_result vkc_buffer_fill(vkc_buffer *buf, uint64_t offset, uint64_t size, uint
     vkc__cmd *cmd;
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     ctx->vk.vkCmdFillBuffer(cmd->cb, buf->buffer, buf->offset + offset, size, value);
-    vkc__oneshot_hold(cmd, buf);
+    vkc__oneshot_hold(cmd, &buf->obj);
     return vkc__oneshot_end_wait(ctx, cmd);
 }
 
@@ -267,7 +267,7 @@ vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     VkBufferCopy region = {src->offset + src_offset, dst->offset + dst_offset, size};
     ctx->vk.vkCmdCopyBuffer(cmd->cb, src->buffer, dst->buffer, 1, &region);
-    vkc__oneshot_hold(cmd, dst);
-    vkc__oneshot_hold(cmd, src);
+    vkc__oneshot_hold(cmd, &dst->obj);
+    vkc__oneshot_hold(cmd, &src->obj);
     return vkc__oneshot_end_wait(ctx, cmd);
 }

@@ -402,7 +402,7 @@ vkc_result vkc__oneshot_begin(vkc_context *ctx, vkc__cmd **out);
 vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd);
 /* The one-shot unit holds a reference on b until it retires, so a
  * transfer that timed out never leaves b to be freed under the GPU. */
-void vkc__oneshot_hold(vkc__cmd *cmd, vkc_buffer *b);
+void vkc__oneshot_hold(vkc__cmd *cmd, vkc__obj *o);
 /* End a one-shot unit whose work ran in `stages` (host barrier, completion
  * marker), submit it without waiting and give it back to the pool. */
 vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages,

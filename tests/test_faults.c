@@ -488,6 +488,8 @@ static vkc_result images_run(fx *f)
     vkc_seq_destroy(s);
     vkc_image_destroy(a);
     vkc_image_destroy(b);
+    if (r < 0)
+        (void)vkc_finish(ctx); /* what the units held goes when they retire */
     return r;
 }
 
