@@ -316,8 +316,10 @@ vkc_result vkc_ticket_export(vkc_context *ctx, vkc_ticket ticket, VkSemaphore *o
     VKC_RETURN_IF(ticket.value > vkc__submitted_value(ctx), ctx, VKC_ERROR_INVALID_HANDLE,
                   "vkc_ticket_export: ticket value %llu was never issued",
                   (unsigned long long)ticket.value);
+    /* The host waits on the semaphore itself: the value must be signalled. */
+    VKC_FORWARD(vkc__signal_through(ctx, ticket.value));
     *out_semaphore = ctx->timeline;
-    *out_value = ticket.value;
+    *out_value = ticket.value ? vkc__signal_cover(ctx, ticket.value) : 0;
     return VKC_SUCCESS;
 }
 
