@@ -2,6 +2,7 @@
  * VKC_SIGNAL_EVERY): where the completion marker is trusted, most submits
  * leave the timeline alone and a later signal covers them. Every result is
  * checked against a count kept on the CPU. */
+#define _GNU_SOURCE /* setenv */
 /* The private header first: it brings Vulkan in without prototypes (volk). */
 #include "vkc_internal.h"
 
@@ -136,6 +137,163 @@ static void test_immediate_ring(void **state)
     fixture_close(&f);
 }
 
+/* Submit `count` times; returns the last ticket, tickets one apart. */
+static vkc_ticket submit_n(fixture *f, uint32_t count)
+{
+    vkc_ticket prev = {0}, t = {0};
+    for (uint32_t i = 0; i < count; ++i) {
+        assert_int_equal(vkc_seq_submit(f->s, &t), VKC_SUCCESS);
+        if (prev.value)
+            assert_int_equal(t.value, prev.value + 1);
+        prev = t;
+    }
+    return t;
+}
+
+/* Every ticket polls complete once the last one was waited for (marker or
+ * a later signal); with 300 submits, the timeline was signalled every
+ * VKC_SIGNAL_EVERY values and no more. */
+static void test_poll_every(void **state)
+{
+    vkc_context *ctx = *state;
+    fixture f;
+    fixture_open(&f, ctx);
+    const uint64_t sig0 = signals(ctx);
+    vkc_ticket first = {0};
+    assert_int_equal(vkc_seq_submit(f.s, &first), VKC_SUCCESS);
+    vkc_ticket t = submit_n(&f, 299);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    for (uint64_t v = first.value; v <= t.value; ++v)
+        assert_int_equal(vkc_poll(ctx, (vkc_ticket){v, t.context_id}), VKC_SUCCESS);
+    const uint64_t sig = signals(ctx) - sig0;
+    assert_true(sig >= 300 / ctx->signal_every);
+    assert_true(sig <= 300 / ctx->signal_every + 2);
+    fixture_check(&f, 300);
+    /* All of them on the timeline too, once something waits on it. */
+    assert_int_equal(vkc__wait_value(ctx, t.value, UINT64_MAX, VKC_WAIT_BLOCK), VKC_SUCCESS);
+    assert_true(timeline_now(ctx) >= t.value);
+    fixture_close(&f);
+}
+
+/* An exported ticket that carried no signal gets one: the host's own wait
+ * on the pair returns. */
+static void test_export(void **state)
+{
+    vkc_context *ctx = *state;
+    fixture f;
+    fixture_open(&f, ctx);
+    vkc_ticket t = submit_n(&f, 3);
+    assert_true(atomic_load(&ctx->signalled_value) < t.value);
+    VkSemaphore sem = VK_NULL_HANDLE;
+    uint64_t value = 0;
+    assert_int_equal(vkc_ticket_export(ctx, t, &sem, &value), VKC_SUCCESS);
+    assert_true(value >= t.value);
+    VkSemaphoreWaitInfo wi = {VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &sem;
+    wi.pValues = &value;
+    assert_int_equal(ctx->vk.vkWaitSemaphores(ctx->device, &wi, 5000000000ull), VK_SUCCESS);
+    fixture_check(&f, 3);
+    fixture_close(&f);
+}
+
+/* A submit that waits on a host semaphore signals the timeline. */
+static void test_host_wait_signals(void **state)
+{
+    vkc_context *ctx = *state;
+    fixture f;
+    fixture_open(&f, ctx);
+    submit_n(&f, 2);
+    VkSemaphoreTypeCreateInfo tci = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    sci.pNext = &tci;
+    VkSemaphore host = VK_NULL_HANDLE;
+    assert_int_equal(ctx->vk.vkCreateSemaphore(ctx->device, &sci, NULL, &host), VK_SUCCESS);
+    VkSemaphoreSignalInfo si = {VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+    si.semaphore = host;
+    si.value = 1;
+    assert_int_equal(ctx->vk.vkSignalSemaphore(ctx->device, &si), VK_SUCCESS);
+    assert_int_equal(vkc_wait_host_semaphore(ctx, host, 1), VKC_SUCCESS);
+    const uint64_t sig0 = signals(ctx);
+    vkc_ticket t = submit_n(&f, 1);
+    assert_int_equal(signals(ctx), sig0 + 1);
+    assert_int_equal(atomic_load(&ctx->signalled_value), t.value);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    ctx->vk.vkDestroySemaphore(ctx->device, host, NULL);
+    fixture_check(&f, 3);
+    fixture_close(&f);
+}
+
+/* Where the marker is not trusted (its self-test failed), every submit
+ * signals, as before. */
+static void test_untrusted(void **state)
+{
+    vkc_context *ctx = *state;
+    fixture f;
+    fixture_open(&f, ctx);
+    ctx->marker[0] += 5; /* a count that ran ahead: the check fails */
+    bool ok = true;
+    assert_int_equal(vkc__marker_check(ctx, &ok), VKC_SUCCESS);
+    assert_false(ok);
+    const uint64_t sig0 = signals(ctx);
+    vkc_ticket t = submit_n(&f, 10);
+    assert_int_equal(signals(ctx), sig0 + 10);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    fixture_check(&f, 10);
+    fixture_close(&f);
+}
+
+/* VKC_SIGNAL_EVERY=1 gives the old behaviour, 8 a signal every 8 values. */
+static void check_every(const char *every, uint32_t count, uint64_t lo, uint64_t hi)
+{
+    vkc_test_validation_reset();
+    assert_int_equal(setenv("VKC_SIGNAL_EVERY", every, 1), 0);
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    unsetenv("VKC_SIGNAL_EVERY");
+    assert_int_equal(ctx->signal_every, (uint32_t)atoi(every));
+    fixture f;
+    fixture_open(&f, ctx);
+    const uint64_t sig0 = signals(ctx);
+    vkc_ticket t = submit_n(&f, count);
+    const uint64_t sig = signals(ctx) - sig0;
+    assert_true(sig >= lo && sig <= hi);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    fixture_check(&f, count);
+    fixture_close(&f);
+    vkc_test_context_destroy(ctx);
+}
+
+static void test_env_every(void **state)
+{
+    (void)state;
+    check_every("1", 20, 20, 20);
+    check_every("8", 40, 4, 6);
+}
+
+/* Without timeline semaphores (fences), nothing changes: no signals, the
+ * results and waits as before. */
+static void no_timeline(vkc_context_desc *d)
+{
+    d->timeline_semaphores = VKC_OFF;
+}
+
+static void test_fences(void **state)
+{
+    (void)state;
+    vkc_test_validation_reset();
+    vkc_context *ctx = vkc_test_context_create(no_timeline);
+    fixture f;
+    fixture_open(&f, ctx);
+    vkc_ticket t = submit_n(&f, 20);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_poll(ctx, t), VKC_SUCCESS);
+    assert_int_equal(signals(ctx), 0);
+    fixture_check(&f, 20);
+    fixture_close(&f);
+    vkc_test_context_destroy(ctx);
+}
+
 static int setup(void **state)
 {
     return vkc_test_setup(state);
@@ -152,6 +310,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_sparse),
         T(test_immediate_ring),
+        T(test_poll_every),
+        T(test_export),
+        T(test_host_wait_signals),
+        T(test_untrusted),
+        T(test_env_every),
+        T(test_fences),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
