@@ -94,6 +94,11 @@ static const vkc__module vkc__modules[] = {
     /* Its buffer and kernel are listed objects, dropped, lost and rebuilt
      * with the others. */
     {"marker", vkc__marker_init, NULL, NULL, NULL, vkc__marker_rebuild, false},
+    /* Top: its hooks are read by pool and dispatch; drop (before any other
+     * row) reads what is still pending and writes VKC_PROFILE's trace. Its
+     * events outlive device loss. */
+    {"profile", vkc__profile_init, vkc__profile_drop, vkc__profile_finish, vkc__profile_lose,
+     vkc__profile_rebuild, false},
 };
 
 #define VKC_MODULE_COUNT ((int)VKC_ARRAY_COUNT(vkc__modules))

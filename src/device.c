@@ -131,6 +131,10 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
     bool has_amd = vkc__has_ext(exts, n_ext, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
     bool has_ssc = v13 || vkc__has_ext(exts, n_ext, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
     info->push_descriptor = vkc__has_ext(exts, n_ext, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    info->calibrated_timestamps =
+        vkc__has_ext(exts, n_ext, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
+    info->pipeline_executable_info =
+        vkc__has_ext(exts, n_ext, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
     snprintf(info->name, sizeof(info->name), "%s", props.deviceName);
     info->vendor_id = props.vendorID;
@@ -598,6 +602,12 @@ vkc_result vkc__create_device(vkc_context *ctx, const vkc_context_desc *desc)
         return VKC_FAIL(NULL, VKC_ERROR_UNSUPPORTED, "timeline semaphores asked for but missing");
     if (desc->push_descriptors == VKC_ON && !info->push_descriptor)
         return VKC_FAIL(NULL, VKC_ERROR_UNSUPPORTED, "push descriptors asked for but missing");
+    /* The driver's pipeline statistics cost compile time: only when asked
+     * for, or with profiling. */
+    const bool profiling = vkc__profiling_wanted(desc->profile);
+    ctx->kernel_statistics =
+        info->pipeline_executable_info && (desc->kernel_statistics == VKC_ON ||
+                                           (desc->kernel_statistics == VKC_DEFAULT && profiling));
     return vkc__open_device(ctx, use_timeline, use_push);
 }
 
@@ -640,6 +650,17 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
     uint32_t n_ext = 0;
     if (use_push)
         exts[n_ext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    /* Calibration only reads clocks: enabled wherever present. */
+    if (info->calibrated_timestamps)
+        exts[n_ext++] = VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    if (ctx->kernel_statistics) {
+        exts[n_ext++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        pe.pipelineExecutableInfo = VK_TRUE;
+        pe.pNext = f2.pNext;
+        f2.pNext = &pe;
+    }
 
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -665,6 +686,8 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
     ctx->features.push_descriptors = use_push;
     ctx->features.synchronization2 = v13 && info->synchronization2;
     ctx->maintenance4 = v13; /* required by Vulkan 1.3, enabled above */
+    ctx->calibrated_timestamps = info->calibrated_timestamps;
+    ctx->pipeline_executable_info = ctx->kernel_statistics;
     t->vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem_props);
     return VKC_SUCCESS;
 }
@@ -721,6 +744,15 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
     }
     max_groups = VKC_MIN(max_groups, (uint64_t)info->max_workgroup_count[0]);
     f->max_grid_groups = (uint32_t)max_groups;
+    ctx->profiling = vkc__profiling_wanted(desc->profile);
+    ctx->profile_capacity = desc->profile_capacity ? desc->profile_capacity : 65536;
+}
+
+bool vkc__profiling_wanted(vkc_toggle profile)
+{
+    if (profile != VKC_DEFAULT)
+        return profile == VKC_ON;
+    return vkc__env_string("VKC_PROFILE") != NULL;
 }
 
 /* ---- system query -------------------------------------------------------------- */

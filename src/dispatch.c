@@ -27,6 +27,9 @@ vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **
     snprintf(s->name, sizeof(s->name), "%s", desc && desc->name ? desc->name : "vkc_seq");
     s->recording = true;
     s->ring = ctx->seq_ring ? ctx->seq_ring : VKC_SEQ_RING; /* resolved at init */
+    vkc_toggle prof = desc ? desc->profile : VKC_DEFAULT;
+    s->profile =
+        ctx->info.timestamps && (prof == VKC_ON || (prof == VKC_DEFAULT && ctx->profiling));
     pthread_mutex_lock(&ctx->objects_lock);
     vkc__list_push(&ctx->seqs, &s->node);
     pthread_mutex_unlock(&ctx->objects_lock);
@@ -556,6 +559,25 @@ static VkPipelineStageFlags2 vkc__stage_of(const vkc__command *c)
                                        : VK_PIPELINE_STAGE_2_TRANSFER_BIT;
 }
 
+static uint8_t vkc__span_of(const vkc__command *c)
+{
+    switch (c->kind) {
+    case VKC_CMD_DISPATCH:
+        return VKC__SPAN_DISPATCH;
+    case VKC_CMD_COPY:
+        return VKC__SPAN_COPY;
+    case VKC_CMD_COPY_IMAGE:
+    case VKC_CMD_COPY_BUFFER_TO_IMAGE:
+    case VKC_CMD_COPY_IMAGE_TO_BUFFER:
+        return VKC__SPAN_COPY;
+    case VKC_CMD_FILL:
+    case VKC_CMD_CLEAR_IMAGE:
+        return VKC__SPAN_FILL;
+    default:
+        return VKC__SPAN_OWNERSHIP;
+    }
+}
+
 /* ---- image layouts while recording ------------------------------------------------------- */
 
 static bool vkc__push_ibar(vkc_seq *s, uint32_t *n, const VkImageMemoryBarrier2 *b)
@@ -693,10 +715,20 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     for (uint32_t i = 0; i < s->cmd_count; ++i)
         s->order[start[s->cmds[i].level]++] = i;
 
+    const bool prof = s->profile;
+    const uint64_t record_start = prof ? vkc__clock_ns() : 0;
     vkc__cmd *unit;
     VKC_FORWARD(vkc__cmd_acquire(ctx, &unit));
     VkCommandBuffer cb = unit->cb;
     const bool labels = vkc__labels_on(ctx);
+    if (prof) {
+        /* Spans: the submission, one per level's barrier, one per command.
+         * Without queries the recording goes on unprofiled. */
+        vkc_result pr = vkc__cmd_queries(ctx, unit, 1 + nlev + s->cmd_count);
+        if (pr < 0 && ctx->profile)
+            ctx->profile->failed(ctx, pr);
+        vkc__cmd_span_begin(ctx, unit, VKC__SPAN_SUBMISSION, s->name);
+    }
     VkPipelineStageFlags2 before = VKC_WORK_STAGES; /* earlier submissions */
     VkPipeline bound = VK_NULL_HANDLE;
     uint32_t i = 0;
@@ -722,6 +754,9 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         if (r < 0)
             break;
         if (!(ctx->test_drop_barriers && i > 0)) {
+            const uint32_t span = unit->span_count;
+            if (prof)
+                vkc__cmd_span_begin(ctx, unit, VKC__SPAN_BARRIER, "barrier");
             if (nib) {
                 VkMemoryBarrier2 mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
                 mb.srcStageMask = before;
@@ -733,6 +768,8 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                 vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), stages,
                                  vkc__accesses_of(stages));
             }
+            if (prof)
+                vkc__cmd_span_end(ctx, unit, span);
         }
         before |= stages;
         for (; i < end; ++i) {
@@ -743,6 +780,9 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                 lb.pLabelName = c->label;
                 ctx->vki.vkCmdBeginDebugUtilsLabelEXT(cb, &lb);
             }
+            const uint32_t span = unit->span_count;
+            if (prof)
+                vkc__cmd_span_begin(ctx, unit, vkc__span_of(c), c->label);
             if (c->kind == VKC_CMD_COPY) {
                 VkBufferCopy region = {u[0].offset, u[1].offset, u[0].size};
                 ctx->vk.vkCmdCopyBuffer(cb, u[0].vk, u[1].vk, 1, &region);
@@ -800,6 +840,8 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                                                c->push_size, s->push + c->push_offset);
                 ctx->vk.vkCmdDispatch(cb, c->groups[0], c->groups[1], c->groups[2]);
             }
+            if (prof)
+                vkc__cmd_span_end(ctx, unit, span);
             if (labels)
                 ctx->vki.vkCmdEndDebugUtilsLabelEXT(cb);
         }
@@ -824,8 +866,17 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), VK_PIPELINE_STAGE_2_HOST_BIT,
                          VK_ACCESS_2_HOST_READ_BIT);
     }
+    /* The submission's span ends before the completion marker: a wait that
+     * sees the marker may return before anything after it is written. */
+    if (prof)
+        vkc__cmd_span_end(ctx, unit, 0);
     if (r >= 0)
         vkc__cmd_marker(ctx, unit, before, s->writes_mapped); /* covers host reads too */
+    if (prof) {
+        unit->record_ns[0] = record_start;
+        unit->record_ns[1] = vkc__clock_ns();
+        unit->record_tid = vkc__thread_id();
+    }
     if (r >= 0) {
         VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(cb));
         if (vr < 0)
@@ -988,7 +1039,13 @@ vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value == 0)
         return VKC_SUCCESS;
-    return vkc__wait_results(ctx, t.value, timeout_ns);
+    if (VKC_LIKELY(!atomic_load_explicit(&ctx->profile_waits, memory_order_relaxed)))
+        return vkc__wait_results(ctx, t.value, timeout_ns);
+    const uint64_t t0 = vkc__clock_ns();
+    vkc_result r = vkc__wait_results(ctx, t.value, timeout_ns);
+    if (ctx->profile)
+        ctx->profile->cpu(ctx, VKC__CPU_WAIT, t0, vkc__clock_ns(), t.value);
+    return r;
 }
 
 vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)

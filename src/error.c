@@ -6,6 +6,7 @@
 #include "vkc_internal.h"
 
 #include <stdio.h>
+#include <time.h>
 
 /* ---- results and errors -------------------------------------------------- */
 
@@ -195,4 +196,24 @@ VkResult vkc_context_last_vk_result(const vkc_context *ctx)
     if (!ctx || ctx->magic != VKC_MAGIC_CONTEXT)
         return VK_SUCCESS;
     return ctx->last_vk;
+}
+
+/* ---- clocks and thread ids (profiling) ---------------------------------------------------- */
+
+uint64_t vkc__clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Process-wide so that two contexts name one thread alike in their traces. */
+static atomic_uint vkc__next_thread_id = 1;
+static _Thread_local uint32_t vkc__my_thread_id;
+
+uint32_t vkc__thread_id(void)
+{
+    if (!vkc__my_thread_id)
+        vkc__my_thread_id = atomic_fetch_add(&vkc__next_thread_id, 1);
+    return vkc__my_thread_id;
 }

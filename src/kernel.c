@@ -158,6 +158,7 @@ static vkc_result vkc__kernel_build(vkc_context *ctx, vkc__kstate *ks, vkc_kerne
     memcpy(k->info.workgroup_size, wg, sizeof(wg));
     k->info.name = k->name;
     k->local_size_x_id = r.wg_spec[0];
+    k->shared_bytes = r.shared_bytes;
 
     VkDescriptorSetLayoutBinding b[VKC_MAX_BINDINGS];
     for (uint32_t i = 0; i < r.binding_count; ++i)
@@ -201,6 +202,8 @@ static vkc_result vkc__kernel_build(vkc_context *ctx, vkc__kstate *ks, vkc_kerne
                      "vkCreateShaderModule");
     VkSpecializationInfo si = {map_count, map, map_count * sizeof(uint32_t), values};
     VkComputePipelineCreateInfo pci = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    if (ctx->pipeline_executable_info) /* vkc_kernel_stats_get reads them */
+        pci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     pci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     pci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pci.stage.module = module;

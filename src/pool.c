@@ -9,7 +9,6 @@
 
 #include <sched.h>
 #include <stdio.h>
-#include <time.h>
 
 /* Fallback descriptor pools: sized so a typical sequence needs one. */
 #define VKC_DPOOL_SETS 256
@@ -28,12 +27,7 @@
  * a pool out of free units asks the next submit to signal). */
 #define VKC_SIGNAL_EVERY 128u
 
-static uint64_t vkc__now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#define vkc__now_ns vkc__clock_ns
 
 static void vkc__raise_completed(vkc_context *ctx, uint64_t v)
 {
@@ -190,8 +184,20 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
 
 /* ---- recording units --------------------------------------------------------- */
 
+/* A unit with unread profile results hands them over before it is reset,
+ * submitted again or destroyed. */
+static inline void vkc__cmd_profile_reuse(vkc_context *ctx, vkc__cmd *c)
+{
+    if (VKC_UNLIKELY(atomic_load_explicit(&c->prof_value, memory_order_acquire)) && ctx->profile)
+        ctx->profile->reuse(ctx, c);
+}
+
 static void vkc__cmd_destroy(vkc_context *ctx, vkc__cmd *c)
 {
+    vkc__cmd_profile_reuse(ctx, c);
+    if (c->queries)
+        ctx->vk.vkDestroyQueryPool(ctx->device, c->queries, ctx->alloc);
+    vkc__free(c->spans);
     for (uint32_t i = 0; i < c->dpool_count; ++i) {
         ctx->vk.vkDestroyDescriptorPool(ctx->device, c->dpools[i], ctx->alloc);
         VKC_STAT_SUB(ctx, descriptor_pools, 1);
@@ -270,6 +276,7 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
     if (!c) {
         VKC_FORWARD(vkc__cmd_new(ctx, &c));
     } else {
+        vkc__cmd_profile_reuse(ctx, c);
         /* Reused: reset the pool (and the command buffer with it). */
         VkResult vr =
             VKC_VK(vkResetCommandPool, ctx->vk.vkResetCommandPool(ctx->device, c->pool, 0));
@@ -287,6 +294,8 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
     c->last_value = 0;
     c->has_marker = false;
     c->needs_signal = false;
+    c->query_count = c->span_count = 0;
+    c->record_ns[0] = c->record_ns[1] = 0;
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
     VkResult vr = VKC_VK(vkBeginCommandBuffer, ctx->vk.vkBeginCommandBuffer(c->cb, &bi));
@@ -497,6 +506,69 @@ void vkc__cmd_ownership(vkc_context *ctx, VkCommandBuffer cb, VkBuffer buffer, V
         &b, 0, NULL);
 }
 
+/* ---- profiling queries ------------------------------------------------------------ */
+
+vkc_result vkc__cmd_queries(vkc_context *ctx, vkc__cmd *c, uint32_t spans)
+{
+    c->query_count = c->span_count = 0;
+    const uint32_t need = 2 * spans;
+    if (need > c->query_cap) {
+        /* Grown with headroom so a sequence that grows a little does not
+         * make a new pool at each recording. */
+        uint32_t cap = VKC_MAX(need + need / 2, 64u);
+        VkQueryPoolCreateInfo qi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qi.queryCount = cap;
+        VkQueryPool qp = VK_NULL_HANDLE;
+        VkResult vr =
+            VKC_VK(vkCreateQueryPool, ctx->vk.vkCreateQueryPool(ctx->device, &qi, ctx->alloc, &qp));
+        if (vr < 0)
+            return vkc__vk_fail(ctx, vr, "vkCreateQueryPool(timestamps)", __FILE__, __LINE__);
+        vkc__span *sp = vkc__realloc(c->spans, (size_t)spans * sizeof(*sp));
+        if (!sp) {
+            ctx->vk.vkDestroyQueryPool(ctx->device, qp, ctx->alloc);
+            return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "profile spans");
+        }
+        c->spans = sp;
+        c->span_cap = spans;
+        if (c->queries)
+            ctx->vk.vkDestroyQueryPool(ctx->device, c->queries, ctx->alloc);
+        c->queries = qp;
+        c->query_cap = cap;
+        vkc__set_name(ctx, VK_OBJECT_TYPE_QUERY_POOL, (uint64_t)qp, "vkc profile timestamps");
+    } else if (spans > c->span_cap) {
+        vkc__span *sp = vkc__realloc(c->spans, (size_t)spans * sizeof(*sp));
+        if (!sp)
+            return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "profile spans");
+        c->spans = sp;
+        c->span_cap = spans;
+    }
+    ctx->vk.vkCmdResetQueryPool(c->cb, c->queries, 0, need);
+    c->query_count = need;
+    return VKC_SUCCESS;
+}
+
+void vkc__cmd_span_begin(vkc_context *ctx, vkc__cmd *c, uint8_t kind, const char *label)
+{
+    if (!c->query_count || c->span_count * 2 >= c->query_count)
+        return;
+    vkc__span *sp = &c->spans[c->span_count];
+    sp->kind = kind;
+    snprintf(sp->label, sizeof(sp->label), "%s", label ? label : "");
+    ctx->vk.vkCmdWriteTimestamp(c->cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, c->queries,
+                                2 * c->span_count);
+    c->span_count++;
+}
+
+void vkc__cmd_span_end(vkc_context *ctx, vkc__cmd *c, uint32_t span)
+{
+    if (!c->query_count || span >= c->span_count)
+        return;
+    /* BOTTOM_OF_PIPE: after everything before it in the command buffer. */
+    ctx->vk.vkCmdWriteTimestamp(c->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, c->queries,
+                                2 * span + 1);
+}
+
 /* ---- submission ------------------------------------------------------------------ */
 
 static vkc_result vkc__fence_slot_locked(vkc_context *ctx, VkFence *out)
@@ -612,12 +684,31 @@ vkc_result vkc__signal_through(vkc_context *ctx, uint64_t value)
         ctx->queue_unlock_fn(ctx->queue_lock_user);
     return r;
 }
+static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value);
 
 vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
 {
     *out_value = 0;
     if (atomic_load_explicit(&ctx->lost, memory_order_relaxed))
         return VKC_FAIL(ctx, VKC_ERROR_DEVICE_LOST, "the device was lost earlier");
+    /* The one test profiling adds to an unprofiled submit. */
+    if (VKC_LIKELY(!cmd->query_count))
+        return vkc__submit_unit(ctx, cmd, out_value);
+    /* The queries of the previous submission are overwritten by this one. */
+    vkc__cmd_profile_reuse(ctx, cmd);
+    cmd->submit_ns[0] = vkc__now_ns();
+    vkc_result r = vkc__submit_unit(ctx, cmd, out_value);
+    if (r >= 0 && ctx->profile) {
+        cmd->submit_ns[1] = vkc__now_ns();
+        cmd->submit_tid = vkc__thread_id();
+        atomic_store_explicit(&cmd->prof_value, *out_value, memory_order_release);
+        ctx->profile->submitted(ctx, cmd);
+    }
+    return r;
+}
+
+static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
+{
     if (ctx->queue_lock_fn)
         ctx->queue_lock_fn(ctx->queue_lock_user);
     pthread_mutex_lock(&ctx->queue_lock);

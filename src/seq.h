@@ -154,6 +154,7 @@ struct vkc_seq {
     uint32_t next_unit;
     uint32_t ring; /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
     uint64_t submits;
+    bool profile; /* recorded with timestamps (vkc_seq_desc.profile, the context's) */
 };
 
 /* Growth helpers (only while a sequence grows; steady state reuses). */

@@ -69,6 +69,7 @@ enum {
 
     SC_UNIFORM_CONSTANT = 0,
     SC_UNIFORM = 2,
+    SC_WORKGROUP = 4,
     SC_PUSH_CONSTANT = 9,
     SC_STORAGE_BUFFER = 12,
 
@@ -717,6 +718,13 @@ static vkc_result vkc__reflect_bindings(vkc_context *ctx, const char *name, cons
             continue;
         uint32_t type = ptr[3];
         const uint32_t *td = vkc__def(s, type);
+        if (sc == SC_WORKGROUP) {
+            /* Shared memory (kernel statistics): arrays at their default
+             * lengths; a struct without Offsets counts 0. */
+            uint64_t size = vkc__type_size(s, type, 0, false, 0);
+            r->shared_bytes = (uint32_t)VKC_MIN(r->shared_bytes + size, UINT32_MAX);
+            continue;
+        }
         if (sc == SC_PUSH_CONSTANT) {
             uint64_t size = vkc__struct_size(s, type, 0, NULL);
             size = (size + 3) & ~3ull;

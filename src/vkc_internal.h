@@ -207,7 +207,33 @@ typedef struct vkc__cmd {
     uint64_t last_value; /* timeline value of its last submit; 0 = never */
     bool has_marker;     /* VKC_WAIT_SPIN_MARKER: the completion marker is recorded */
     bool needs_signal;   /* its submit signals the timeline even where the marker rules */
+    /* Profiling (profile.c reads these; pool.c owns the query pool, which
+     * is kept and reused with the unit). query_count is 0 for a recording
+     * without timestamps: the only thing the submit path tests. */
+    VkQueryPool queries;
+    uint32_t query_cap, query_count;
+    struct vkc__span *spans; /* span i: queries 2i (begin), 2i + 1 (end) */
+    uint32_t span_count, span_cap;
+    uint64_t record_ns[2]; /* CPU: recording (0 once reported) */
+    uint64_t submit_ns[2]; /* CPU: the last vkQueueSubmit call */
+    uint32_t record_tid, submit_tid;
+    atomic_uint_fast64_t prof_value; /* submitted, results not read yet; 0 = none */
 } vkc__cmd;
+
+/* One timed span of a profiled recording unit. */
+enum {
+    VKC__SPAN_SUBMISSION = 0, /* the whole command buffer */
+    VKC__SPAN_BARRIER,
+    VKC__SPAN_DISPATCH,
+    VKC__SPAN_COPY,
+    VKC__SPAN_FILL,
+    VKC__SPAN_OWNERSHIP,
+};
+
+typedef struct vkc__span {
+    uint8_t kind;
+    char label[63];
+} vkc__span;
 
 typedef struct vkc__pool {
     pthread_mutex_t lock;                  /* guards the lists */
@@ -287,6 +313,16 @@ vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineSt
 
 vkc_result vkc__pool_init(vkc_context *ctx);
 void vkc__pool_finish(vkc_context *ctx);
+
+/* Profiling a unit being recorded: queries for `spans` spans (the query
+ * pool is created or grown only when the unit has fewer), reset at the
+ * start of the command buffer. On failure the unit is left without
+ * queries (recording goes on unprofiled) and the error is returned. */
+vkc_result vkc__cmd_queries(vkc_context *ctx, vkc__cmd *cmd, uint32_t spans);
+/* Open span `kind` (a TOP_OF_PIPE timestamp) / close the last open one
+ * (BOTTOM_OF_PIPE). No-op on a unit without queries. */
+void vkc__cmd_span_begin(vkc_context *ctx, vkc__cmd *cmd, uint8_t kind, const char *label);
+void vkc__cmd_span_end(vkc_context *ctx, vkc__cmd *cmd, uint32_t span);
 
 /* The stages vkc's work runs in, and the accesses those stages make: the one
  * place barrier masks are derived from. */
@@ -521,6 +557,7 @@ struct vkc_kernel {
     /* The spec id of the x workgroup size (local_size_x_id); UINT32_MAX when
      * the shader fixes its size. */
     uint32_t local_size_x_id;
+    uint32_t shared_bytes; /* from reflection */
     char name[64];
     /* What it was built from, kept to build it again after device loss
      * (vkc_context_recover): the words (native order), the entry point,
@@ -571,7 +608,8 @@ typedef struct vkc__refl {
     uint32_t binding_count;
     uint32_t push_size;
     uint32_t wg[3];
-    uint32_t wg_spec[3]; /* spec ids, VKC_NONE when fixed */
+    uint32_t wg_spec[3];   /* spec ids, VKC_NONE when fixed */
+    uint32_t shared_bytes; /* Workgroup variables */
     /* For each spec constant the caller sets: the bit width the shader
      * declares it with when that is not 32 (vkc sets 32-bit ones only);
      * 0 when it is 32-bit, bool or not declared. */
@@ -775,6 +813,42 @@ vkc_result vkc__fuse_debug_append(vkc_fuse *fuse, const char *glsl);
 /* Context                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* The profile module's hooks (profile.c sets them at init; NULL before).
+ * Lower modules reach profiling only through them, and only for a unit
+ * recorded with queries or a context with profiling on. */
+typedef struct vkc__profile_hooks {
+    /* A profiled unit was submitted (after the queue lock is released). */
+    void (*submitted)(vkc_context *ctx, vkc__cmd *unit);
+    /* A unit whose results are unread is about to be reset, submitted
+     * again or destroyed: wait for its submission and read them. */
+    void (*reuse)(vkc_context *ctx, vkc__cmd *unit);
+    /* A CPU interval of the calling thread (VKC__CPU_*). */
+    void (*cpu)(vkc_context *ctx, int kind, uint64_t t0, uint64_t t1, uint64_t value);
+    /* Profiling failed (the message is the context's last error); the
+     * work goes on unprofiled. */
+    void (*failed)(vkc_context *ctx, vkc_result r);
+} vkc__profile_hooks;
+
+enum { VKC__CPU_WAIT = 1 };
+
+/* CLOCK_MONOTONIC in ns: the host clock of every profile event. */
+uint64_t vkc__clock_ns(void);
+/* A small id of the calling thread (1, 2, ... in order of first use). */
+uint32_t vkc__thread_id(void);
+
+/* Profile module (profile.c), the top row of the module table. */
+vkc_result vkc__profile_init(vkc_context *ctx);
+void vkc__profile_drop(vkc_context *ctx);
+void vkc__profile_finish(vkc_context *ctx);
+vkc_result vkc__profile_lose(vkc_context *ctx);
+vkc_result vkc__profile_rebuild(vkc_context *ctx);
+/* Nearest-rank percentile p (0..100] of n sorted values: the smallest
+ * value with at least p% of the values at or below it; 0 for n = 0. */
+uint64_t vkc__percentile(const uint64_t *sorted, size_t n, double p);
+/* Test hook: ignore VK_EXT_calibrated_timestamps (the correlation
+ * fallback) in contexts created after `on`. */
+void vkc__profile_force_correlation(bool on);
+
 /* Host semaphore waits one submit can carry (vkc_wait_host_semaphore). */
 #define VKC_MAX_HOST_WAITS 16
 
@@ -882,6 +956,17 @@ struct vkc_context {
     vkc_result (*flush_immediate)(vkc_context *ctx);
     uint32_t seq_ring; /* recorded copies each sequence uses in turn */
 
+    /* Profiling: on for every sequence (desc or VKC_PROFILE), the module's
+     * hooks (NULL until its init) and state. */
+    bool profiling;
+    bool kernel_statistics;        /* pipelines capture executable statistics */
+    bool calibrated_timestamps;    /* VK_EXT_calibrated_timestamps enabled */
+    bool pipeline_executable_info; /* the feature is enabled */
+    uint32_t profile_capacity;
+    const vkc__profile_hooks *profile;
+    void *profile_state;
+    atomic_bool profile_waits; /* a profiled submission was made: time vkc_wait */
+
     vkc__stats stats;
 
     /* Embedding (interop.c). */
@@ -967,6 +1052,8 @@ vkc_context *vkc__context_alloc(const vkc_logger *logger, const VkAllocationCall
 /* Fill info from a physical device (no device needed). Fails only when the
  * extension list cannot be read (out of host memory). */
 vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_device_info *info);
+/* Whether a context profiles: the desc's toggle, else VKC_PROFILE set. */
+bool vkc__profiling_wanted(vkc_toggle profile);
 /* Resolve device-dependent defaults into ctx->features. */
 void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc);
 /* Module state on top of a device: context.c's module table, walked

@@ -2,6 +2,8 @@
  *
  *   vkc-info          readable report
  *   vkc-info --json   the same as one JSON object
+ *   vkc-info --kernel FILE [--json]
+ *                     one kernel's statistics and occupancy (SPIR-V or GLSL)
  *   vkc-info --help   usage
  *
  * Exit status 0 when a usable compute device exists (and for --help), 1
@@ -11,6 +13,7 @@
 #include <vkc/vkc.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *type_name(vkc_device_type t)
@@ -311,12 +314,147 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
         printf("\nProblem: %s\n", si->problem);
 }
 
+/* Read a whole file; NUL-terminated so GLSL can be passed as a string. */
+static char *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        char *p = realloc(buf, 2 * cap + 1);
+        if (!p) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = p;
+        cap *= 2;
+    }
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *size = n;
+    return buf;
+}
+
+/* vkc-info --kernel FILE: build the kernel with the driver's statistics
+ * captured (where the device has them) and print them with the occupancy. */
+static int kernel_report(const char *path, bool json)
+{
+    size_t size = 0;
+    char *data = read_file(path, &size);
+    if (!data) {
+        fprintf(stderr, "vkc-info: cannot read %s\n", path);
+        return 2;
+    }
+    vkc_context *ctx = NULL;
+    vkc_context_desc desc = {.validation = VKC_OFF, .kernel_statistics = VKC_ON};
+    vkc_result r = vkc_context_create(&desc, &ctx);
+    if (r < 0) {
+        fprintf(stderr, "vkc-info: no context: %s: %s\n", vkc_result_string(r),
+                vkc_last_create_error());
+        free(data);
+        return 1;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    vkc_kernel *k = NULL;
+    uint32_t magic = 0;
+    if (size >= 4)
+        memcpy(&magic, data, 4);
+    const bool spirv = magic == 0x07230203u || magic == 0x03022307u;
+    if (spirv)
+        r = vkc_kernel_create(ctx,
+                              &(vkc_kernel_desc){.spirv = (const uint32_t *)(void *)data,
+                                                 .spirv_size = size,
+                                                 .name = base},
+                              &k);
+    else
+        r = vkc_kernel_create_glsl(ctx, &(vkc_glsl_desc){.source = data, .name = base}, &k);
+    free(data);
+    vkc_kernel_stats ks;
+    if (r >= 0)
+        r = vkc_kernel_stats_get(k, &ks);
+    if (r < 0) {
+        fprintf(stderr, "vkc-info: %s: %s\n", path, vkc_context_last_error(ctx));
+        vkc_context_destroy(ctx);
+        return 1;
+    }
+    const vkc_device_info *di = vkc_context_device(ctx);
+    if (json) {
+        json_w w;
+        json_init(&w, stdout, 1);
+        json_obj_begin(&w);
+        json_kstr(&w, "kernel", path);
+        json_kstr(&w, "format", spirv ? "spirv" : "glsl");
+        json_kstr(&w, "device", di->name);
+        json_kstr(&w, "source",
+                  ks.from_driver ? "VK_KHR_pipeline_executable_properties"
+                                 : "reflection (the device lacks "
+                                   "VK_KHR_pipeline_executable_properties)");
+        json_kstr(&w, "executable", ks.executable);
+        json_uint3(&w, "workgroup_size", ks.workgroup_size);
+        json_kuint(&w, "workgroup_invocations", ks.workgroup_invocations);
+        json_kuint(&w, "subgroup_size", ks.subgroup_size);
+        json_kuint(&w, "subgroups_per_workgroup", ks.subgroups_per_workgroup);
+        json_kuint(&w, "shared_memory_bytes", ks.shared_memory);
+        json_known(&w, "registers", ks.registers);
+        json_kuint(&w, "spills", ks.spills);
+        json_known(&w, "max_subgroups_per_sm", ks.max_subgroups_per_sm);
+        json_known(&w, "occupancy_subgroups_per_sm", ks.occupancy);
+        json_kstr(&w, "limit", ks.limit);
+        json_key(&w, "driver_statistics");
+        json_obj_begin(&w);
+        for (uint32_t i = 0; i < ks.stat_count; ++i)
+            json_kstr(&w, ks.stats[i].name, ks.stats[i].value);
+        json_obj_end(&w);
+        json_obj_end(&w);
+        if (!json_finish(&w)) {
+            vkc_context_destroy(ctx);
+            return 2;
+        }
+    } else {
+        printf("kernel %s (%s) on %s\n", path, spirv ? "SPIR-V" : "GLSL", di->name);
+        printf("  statistics from: %s\n", ks.from_driver
+                                              ? "the driver (VK_KHR_pipeline_executable_properties)"
+                                              : "reflection only (the device lacks "
+                                                "VK_KHR_pipeline_executable_properties)");
+        if (ks.executable[0])
+            printf("  executable: %s\n", ks.executable);
+        printf("  workgroup: %u x %u x %u = %u invocations, subgroup %u: %u subgroups\n",
+               ks.workgroup_size[0], ks.workgroup_size[1], ks.workgroup_size[2],
+               ks.workgroup_invocations, ks.subgroup_size, ks.subgroups_per_workgroup);
+        printf("  shared memory: %u bytes per workgroup\n", ks.shared_memory);
+        if (ks.registers)
+            printf("  registers: %u per invocation\n", ks.registers);
+        else
+            printf("  registers: unknown\n");
+        printf("  spills: %u%s\n", ks.spills, ks.from_driver ? "" : " (unknown)");
+        printf("  occupancy: %s\n", ks.limit);
+        for (uint32_t i = 0; i < ks.stat_count; ++i)
+            printf("    %-40s %s\n", ks.stats[i].name, ks.stats[i].value);
+    }
+    vkc_context_destroy(ctx);
+    return 0;
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: vkc-info [--json]\n\n"
+    fprintf(f, "usage: vkc-info [--json] [--kernel FILE]\n\n"
                "What Vulkan sees on this machine and what vkc will use.\n"
-               "  --json    the same report as one JSON object\n"
-               "  --help    this text\n\n"
+               "  --json         the same report as one JSON object\n"
+               "  --kernel FILE  one kernel (SPIR-V or GLSL compute shader): registers, shared\n"
+               "                 memory, spills, subgroup size, theoretical occupancy\n"
+               "  --help         this text\n\n"
                "Exit status 0 when a usable compute device exists, 1 otherwise, 2 on bad "
                "usage.\n");
 }
@@ -324,9 +462,12 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     bool json = false;
+    const char *kernel = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--json")) {
             json = true;
+        } else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
+            kernel = argv[++i];
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
@@ -336,6 +477,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (kernel)
+        return kernel_report(kernel, json);
     static vkc_system_info si;
     vkc_result r = vkc_system_query(&si);
     /* Creating a context shows what vkc will really use (fallbacks). */

@@ -241,6 +241,20 @@ typedef struct vkc_context_desc {
      * the function without the header's macro (a binding, a function
      * pointer) and leaves it DEFAULT gets OFF. */
     vkc_toggle validation_default;
+    /* Profiling (see the "Profiling" chapter). ON: every sequence of the
+     * context (immediate mode included) is recorded with GPU timestamps and
+     * its CPU times are kept. DEFAULT: off, unless the environment variable
+     * VKC_PROFILE=path.json is set (then on, and the trace is written to
+     * path.json, and its picture to path.svg, at vkc_context_destroy). OFF:
+     * off even with VKC_PROFILE. */
+    vkc_toggle profile;
+    /* Events the profile keeps before it reports a full buffer; 0 = 65536. */
+    uint32_t profile_capacity;
+    /* Pipelines capture the driver's statistics
+     * (VK_KHR_pipeline_executable_properties) for vkc_kernel_stats_get.
+     * DEFAULT: when profiling is on. Where the device lacks the extension it
+     * is quietly off and the statistics come from reflection alone. */
+    vkc_toggle kernel_statistics;
 } vkc_context_desc;
 
 /* Create a context: load Vulkan, create an instance and a device, pick the
@@ -398,6 +412,10 @@ typedef struct vkc_device_info {
      * written (else such a kernel is VKC_ERROR_UNSUPPORTED). */
     bool storage_image_read_without_format;
     bool storage_image_write_without_format;
+
+    /* Present on the device (profiling and kernel statistics use them). */
+    bool calibrated_timestamps;    /* VK_EXT_calibrated_timestamps */
+    bool pipeline_executable_info; /* VK_KHR_pipeline_executable_properties */
 } vkc_device_info;
 
 /* The device the context uses. Valid for the context's lifetime. */
@@ -1007,6 +1025,9 @@ typedef struct vkc_dispatch_desc {
 
 typedef struct vkc_seq_desc {
     const char *name;
+    /* ON: recorded with GPU timestamps even when the context's profiling is
+     * off; OFF: never; DEFAULT: as the context (see "Profiling"). */
+    vkc_toggle profile;
 } vkc_seq_desc;
 
 /* A sequence records commands once and can be submitted many times. desc may
@@ -1100,6 +1121,212 @@ VKC_API vkc_result vkc_copy_image_to_buffer(vkc_context *ctx, vkc_buffer *dst, u
 /* Submit the open batch. *out_ticket (may be NULL) covers all work enqueued
  * so far. Thread-safe. */
 VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
+
+/* ------------------------------------------------------------------------ */
+/* Profiling                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Where the time goes: GPU time per dispatch, copy and barrier group, CPU
+ * time per submission (record, submit call, wait), the GPU's idle time
+ * between submissions, and per-kernel statistics.
+ *
+ * Turning it on
+ *   - for a whole context: vkc_context_desc.profile = VKC_ON;
+ *   - for one sequence: vkc_seq_desc.profile = VKC_ON;
+ *   - for any program, without code changes: VKC_PROFILE=out.json in the
+ *     environment. Every context of the process profiles, and at
+ *     vkc_context_destroy writes out.json (Chrome trace-event JSON: open it
+ *     in https://ui.perfetto.dev or chrome://tracing) and out.svg (the same
+ *     timeline as a picture). The n-th context destroyed after the first
+ *     writes out.n.json and out.n.svg.
+ *   Off (the default) costs nothing: no query is recorded and the submit
+ *   path tests one field of the recording unit.
+ *
+ * What is measured
+ *   A profiled sequence records, with each recorded copy, one timestamp
+ *   query pool (kept and reused with the recording unit: nothing is
+ *   allocated in steady state): a TOP_OF_PIPE timestamp before and a
+ *   BOTTOM_OF_PIPE one after the whole submission (its commands; the
+ *   completion marker vkc may add after them is outside), each level's
+ *   barrier and each command. Vulkan runs the commands of one level (no barrier between
+ *   them) concurrently, so a command's span ends when it AND everything
+ *   recorded before it in its submission is done: a span is exact for a
+ *   command alone in its level, an upper bound otherwise. A barrier span is
+ *   the time the GPU spent draining the level before it.
+ *   CPU times per submission: the recording (once per re-recording), the
+ *   vkQueueSubmit call (queue lock included) and each vkc_wait of a
+ *   profiling context, per thread.
+ *   Results of a submission are read once it has completed: when its
+ *   recorded copy is submitted again or recycled, or at the latest by the
+ *   calls below. A profiled copy submitted again while its previous
+ *   submission still runs first waits for it (its queries are reused), so
+ *   a profiled sequence keeps at most its ring of copies (2) in flight.
+ *   Not profiled: the blocking buffer calls (upload, download, fill, copy).
+ *
+ * One clock
+ *   Every time is CLOCK_MONOTONIC in nanoseconds. GPU ticks are placed on
+ *   it with VK_EXT_calibrated_timestamps where the device has it (a
+ *   calibration at context creation and again every 100 ms of profiled
+ *   work, to follow drift; the error bound is the deviation the driver
+ *   reports). Without it: one correlation at context creation, a
+ *   submitted timestamp against the host clock when its completion is seen
+ *   (the error bound is that submission's round trip, reported in
+ *   vkc_profile_info.clock_error_ns). No timestamps on the queue
+ *   (vkc_device_info.timestamps false): nothing is profiled and status is
+ *   VKC_ERROR_UNSUPPORTED.
+ *
+ * Statistics
+ *   Per label (a dispatch's label, else its kernel's name; "vkc copy",
+ *   "vkc fill", "barrier"; the sequence's name for submissions and CPU
+ *   times) and kind: count, total, min, max and nearest-rank percentiles
+ *   p50 / p95 / p99 (the smallest value with at least p% of the values at
+ *   or below it). Utilisation: over the window from the first held
+ *   submission's GPU start to the last one's GPU end, the time some
+ *   submission was on the GPU divided by the window; the rest is the GPU
+ *   idle between submissions. vkc_profile_reset starts a new window.
+ *
+ * Limits and failures
+ *   The profile keeps profile_capacity events (default 65536; a submission
+ *   of n commands in l levels makes n + l + 2 events, one more for each
+ *   vkc_wait and for its recording when it was recorded anew). Once full, new
+ *   events are counted in dropped and status reports VKC_ERROR_LIMIT (call
+ *   vkc_profile_reset, or raise the capacity). A query pool that cannot be
+ *   created leaves that recording unprofiled with status set to the error.
+ *   In both cases the work itself goes on and is correct. After device loss
+ *   the results of the lost submissions are dropped; events already held
+ *   stay, and profiling goes on after vkc_context_recover.
+ *
+ * Cost (BENCHMARKS.md, "Profiling"; H200 figures in docs/profile/h200/):
+ * off, nothing measurable. On, per dispatch: four timestamp writes in the
+ * recorded work (about 110 ns more CPU per recorded dispatch on lavapipe;
+ * lavapipe also flushes its pipeline at each end-of-pipe timestamp, about
+ * 50 us of GPU time per dispatch there), and per submission one query read
+ * and its bookkeeping when its results are read.
+ *
+ * Thread safety: every vkc_profile_* call is thread-safe; the strings in
+ * events and stats stay valid until vkc_context_destroy. */
+
+typedef enum vkc_profile_kind {
+    VKC_PROFILE_NONE = 0,
+    /* GPU */
+    VKC_PROFILE_SUBMISSION, /* one submitted command buffer, first to last command */
+    VKC_PROFILE_DISPATCH,
+    VKC_PROFILE_COPY,
+    VKC_PROFILE_FILL,
+    VKC_PROFILE_OWNERSHIP, /* a queue-family ownership transfer */
+    VKC_PROFILE_BARRIER,   /* the barrier before a level */
+    /* CPU */
+    VKC_PROFILE_RECORD, /* recording a sequence into Vulkan */
+    VKC_PROFILE_SUBMIT, /* the vkQueueSubmit call */
+    VKC_PROFILE_WAIT,   /* vkc_wait */
+    VKC_PROFILE_KIND_COUNT_
+} vkc_profile_kind;
+
+/* "dispatch", "submit", ...; "?" for a value out of range. */
+VKC_API const char *vkc_profile_kind_string(vkc_profile_kind kind);
+
+typedef struct vkc_profile_event {
+    vkc_profile_kind kind;
+    const char *label;
+    uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
+    uint64_t submission;       /* its ticket's value; 0 for a recording */
+    uint32_t thread;           /* CPU events: vkc's id of the thread (1, 2, ...); GPU: 0 */
+} vkc_profile_event;
+
+typedef enum vkc_profile_clock {
+    VKC_PROFILE_CLOCK_NONE = 0,   /* no GPU timestamps */
+    VKC_PROFILE_CLOCK_CALIBRATED, /* VK_EXT_calibrated_timestamps */
+    VKC_PROFILE_CLOCK_CORRELATED, /* the one-time correlation fallback */
+} vkc_profile_clock;
+
+typedef struct vkc_profile_info {
+    bool on;           /* the context profiles every sequence */
+    vkc_result status; /* VKC_SUCCESS or the first profiling failure */
+    char message[256]; /* what failed, "" when nothing did */
+    vkc_profile_clock clock;
+    uint64_t clock_error_ns; /* bound on where a GPU time lands on the host clock */
+    uint64_t events;         /* held */
+    uint64_t dropped;        /* not kept: the buffer was full */
+    uint64_t capacity;
+    uint64_t submissions; /* profiled submissions held */
+    uint64_t window_ns;   /* first GPU start to last GPU end of those */
+    uint64_t gpu_busy_ns; /* time some submission ran in the window */
+    double utilisation;   /* gpu_busy_ns / window_ns; 0 without submissions */
+} vkc_profile_info;
+
+/* Read the results of every completed profiled submission (waiting for
+ * those still in flight), then fill *info (may be NULL) and copy up to
+ * capacity events, oldest first, into events (may be NULL); *out_count
+ * (may be NULL) is the number of events held. */
+VKC_API vkc_result vkc_profile_get(vkc_context *ctx, vkc_profile_info *info,
+                                   vkc_profile_event *events, uint32_t capacity,
+                                   uint32_t *out_count);
+
+typedef struct vkc_profile_stat {
+    vkc_profile_kind kind;
+    const char *label;
+    uint64_t count;
+    uint64_t total_ns, min_ns, max_ns;
+    uint64_t p50_ns, p95_ns, p99_ns;
+} vkc_profile_stat;
+
+/* Statistics per (kind, label) of the events held, largest total first;
+ * up to capacity rows into out, *out_count (may be NULL) the rows there
+ * are. */
+VKC_API vkc_result vkc_profile_stats(vkc_context *ctx, vkc_profile_stat *out, uint32_t capacity,
+                                     uint32_t *out_count);
+
+/* Write the events held as Chrome trace-event JSON: one process, the CPU
+ * threads as lanes ("record", "submit", "wait" events), and GPU lanes
+ * ("gpu submissions", "gpu dispatch", "gpu copy", "gpu barrier"), on one
+ * time axis in microseconds; per-label statistics in its metadata.
+ * VKC_ERROR_IO when the file cannot be written. */
+VKC_API vkc_result vkc_profile_write_trace(vkc_context *ctx, const char *path);
+/* The same timeline as an SVG picture: one row per lane, a box per event
+ * (colour by label), a time axis, utilisation in the title. */
+VKC_API vkc_result vkc_profile_write_svg(vkc_context *ctx, const char *path);
+/* Drop the events held and clear status and dropped: a new window. */
+VKC_API vkc_result vkc_profile_reset(vkc_context *ctx);
+
+/* Statistics of one kernel's pipeline and its theoretical occupancy.
+ *
+ * From the driver (VK_KHR_pipeline_executable_properties, for pipelines
+ * created with kernel_statistics on): registers per invocation, shared
+ * memory, spills, subgroup size and every statistic the driver reports
+ * (in stats). Without it (lavapipe): workgroup size and shared memory
+ * from reflection only, the rest 0 (unknown).
+ * Occupancy: resident subgroups per SM allowed by each resource (the
+ * device's subgroups per SM; workgroups per SM, taken as 32; registers,
+ * with a register file of 65536 per SM on NVIDIA; shared memory, with
+ * maxComputeSharedMemorySize per SM, a lower bound), the smallest of them
+ * and the resource that sets it, e.g. "registers: 8 of 64 subgroups per
+ * SM". Unknown (0, limit "unknown: ...") where the device does not report
+ * its subgroups per SM. */
+#define VKC_MAX_KERNEL_STATS 32
+
+typedef struct vkc_kernel_stat {
+    char name[64];
+    char value[32];
+} vkc_kernel_stat;
+
+typedef struct vkc_kernel_stats {
+    bool from_driver;
+    char executable[64]; /* the driver's name for it; "" without the driver */
+    uint32_t workgroup_size[3];
+    uint32_t workgroup_invocations;
+    uint32_t subgroup_size;
+    uint32_t shared_memory; /* bytes per workgroup */
+    uint32_t registers;     /* per invocation; 0 unknown */
+    uint32_t spills;        /* as the driver counts them; 0 none or unknown */
+    uint32_t subgroups_per_workgroup;
+    uint32_t max_subgroups_per_sm; /* the device's; 0 unknown */
+    uint32_t occupancy;            /* resident subgroups per SM; 0 unknown */
+    char limit[96];                /* the limiting resource, in words */
+    uint32_t stat_count;
+    vkc_kernel_stat stats[VKC_MAX_KERNEL_STATS];
+} vkc_kernel_stats;
+
+VKC_API vkc_result vkc_kernel_stats_get(vkc_kernel *kernel, vkc_kernel_stats *out);
 
 /* ------------------------------------------------------------------------ */
 /* Fusion                                                                   */
