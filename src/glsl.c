@@ -20,6 +20,72 @@
 static pthread_mutex_t vkc__glslang_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned vkc__glslang_refs;
 
+/* `#include "vkc_grid.glsl"`: a device-wide barrier for kernels whose
+ * workgroups are all resident at once (a cooperative grid). Thread 0 of each
+ * workgroup arrives on a device-scope counter and spins, with acquire, on a
+ * generation number that the last one to arrive moves on, so the barrier can
+ * be passed any number of times. The state is two uints in a storage buffer
+ * at binding VKC_GRID_BINDING (default 15) of set 0, zero before the first
+ * dispatch and zero again after each complete one. Data that crosses the
+ * barrier must live in coherent buffers. Include it before any code (it
+ * brings an #extension). */
+static const char vkc__grid_glsl[] =
+    "#extension GL_KHR_memory_scope_semantics : require\n"
+    "#ifndef VKC_GRID_BINDING\n"
+    "#define VKC_GRID_BINDING 15\n"
+    "#endif\n"
+    "layout(set = 0, binding = VKC_GRID_BINDING) coherent buffer vkc_grid_state {\n"
+    "  uint vkc_grid_arrived;\n"
+    "  uint vkc_grid_generation;\n"
+    "};\n"
+    "void vkc_grid_barrier() {\n"
+    "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                 gl_SemanticsAcquireRelease);\n"
+    "  if (gl_LocalInvocationIndex == 0u) {\n"
+    "    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;\n"
+    "    uint gen = atomicLoad(vkc_grid_generation, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                          gl_SemanticsAcquire);\n"
+    "    uint prev = atomicAdd(vkc_grid_arrived, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                          gl_SemanticsAcquireRelease);\n"
+    "    if (prev == groups - 1u) {\n"
+    "      atomicStore(vkc_grid_arrived, 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                  gl_SemanticsRelaxed);\n"
+    "      atomicAdd(vkc_grid_generation, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                gl_SemanticsRelease);\n"
+    "    } else {\n"
+    "      while (atomicLoad(vkc_grid_generation, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                        gl_SemanticsAcquire) == gen) {\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                 gl_SemanticsAcquireRelease);\n"
+    "}\n";
+
+#define VKC_GRID_INCLUDE "#include \"vkc_grid.glsl\""
+
+/* The source with vkc's include spliced in, or NULL through *out when it
+ * has none. A #line after it keeps the compiler's line numbers those of the
+ * caller's source. */
+static vkc_result vkc__glsl_splice(vkc_context *ctx, const char *name, const char *src, char **out)
+{
+    *out = NULL;
+    const char *at = strstr(src, VKC_GRID_INCLUDE);
+    if (!at)
+        return VKC_SUCCESS;
+    unsigned line = 1;
+    for (const char *c = src; c < at; ++c)
+        line += *c == '\n';
+    const char *rest = at + strlen(VKC_GRID_INCLUDE);
+    size_t n = (size_t)(at - src) + sizeof(vkc__grid_glsl) + strlen(rest) + 32;
+    char *s = vkc__malloc(n);
+    if (!s)
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: GLSL include", name);
+    snprintf(s, n, "%.*s%s#line %u\n%s", (int)(at - src), src, vkc__grid_glsl, line, rest);
+    *out = s;
+    return VKC_SUCCESS;
+}
+
 static bool vkc__is_identifier(const char *s)
 {
     if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
@@ -188,8 +254,16 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     glslang_target_language_version_t lv;
     const char *label;
     vkc__glslang_targets(ctx, &cv, &lv, &label);
+    char *spliced = NULL;
+    vkc_result sr = vkc__glsl_splice(ctx, name, desc->source, &spliced);
+    if (sr < 0) {
+        vkc__free(preamble);
+        return sr;
+    }
+    const char *source = spliced ? spliced : desc->source;
     vkc__cache_key key;
-    if (!vkc__spv_cache_key(ctx, desc->source, preamble, entry, VKC_GLSLANG_VERSION, label, &key)) {
+    if (!vkc__spv_cache_key(ctx, source, preamble, entry, VKC_GLSLANG_VERSION, label, &key)) {
+        vkc__free(spliced);
         vkc__free(preamble);
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: SPIR-V cache key", name);
     }
@@ -201,12 +275,13 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
         VKC_STAT_ADD(ctx, spirv_cache_hits, 1);
         vkc__spv_cache_put(ctx, ks->cache, &key, words, size, false);
     } else {
-        r = vkc__glsl_compile(ctx, ks, name, desc->source, preamble, &words, &size);
+        r = vkc__glsl_compile(ctx, ks, name, source, preamble, &words, &size);
         if (r >= 0)
             vkc__spv_cache_put(ctx, ks->cache, &key, words, size, true);
     }
     vkc__cache_key_free(&key);
     vkc__free(preamble);
+    vkc__free(spliced);
     if (r >= 0)
         r = vkc__kernel_create_words(ctx, name, words, size, "main", desc->workgroup_size,
                                      desc->spec_constants, desc->spec_constant_count, out);
