@@ -18,13 +18,14 @@
 #define VKC_FENCE_RING 64
 /* Where the trusted marker tells the host when results are visible, a submit
  * signals the timeline only at least every VKC_SIGNAL_EVERY values (and
- * whenever a host wait, an export, a one-shot or the pool needs it). A
+ * whenever a new recording's first submit, a host wait, an export, a
+ * one-shot or the pool needs it: see vkc__submit_signals). A
  * signal completes only after every earlier submission on the queue (its
  * first synchronisation scope), so one signal retires all the units before
  * it. On the H200's slow driver mode each signal costs ~30 us of round trip:
- * at 128 fewer than 1% of submits carry one, so a p99 does not see it, and
- * the pool holds at most 127 units that wait for a signal (fewer in practice:
- * a pool out of free units asks the next submit to signal). */
+ * at 128 fewer than 1% of the resubmits of a recorded sequence carry one,
+ * so a p99 does not see it; a unit waits for a signal at most 127 values
+ * after its sequence lets it go. */
 #define VKC_SIGNAL_EVERY 128u
 
 #define vkc__now_ns vkc__clock_ns
@@ -599,9 +600,13 @@ static bool vkc__submit_signals(vkc_context *ctx, const vkc__cmd *cmd, uint64_t 
         return false;
     if (!vkc__marker_on(ctx) || !atomic_load_explicit(&ctx->marker_trusted, memory_order_relaxed))
         return true;
-    /* Host waits: the host's semaphore ordering is easier to reason about
-     * with a signal beside it (and these submits are rare). */
-    if (cmd->needs_signal || host_waits ||
+    /* The first submit of a recording signals: the unit it replaces goes
+     * back to the pool, which would otherwise keep units waiting for a
+     * signal and make new ones meanwhile (a loop that records every submit
+     * grew the pool by the GPU's lag on every round). Resubmits of a
+     * recorded sequence, the round trip that matters, do not. Host waits:
+     * rare, and the host's semaphore order is simpler with a signal. */
+    if (cmd->needs_signal || cmd->last_value == 0 || host_waits ||
         atomic_load_explicit(&ctx->signal_asked, memory_order_relaxed))
         return true;
     return value - atomic_load_explicit(&ctx->signalled_value, memory_order_relaxed) >=
