@@ -942,7 +942,16 @@ typedef struct vkc_glsl_desc {
 
 /* Compile GLSL at run time (glslang) for the context's device, then as
  * vkc_kernel_create. SPIR-V is cached by a hash of (source, defines,
- * compiler version) in memory and on disk. VKC_ERROR_COMPILE with the
+ * compiler version) in memory and on disk. The line
+ * `#include "vkc_grid.glsl"` (before any code; the one include vkc knows)
+ * brings vkc_grid_barrier(): a device-wide barrier across the workgroups of
+ * one dispatch, for grids whose workgroups are all resident at once. Its
+ * state is a storage buffer at binding VKC_GRID_BINDING of set 0 (define it
+ * first; default 15), 8 bytes, zero before the first dispatch (a complete
+ * dispatch leaves word 0 at zero, word 1 counting barriers passed); data
+ * that crosses it lives in coherent buffers. vkc does not yet launch such
+ * grids itself: the caller sizes them (lavapipe runs one workgroup at a
+ * time, so only a grid of one is safe there). VKC_ERROR_COMPILE with the
  * compiler's message (with line numbers) in vkc_context_last_error().
  * Thread-safe. */
 VKC_API vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc,
