@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 work=/tmp/h200
 rm -rf "$work"
 VKC_BENCH=${VKC_BENCH:-build-h200/tools/vkc-bench} \
-  VKC_TESTS=${VKC_TESTS:-"test_context test_dispatch test_memory test_fuse test_signal"} \
+  VKC_TESTS=${VKC_TESTS:-"test_context test_dispatch test_memory test_fuse test_signal test_grid"} \
   bench/run_h200.sh "$work"
 rc=$?
 tar czf "$OUT/h200.tgz" -C /tmp h200

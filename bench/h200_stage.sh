@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d .gl ] || { echo "no .gl: cp -a /work/main/.gl . (or ../shared/gpu/fetch-vulkan-runtime.sh)"; exit 1; }
-tests="test_context test_dispatch test_memory test_fuse test_signal"
+tests="test_context test_dispatch test_memory test_fuse test_signal test_grid"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DVKC_BUILD_TESTS=ON -DVKC_BUILD_SAMPLES=OFF > /dev/null
 ninja -C build-gpu vkc-bench vkc-info $tests

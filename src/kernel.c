@@ -328,6 +328,10 @@ void vkc_kernel_destroy(vkc_kernel *kernel)
     vkc__list_remove(&kernel->node);
     pthread_mutex_unlock(&ctx->objects_lock);
     kernel->magic = 0;
+    /* The GPU may still use its pipeline, as buffers do: a wait on the
+     * completion marker alone leaves the timeline, and so the submission's
+     * completion as Vulkan counts it, unobserved. */
+    vkc__drain_or_idle(ctx);
     vkc__kernel_free_vk(ctx, kernel);
     vkc__free(kernel->spirv);
     vkc__free(kernel->entry);

@@ -618,6 +618,8 @@ static void vkc__signal_note_locked(vkc_context *ctx, uint64_t value)
 {
     ctx->signal_ring[ctx->signal_ring_n++ % VKC_SIGNAL_RING] = value;
     atomic_store_explicit(&ctx->signalled_value, value, memory_order_release);
+    atomic_store_explicit(&ctx->signal_asked, false, memory_order_relaxed);
+    VKC_STAT_ADD(ctx, timeline_signals, 1);
 }
 
 uint64_t vkc__signal_cover(vkc_context *ctx, uint64_t value)
@@ -680,8 +682,6 @@ vkc_result vkc__signal_through(vkc_context *ctx, uint64_t value)
             r = vkc__vk_fail(ctx, vr, "vkQueueSubmit(timeline signal)", __FILE__, __LINE__);
         } else {
             vkc__signal_note_locked(ctx, last);
-            atomic_store_explicit(&ctx->signal_asked, false, memory_order_relaxed);
-            VKC_STAT_ADD(ctx, timeline_signals, 1);
         }
     }
     pthread_mutex_unlock(&ctx->queue_lock);
@@ -796,8 +796,6 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *ou
     ctx->host_wait_count = 0; /* consumed */
     if (signal) {
         vkc__signal_note_locked(ctx, value);
-        atomic_store_explicit(&ctx->signal_asked, false, memory_order_relaxed);
-        VKC_STAT_ADD(ctx, timeline_signals, 1);
     }
     if (!ctx->features.timeline_semaphores) {
         uint32_t slot = (ctx->fence_head + ctx->fence_count) % ctx->fence_cap;
