@@ -24,25 +24,22 @@ vkc_context *vkc__context_alloc(const vkc_logger *logger, const VkAllocationCall
     ctx->alloc = a;
     pthread_mutex_init(&ctx->error_lock, NULL);
     pthread_mutex_init(&ctx->queue_lock, NULL);
-    pthread_mutex_init(&ctx->objects_lock, NULL);
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&ctx->objects_lock, &ma);
+    pthread_mutexattr_destroy(&ma);
     vkc__list_init(&ctx->buffers);
     vkc__list_init(&ctx->kernels);
     vkc__list_init(&ctx->seqs);
     vkc__list_init(&ctx->images);
+    vkc__list_init(&ctx->fuses);
+    ctx->wait_timeout_ns = VKC_DEFAULT_WAIT_TIMEOUT_NS;
     atomic_init(&ctx->lost, false);
     return ctx;
 }
 
 /* ---- the module table ------------------------------------------------------------------ */
-
-/* The kernel module's hooks in the table's shape; they belong beside
- * vkc_kernel_destroy and move there once kernel.c's split (issue 15) has
- * landed. */
-static void vkc__kernel_drop(vkc_context *ctx)
-{
-    while (ctx->kernels.next && ctx->kernels.next != &ctx->kernels)
-        vkc_kernel_destroy((vkc_kernel *)((char *)ctx->kernels.next - offsetof(vkc_kernel, node)));
-}
 
 static vkc_result vkc__kernel_lose_hook(vkc_context *ctx)
 {
@@ -74,7 +71,9 @@ typedef struct vkc__module {
 } vkc__module;
 
 static const vkc__module vkc__modules[] = {
-    {"pool", vkc__pool_init, NULL, vkc__pool_finish, NULL, NULL, true},
+    /* Its drop is the last: the units let go of their resource sets once
+     * every sequence has let go of its own. */
+    {"pool", vkc__pool_init, vkc__pool_drop, vkc__pool_finish, NULL, NULL, true},
     {"memory", vkc__memory_init, vkc__memory_drop, vkc__memory_finish, vkc__memory_lose,
      vkc__memory_rebuild, false},
     {"kernel", vkc__kernel_init, vkc__kernel_drop, vkc__kernel_finish, vkc__kernel_lose_hook,
@@ -94,6 +93,8 @@ static const vkc__module vkc__modules[] = {
     /* Its buffer and kernel are listed objects, dropped, lost and rebuilt
      * with the others. */
     {"marker", vkc__marker_init, NULL, NULL, NULL, vkc__marker_rebuild, false},
+    /* Above dispatch: its fallback sequences and kernels go first. */
+    {"resident", NULL, vkc__resident_drop, vkc__resident_finish, vkc__resident_lose, NULL, false},
     /* Top: its hooks are read by pool and dispatch; drop (before any other
      * row) reads what is still pending and writes VKC_PROFILE's trace. Its
      * events outlive device loss. */
@@ -116,6 +117,14 @@ static void vkc__modules_destroy(vkc_context *ctx)
     for (int i = VKC_MODULE_COUNT - 1; i >= 0; --i)
         if (vkc__modules[i].drop)
             vkc__modules[i].drop(ctx);
+    /* Every reference is gone now, unless a count went wrong: whatever is
+     * left goes regardless (graphs before the kernels and buffers they
+     * name), while the modules' state is still up. */
+    vkc__obj_free_list(ctx, &ctx->seqs);
+    vkc__obj_free_list(ctx, &ctx->fuses);
+    vkc__obj_free_list(ctx, &ctx->kernels);
+    vkc__obj_free_list(ctx, &ctx->buffers);
+    vkc__rset_trim(ctx);
     for (int i = VKC_MODULE_COUNT - 1; i >= 0; --i)
         if (vkc__modules[i].finish)
             vkc__modules[i].finish(ctx);
@@ -205,12 +214,25 @@ void vkc_context_destroy(vkc_context *ctx)
     if (!ctx || ctx->magic != VKC_MAGIC_CONTEXT)
         return;
     if (ctx->device) {
-        /* A wrapped device's queues belong to the host: wait for vkc's own
-         * work only (vkDeviceWaitIdle would need them all locked). */
-        if (ctx->own_device)
-            ctx->vk.vkDeviceWaitIdle(ctx->device);
-        else
-            vkc__wait_value(ctx, vkc__submitted_value(ctx), UINT64_MAX, VKC_WAIT_BLOCK);
+        /* Queued immediate work is submitted (what a caller who ends with
+         * vkc_dispatch expects), then vkc waits for its own work, bounded:
+         * a device that never finishes must not hang the caller. Past the
+         * bound an own device gets vkDeviceWaitIdle; a wrapped device's
+         * queues are the host's, so vkc goes on and says so. */
+        vkc_result r = VKC_ERROR_DEVICE_LOST;
+        if (!atomic_load(&ctx->lost)) {
+            (void)vkc__flush_immediate(ctx);
+            r = vkc__wait_bounded(ctx, vkc__submitted_value(ctx), "vkc_context_destroy");
+        }
+        if (r != VKC_SUCCESS && ctx->own_device) {
+            vkc_queue_lock(ctx);
+            (void)ctx->vk.vkDeviceWaitIdle(ctx->device);
+            vkc_queue_unlock(ctx);
+        } else if (r != VKC_SUCCESS) {
+            vkc__log(ctx, VKC_LOG_ERROR, VKC_LOG_ID_GENERAL,
+                     "vkc_context_destroy: vkc's work on the host's device did not complete; "
+                     "its objects are destroyed anyway");
+        }
         vkc__modules_destroy(ctx);
         if (ctx->own_device)
             ctx->vk.vkDestroyDevice(ctx->device, ctx->alloc);

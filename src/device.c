@@ -237,6 +237,7 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
             info->storage_buffer_16bit = f11.storageBuffer16BitAccess;
             info->shader_float16 = f12.shaderFloat16;
             info->shader_int8 = f12.shaderInt8;
+            info->buffer_device_address = f12.bufferDeviceAddress;
         }
         if (v13) {
             info->synchronization2 = f13.synchronization2;
@@ -636,6 +637,7 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
         f12.shaderFloat16 = info->shader_float16;
         f12.shaderInt8 = info->shader_int8;
         f12.timelineSemaphore = use_timeline;
+        f12.bufferDeviceAddress = info->buffer_device_address;
     }
     if (v13) {
         f12.pNext = &f13;
@@ -662,11 +664,15 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
         f2.pNext = &pe;
     }
 
-    float prio = 1.0f;
+    /* Queues 1.. of the family are for resident kernels (resident.c), which
+     * must never sit in front of ordinary work on queue 0. */
+    float prio[1 + VKC_MAX_RESIDENT_QUEUES] = {1.0f, 1.0f, 1.0f, 1.0f};
+    uint32_t queues =
+        VKC_MIN(info->queue_families[info->queue_family].count, (uint32_t)VKC_ARRAY_COUNT(prio));
     VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
     qci.queueFamilyIndex = info->queue_family;
-    qci.queueCount = 1;
-    qci.pQueuePriorities = &prio;
+    qci.queueCount = queues ? queues : 1;
+    qci.pQueuePriorities = prio;
     VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     dci.pNext = &f2;
     dci.queueCreateInfoCount = 1;
@@ -682,9 +688,13 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
         info->api_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : info->api_version;
     vkc__load_device_table(&ctx->vk, ctx->device, t->vkGetDeviceProcAddr);
     ctx->vk.vkGetDeviceQueue(ctx->device, info->queue_family, 0, &ctx->queue);
+    ctx->resident_queue_count = qci.queueCount - 1;
+    for (uint32_t i = 1; i < qci.queueCount; ++i)
+        ctx->vk.vkGetDeviceQueue(ctx->device, info->queue_family, i, &ctx->resident_queues[i - 1]);
     ctx->features.timeline_semaphores = use_timeline;
     ctx->features.push_descriptors = use_push;
     ctx->features.synchronization2 = v13 && info->synchronization2;
+    ctx->features.buffer_device_address = v12 && info->buffer_device_address;
     ctx->maintenance4 = v13; /* required by Vulkan 1.3, enabled above */
     ctx->calibrated_timestamps = info->calibrated_timestamps;
     ctx->pipeline_executable_info = ctx->kernel_statistics;
@@ -713,6 +723,8 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
      * per submit, 2.7 us at 256, 2.4 us at 4096. */
     f->batch_size = desc->batch_size ? desc->batch_size : 256;
     f->batches_in_flight = desc->batches_in_flight ? desc->batches_in_flight : 4;
+    ctx->wait_timeout_ns =
+        desc->wait_timeout_ns ? desc->wait_timeout_ns : VKC_DEFAULT_WAIT_TIMEOUT_NS;
     /* 256 invocations (a multiple of every common subgroup size) unless the
      * device cannot do that many. */
     uint32_t wg = 256;

@@ -14,47 +14,28 @@
 
 /* ---- lifetime ------------------------------------------------------------------ */
 
-vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **out)
-{
-    if (out)
-        *out = NULL;
-    VKC_CHECK_CONTEXT(ctx);
-    VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_seq_create: out is NULL");
-    vkc_seq *s = vkc__calloc(1, sizeof(*s));
-    VKC_RETURN_IF(!s, ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "sequence");
-    s->magic = VKC_MAGIC_SEQ;
-    s->ctx = ctx;
-    snprintf(s->name, sizeof(s->name), "%s", desc && desc->name ? desc->name : "vkc_seq");
-    s->recording = true;
-    s->ring = ctx->seq_ring ? ctx->seq_ring : VKC_SEQ_RING; /* resolved at init */
-    vkc_toggle prof = desc ? desc->profile : VKC_DEFAULT;
-    s->profile =
-        ctx->info.timestamps && (prof == VKC_ON || (prof == VKC_DEFAULT && ctx->profiling));
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_push(&ctx->seqs, &s->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
-    *out = s;
-    return VKC_SUCCESS;
-}
-
 static void vkc__seq_release_units(vkc_seq *s)
 {
     for (int i = 0; i < VKC_SEQ_RING_MAX; ++i) {
-        vkc__cmd_release(s->ctx, s->units[i]);
+        vkc__cmd_release(s->obj.ctx, s->units[i]);
         s->units[i] = NULL;
     }
 }
 
-void vkc_seq_destroy(vkc_seq *s)
+/* Units in flight go to the pending list with their hold on the set; the
+ * objects go when the last of them retires. */
+void vkc__seq_let_go(vkc_seq *s)
 {
-    if (!s || s->magic != VKC_MAGIC_SEQ)
-        return;
-    vkc_context *ctx = s->ctx;
-    /* Units in flight go to the pending list and are reused once done. */
     vkc__seq_release_units(s);
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_remove(&s->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
+    if (s->set)
+        vkc__obj_release(vkc__rset_obj(s->set));
+    s->set = NULL;
+}
+
+static void vkc__seq_free(vkc__obj *o)
+{
+    vkc_seq *s = (vkc_seq *)o;
+    vkc__seq_let_go(s);
     vkc__free(s->cmds);
     vkc__free(s->uses);
     vkc__free(s->push);
@@ -67,13 +48,48 @@ void vkc_seq_destroy(vkc_seq *s)
     vkc__free(s->aux);
     vkc__free(s->ibar);
     vkc__free(s->order);
-    s->magic = 0;
     vkc__free(s);
+}
+
+vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **out)
+{
+    if (out)
+        *out = NULL;
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_seq_create: out is NULL");
+    vkc_seq *s = vkc__calloc(1, sizeof(*s));
+    VKC_RETURN_IF(!s, ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "sequence");
+    snprintf(s->name, sizeof(s->name), "%s", desc && desc->name ? desc->name : "vkc_seq");
+    s->recording = true;
+    s->ring = ctx->seq_ring ? ctx->seq_ring : VKC_SEQ_RING; /* resolved at init */
+    vkc_toggle prof = desc ? desc->profile : VKC_DEFAULT;
+    s->profile =
+        ctx->info.timestamps && (prof == VKC_ON || (prof == VKC_DEFAULT && ctx->profiling));
+    atomic_init(&s->busy, false);
+    vkc__obj_init(&s->obj, VKC_MAGIC_SEQ, ctx, s->name, vkc__seq_free, &ctx->seqs);
+    *out = s;
+    return VKC_SUCCESS;
+}
+
+void vkc_seq_destroy(vkc_seq *s)
+{
+    vkc__obj_kill(s ? &s->obj : NULL, VKC_MAGIC_SEQ);
 }
 
 vkc_result vkc_seq_begin(vkc_seq *s)
 {
     VKC_CHECK_SEQ(s);
+    /* The recorded copies can never be submitted again: back to the pool
+     * (reused once their last submit completed). The set is reused when
+     * none of them holds it any more, else a new one is started (the old
+     * goes with its last unit). */
+    vkc__seq_release_units(s);
+    if (s->set && vkc__rset_exclusive(s->set)) {
+        vkc__rset_clear(s->set);
+    } else if (s->set) {
+        vkc__obj_release(vkc__rset_obj(s->set));
+        s->set = NULL;
+    }
     s->cmd_count = s->use_count = s->push_len = s->buf_count = 0;
     s->img_count = s->aux_count = 0;
     s->level_floor = s->max_level = 0;
@@ -89,7 +105,7 @@ vkc_result vkc_seq_begin(vkc_seq *s)
 void vkc__seq_keep_error(vkc_seq *s)
 {
     char msg[sizeof(s->first_error)];
-    vkc__last_error_copy(s->ctx, msg, sizeof(msg));
+    vkc__last_error_copy(s->obj.ctx, msg, sizeof(msg));
     snprintf(s->first_error, sizeof(s->first_error), "%s (command %u): %s",
              s->call ? s->call : "recording", s->cmd_count, msg);
 }
@@ -99,16 +115,61 @@ vkc_result vkc__check_recording(vkc_seq *s, const char *call)
 {
     s->call = call;
     if (!s->recording) /* not latched: the recorded sequence stays usable */
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE,
                         "sequence \"%s\" has ended; call vkc_seq_begin to record again", s->name);
     return VKC_SUCCESS;
 }
 
+/* Retain o in the sequence's set (once per set): the one place recorded
+ * commands take their references. */
+vkc_result vkc__seq_hold(vkc_seq *s, vkc__obj *o)
+{
+    if (VKC_UNLIKELY(!s->set))
+        VKC_FORWARD(vkc__latch(s, vkc__rset_new(s->obj.ctx, &s->set)));
+    return vkc__latch(s, vkc__rset_add(s->set, o));
+}
+
+/* Whether c names the same objects as the command recorded before it
+ * (already held): the common case of a loop of one dispatch, and of
+ * immediate mode, costs pointer compares only. */
+static bool vkc__same_as_last(const vkc_seq *s, const vkc__command *c)
+{
+    if (!s->cmd_count)
+        return false;
+    const vkc__command *p = &s->cmds[s->cmd_count - 1];
+    if (p->kernel != c->kernel || p->use_count != c->use_count)
+        return false;
+    for (uint32_t i = 0; i < c->use_count; ++i) {
+        const vkc__use *a = &s->uses[p->use_first + i], *b = &s->uses[c->use_first + i];
+        if (a->buffer != b->buffer || a->image != b->image)
+            return false;
+    }
+    return true;
+}
+
+/* Append command c (hazard levels) after retaining what it names. */
+static vkc_result vkc__push(vkc_seq *s, vkc__command *c)
+{
+    if (vkc__same_as_last(s, c))
+        return vkc__append(s, c);
+    if (c->kernel)
+        VKC_FORWARD(vkc__seq_hold(s, (vkc__obj *)c->kernel));
+    for (uint32_t i = 0; i < c->use_count; ++i) {
+        const vkc__use *u = &s->uses[c->use_first + i];
+        /* Samplers are the context's (never destroyed before it): not held. */
+        if (u->buffer)
+            VKC_FORWARD(vkc__seq_hold(s, &u->buffer->obj));
+        if (u->image)
+            VKC_FORWARD(vkc__seq_hold(s, &u->image->obj));
+    }
+    return vkc__append(s, c);
+}
+
 vkc_result vkc__seq_check_buffer(vkc_seq *s, const vkc_buffer *b, const char *what)
 {
-    if (!b || b->magic != VKC_MAGIC_BUFFER)
-        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_buffer handle", what);
-    if (b->ctx != s->ctx)
+    if (VKC_UNLIKELY(!vkc__obj_is(b, VKC_MAGIC_BUFFER)))
+        return vkc__latch(s, vkc__obj_check(s->obj.ctx, b, VKC_MAGIC_BUFFER, what));
+    if (b->obj.ctx != s->obj.ctx)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: buffer belongs to another context",
                             what);
     return VKC_SUCCESS;
@@ -177,7 +238,7 @@ static const char *vkc__type_name(vkc_image_type t)
 static vkc_result vkc__check_sampler(vkc_seq *s, const vkc_kernel *k, uint32_t i,
                                      const vkc_sampler *sm)
 {
-    if (!sm || sm->magic != VKC_MAGIC_SAMPLER || sm->ctx != s->ctx)
+    if (!sm || sm->magic != VKC_MAGIC_SAMPLER || sm->ctx != s->obj.ctx)
         return vkc__arg_fail(s, sm ? VKC_ERROR_INVALID_HANDLE : VKC_ERROR_MISMATCH, k, i, "%s",
                              sm ? "invalid vkc_sampler handle"
                                 : "the kernel expects a sampler: set vkc_arg.sampler");
@@ -205,11 +266,11 @@ static vkc_result vkc__bind_image(vkc_seq *s, const vkc_kernel *k, uint32_t i, c
         return VKC_SUCCESS;
     }
     vkc_image *img = a->image;
-    if (!img || img->magic != VKC_MAGIC_IMAGE || img->ctx != s->ctx || img->dead)
+    if (!img || img->obj.magic != VKC_MAGIC_IMAGE || img->obj.ctx != s->obj.ctx || img->dead)
         return vkc__arg_fail(s, img ? VKC_ERROR_INVALID_HANDLE : VKC_ERROR_MISMATCH, k, i, "%s",
                              !img ? "the kernel expects an image: set vkc_arg.image"
-                             : img->magic != VKC_MAGIC_IMAGE ? "invalid vkc_image handle"
-                             : img->ctx != s->ctx ? "the image belongs to another context"
+                             : img->obj.magic != VKC_MAGIC_IMAGE ? "invalid vkc_image handle"
+                             : img->obj.ctx != s->obj.ctx ? "the image belongs to another context"
                                                   : "the image wrapped a VkImage of a lost device");
     const bool storage = kind == VKC_BINDING_STORAGE_IMAGE;
     if (kind == VKC_BINDING_COMBINED_IMAGE_SAMPLER)
@@ -290,7 +351,7 @@ static vkc_result vkc__bind_image(vkc_seq *s, const vkc_kernel *k, uint32_t i, c
 static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, const vkc_arg *a,
                                 uint64_t count, vkc__use *u)
 {
-    const vkc_context *ctx = s->ctx;
+    const vkc_context *ctx = s->obj.ctx;
     const vkc_binding_info *bi = &k->info.bindings[i];
     if (bi->kind != VKC_BINDING_BUFFER)
         return vkc__bind_image(s, k, i, a, u);
@@ -299,11 +360,15 @@ static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, con
                              "the kernel expects a buffer but the arg names %s",
                              a->image ? "an image" : "a sampler");
     const vkc_buffer *b = a->buffer;
-    if (!b || b->magic != VKC_MAGIC_BUFFER || b->ctx != ctx)
+    if (!b || b->obj.magic != VKC_MAGIC_BUFFER || b->obj.ctx != ctx) {
+        if (b && b->obj.magic == VKC_MAGIC_DEAD && b->obj.kind == VKC_MAGIC_BUFFER)
+            return vkc__arg_fail(s, VKC_ERROR_INVALID_HANDLE, k, i,
+                                 "vkc_buffer \"%s\" was destroyed", b->name);
         return vkc__arg_fail(s, VKC_ERROR_INVALID_HANDLE, k, i, "%s",
-                             b && b->magic == VKC_MAGIC_BUFFER
+                             b && b->obj.magic == VKC_MAGIC_BUFFER
                                  ? "the buffer belongs to another context"
                                  : "invalid vkc_buffer handle");
+    }
     if (a->offset > b->size)
         return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
                              "offset %llu beyond the buffer's %llu bytes",
@@ -349,13 +414,13 @@ static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, con
  * uses are at s->uses[*first .. *first + arg_count). */
 static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, vkc__command *c)
 {
-    vkc_context *ctx = s->ctx;
+    vkc_context *ctx = s->obj.ctx;
     if (!d)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "dispatch desc is NULL");
     const vkc_kernel *k = d->kernel;
-    if (!k || k->magic != VKC_MAGIC_KERNEL)
-        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "dispatch: invalid vkc_kernel handle");
-    if (k->ctx != ctx)
+    if (VKC_UNLIKELY(!vkc__obj_is(k, VKC_MAGIC_KERNEL)))
+        return vkc__latch(s, vkc__obj_check(ctx, k, VKC_MAGIC_KERNEL, "dispatch"));
+    if (k->obj.ctx != ctx)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "dispatch: kernel of another context");
     const vkc_kernel_info *ki = &k->info;
     if (d->arg_count != ki->binding_count)
@@ -431,9 +496,9 @@ vkc_result vkc_seq_dispatch(vkc_seq *s, const vkc_dispatch_desc *d)
         return VKC_SUCCESS; /* nothing to do: an empty input is not an error */
     s->use_count += c.use_count;
     s->push_len += c.push_size;
-    VKC_FORWARD(vkc__append(s, &c));
+    VKC_FORWARD(vkc__push(s, &c));
     s->dispatches++;
-    VKC_STAT_ADD(s->ctx, dispatches, 1);
+    VKC_STAT_ADD(s->obj.ctx, dispatches, 1);
     return VKC_SUCCESS;
 }
 
@@ -459,7 +524,7 @@ vkc_result vkc_seq_copy(vkc_seq *s, vkc_buffer *dst, uint64_t dst_offset, vkc_bu
     vkc__command c = {
         .kind = VKC_CMD_COPY, .use_first = s->use_count, .use_count = 2, .label = "vkc copy"};
     s->use_count += 2;
-    return vkc__append(s, &c);
+    return vkc__push(s, &c);
 }
 
 vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t size, uint32_t value)
@@ -482,15 +547,15 @@ vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t s
                       .value = value,
                       .label = "vkc fill"};
     s->use_count += 1;
-    return vkc__append(s, &c);
+    return vkc__push(s, &c);
 }
 
 vkc_result vkc__seq_check_family(vkc_seq *s, uint32_t family, const char *what)
 {
-    if (family >= s->ctx->info.queue_family_count)
+    if (family >= s->obj.ctx->info.queue_family_count)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT,
                             "%s: queue family %u does not exist (the device has %u)", what, family,
-                            s->ctx->info.queue_family_count);
+                            s->obj.ctx->info.queue_family_count);
     return VKC_SUCCESS;
 }
 
@@ -502,7 +567,7 @@ vkc_result vkc__append_uses(vkc_seq *s, vkc__command *c, const vkc__use *u, uint
     c->use_first = s->use_count;
     c->use_count = n;
     s->use_count += n;
-    vkc_result r = vkc__append(s, c);
+    vkc_result r = vkc__push(s, c);
     if (r < 0)
         s->use_count -= n;
     return r;
@@ -515,7 +580,7 @@ static vkc_result vkc__seq_ownership(vkc_seq *s, vkc_buffer *buf, uint32_t famil
     const char *what = acquire ? "acquire" : "release";
     VKC_FORWARD(vkc__seq_check_buffer(s, buf, what));
     VKC_FORWARD(vkc__seq_check_family(s, family, what));
-    if (family == s->ctx->info.queue_family)
+    if (family == s->obj.ctx->info.queue_family)
         return VKC_SUCCESS; /* same family: nothing to transfer */
     /* A write of the whole range: ordered after every earlier use (release)
      * and before every later one (acquire). */
@@ -627,7 +692,7 @@ static vkc_result vkc__level_transitions(vkc_seq *s, uint32_t from, uint32_t to,
             vkc__imgrec *r = vkc__find_img(s, u->image);
             for (uint32_t m = u->mip; r && m < u->mip + u->mips; ++m)
                 if (!vkc__move_layers(s, r, m, u->layer, u->layers, u->layout, src, dst, n))
-                    return VKC_FAIL(s->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "image barriers");
+                    return VKC_FAIL(s->obj.ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "image barriers");
         }
     }
     return VKC_SUCCESS;
@@ -639,7 +704,7 @@ static vkc_result vkc__level_transitions(vkc_seq *s, uint32_t from, uint32_t to,
 static void vkc__image_ownership(vkc_seq *s, VkCommandBuffer cb, const vkc__command *c,
                                  const vkc__use *u)
 {
-    vkc_context *ctx = s->ctx;
+    vkc_context *ctx = s->obj.ctx;
     vkc__imgrec *r = vkc__find_img(s, u->image);
     const bool acquire = c->kind == VKC_CMD_ACQUIRE_IMAGE;
     const uint32_t own = ctx->info.queue_family;
@@ -669,7 +734,7 @@ static void vkc__image_ownership(vkc_seq *s, VkCommandBuffer cb, const vkc__comm
 static void vkc__emit_image_op(vkc_seq *s, VkCommandBuffer cb, const vkc__command *c,
                                const vkc__use *u)
 {
-    vkc_context *ctx = s->ctx;
+    vkc_context *ctx = s->obj.ctx;
     const vkc__aux *a = &s->aux[c->value];
     switch (c->kind) {
     case VKC_CMD_COPY_IMAGE:
@@ -700,7 +765,7 @@ static bool vkc__labels_on(const vkc_context *ctx)
  * returned but not latched, so the next submit records again. */
 static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
 {
-    vkc_context *ctx = s->ctx;
+    vkc_context *ctx = s->obj.ctx;
     *out = NULL;
     /* Counting sort of the commands by level (stable). */
     uint32_t nlev = s->cmd_count ? s->max_level + 1 : 0;
@@ -719,6 +784,11 @@ static vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     const uint64_t record_start = prof ? vkc__clock_ns() : 0;
     vkc__cmd *unit;
     VKC_FORWARD(vkc__cmd_acquire(ctx, &unit));
+    /* One reference on the whole set per recorded copy, none per object. */
+    if (s->set) {
+        unit->hold[0] = vkc__rset_obj(s->set);
+        vkc__obj_retain(unit->hold[0]);
+    }
     VkCommandBuffer cb = unit->cb;
     const bool labels = vkc__labels_on(ctx);
     if (prof) {
@@ -897,7 +967,7 @@ static vkc_result vkc__ensure_unit(vkc_seq *s, uint32_t i)
         return VKC_SUCCESS;
     /* The old copy goes back first (reused at once if its last submit is
      * done, else once it is), then the commands are recorded again. */
-    vkc__cmd_release(s->ctx, s->units[i]);
+    vkc__cmd_release(s->obj.ctx, s->units[i]);
     s->units[i] = NULL;
     vkc__cmd *unit;
     VKC_FORWARD(vkc__record(s, &unit));
@@ -910,8 +980,8 @@ static vkc_result vkc__ensure_unit(vkc_seq *s, uint32_t i)
  * failed rather than leaving an unrelated later one. */
 static vkc_result vkc__seq_latched(vkc_seq *s, const char *call)
 {
-    return VKC_FAIL(s->ctx, s->error, "%s: sequence \"%s\": recording failed earlier, at %s", call,
-                    s->name, s->first_error);
+    return VKC_FAIL(s->obj.ctx, s->error, "%s: sequence \"%s\": recording failed earlier, at %s",
+                    call, s->name, s->first_error);
 }
 
 vkc_result vkc_seq_end(vkc_seq *s)
@@ -920,7 +990,7 @@ vkc_result vkc_seq_end(vkc_seq *s)
     if (s->error < 0)
         return vkc__seq_latched(s, "vkc_seq_end");
     if (!s->recording)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
                         s->name);
     s->recording = false;
     return vkc__ensure_unit(s, s->next_unit);
@@ -930,12 +1000,12 @@ vkc_result vkc_seq_set_push(vkc_seq *s, uint32_t index, const void *data, uint32
 {
     VKC_CHECK_SEQ(s);
     if (index >= s->cmd_count || s->cmds[index].kind != VKC_CMD_DISPATCH)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                         "set_push: command %u is not a dispatch of sequence \"%s\" (%u commands)",
                         index, s->name, s->cmd_count);
     vkc__command *c = &s->cmds[index];
     if (size != c->push_size || (size && !data))
-        return VKC_FAIL(s->ctx, VKC_ERROR_MISMATCH,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_MISMATCH,
                         "set_push: kernel \"%s\" takes %u bytes of push constants, got %u",
                         c->kernel->name, c->push_size, size);
     if (memcmp(s->push + c->push_offset, data, size)) {
@@ -949,11 +1019,11 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
 {
     VKC_CHECK_SEQ(s);
     if (index >= s->cmd_count || s->cmds[index].kind != VKC_CMD_DISPATCH)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                         "set_arg: command %u is not a dispatch of sequence \"%s\"", index, s->name);
     vkc__command *c = &s->cmds[index];
     if (arg >= c->use_count || !value)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT, "set_arg: arg %u out of range (%u)",
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "set_arg: arg %u out of range (%u)",
                         arg, c->use_count);
     vkc__use *u = &s->uses[c->use_first + arg];
     vkc__use next;
@@ -961,6 +1031,11 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
     vkc_result r = vkc__bind_arg(s, c->kernel, arg, value, c->count, &next);
     if (r < 0) {
         s->error = latched; /* a rejected replacement leaves the recording as it was */
+        return r;
+    }
+    r = vkc__seq_hold(s, &next.buffer->obj);
+    if (r < 0) {
+        s->error = latched;
         return r;
     }
     if (!value->access) /* keep the access the dispatch was recorded with */
@@ -974,10 +1049,9 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
 
 vkc_result vkc_seq_info_get(const vkc_seq *s, vkc_seq_info *out)
 {
-    if (!s || s->magic != VKC_MAGIC_SEQ)
-        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_seq handle");
+    VKC_FORWARD(vkc__obj_check(NULL, s, VKC_MAGIC_SEQ, "vkc_seq_info_get"));
     if (!out)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_ARGUMENT, "out is NULL");
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "out is NULL");
     out->commands = s->cmd_count;
     out->dispatches = s->dispatches;
     out->levels = s->cmd_count ? s->max_level + 1 : 0;
@@ -997,24 +1071,37 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
         memset(out, 0, sizeof(*out));
     VKC_CHECK_SEQ(s);
     if (s->lost)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE,
                         "sequence \"%s\" was recorded before the device was lost and recovered: "
                         "record it again (vkc_seq_begin ... vkc_seq_end)",
                         s->name);
     if (s->error < 0)
         return vkc__seq_latched(s, "vkc_seq_submit");
     if (s->recording)
-        return VKC_FAIL(s->ctx, VKC_ERROR_INVALID_STATE,
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE,
                         "sequence \"%s\" is still being recorded: call vkc_seq_end first", s->name);
+    /* One thread at a time: the ring index and the recorded copies are the
+     * sequence's own. One atomic exchange refuses a second thread. */
+    if (VKC_UNLIKELY(atomic_exchange_explicit(&s->busy, true, memory_order_acquire)))
+        return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE,
+                        "sequence \"%s\" is being submitted by another thread: a sequence is "
+                        "submitted by one thread at a time",
+                        s->name);
     uint32_t i = s->next_unit;
-    VKC_FORWARD(vkc__ensure_unit(s, i));
-    uint64_t value;
-    VKC_FORWARD(vkc__submit(s->ctx, s->units[i], &value));
-    s->next_unit = (i + 1) % s->ring;
-    s->submits++;
+    uint64_t value = 0;
+    vkc_result r = vkc__ensure_unit(s, i);
+    if (r >= 0)
+        r = vkc__submit(s->obj.ctx, s->units[i], &value);
+    if (r >= 0) {
+        s->next_unit = (i + 1) % s->ring;
+        s->submits++;
+    }
+    atomic_store_explicit(&s->busy, false, memory_order_release);
+    if (r < 0)
+        return r;
     if (out) {
         out->value = value;
-        out->context_id = s->ctx->id;
+        out->context_id = s->obj.ctx->id;
     }
     return VKC_SUCCESS;
 }
@@ -1033,9 +1120,22 @@ static vkc_result vkc__check_ticket(vkc_context *ctx, vkc_ticket t)
     return VKC_SUCCESS;
 }
 
+/* A resident kernel's ticket goes to resident.c through the context's
+ * hook (it is not a timeline value). */
+static vkc_result vkc__resident_ticket(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns,
+                                       bool poll)
+{
+    if (t.context_id != ctx->id || !ctx->resident_wait)
+        return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE,
+                        "resident ticket of another context or of no resident kernel");
+    return ctx->resident_wait(ctx, t, timeout_ns, poll);
+}
+
 vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
 {
     VKC_CHECK_CONTEXT(ctx);
+    if (VKC_UNLIKELY(t.value & VKC__TICKET_RESIDENT))
+        return vkc__resident_ticket(ctx, t, timeout_ns, false);
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value == 0)
         return VKC_SUCCESS;
@@ -1051,6 +1151,8 @@ vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
 vkc_result vkc_poll(vkc_context *ctx, vkc_ticket t)
 {
     VKC_CHECK_CONTEXT(ctx);
+    if (VKC_UNLIKELY(t.value & VKC__TICKET_RESIDENT))
+        return vkc__resident_ticket(ctx, t, 0, true);
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value <= atomic_load_explicit(&ctx->completed_value, memory_order_acquire))
         return VKC_SUCCESS;

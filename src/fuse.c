@@ -30,7 +30,6 @@ typedef struct fcache_entry {
 typedef struct fuse_state {
     pthread_mutex_t lock;
     fcache_entry *cache;
-    vkc__node fuses;
 } fuse_state;
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -156,7 +155,6 @@ static fuse_state *state_get(vkc_context *ctx)
         s = vkc__calloc(1, sizeof *s);
         if (s) {
             pthread_mutex_init(&s->lock, NULL);
-            vkc__list_init(&s->fuses);
             ctx->fuse_state = s;
         }
     }
@@ -167,7 +165,7 @@ static fuse_state *state_get(vkc_context *ctx)
 vkc_result vkc__fuse_kernel(vkc_fuse *f, const char *source, const char *name, bool fused,
                             vkc_kernel **out)
 {
-    vkc_context *ctx = f->ctx;
+    vkc_context *ctx = f->obj.ctx;
     fuse_state *s = ctx->fuse_state;
     uint64_t h = vkc__hash64(VKC_HASH_SEED, source, strlen(source));
     *out = NULL;
@@ -222,12 +220,15 @@ static vkc_result fuse_error(vkc_fuse *f, vkc_result r)
 {
     if (f->error == VKC_SUCCESS && r < 0) {
         f->error = r;
-        vkc__last_error_copy(f->ctx, f->first_error, sizeof f->first_error);
+        vkc__last_error_copy(f->obj.ctx, f->first_error, sizeof f->first_error);
     }
     return r;
 }
 
-#define GRAPH_FAIL(f, ...) fuse_error((f), VKC_FAIL((f)->ctx, VKC_ERROR_INVALID_GRAPH, __VA_ARGS__))
+#define GRAPH_FAIL(f, ...)                                                                         \
+    fuse_error((f), VKC_FAIL((f)->obj.ctx, VKC_ERROR_INVALID_GRAPH, __VA_ARGS__))
+
+static void fuse_free(vkc__obj *o);
 
 vkc_result vkc_fuse_create(vkc_context *ctx, const vkc_fuse_desc *desc, vkc_fuse **out)
 {
@@ -240,8 +241,7 @@ vkc_result vkc_fuse_create(vkc_context *ctx, const vkc_fuse_desc *desc, vkc_fuse
     VKC_RETURN_IF(!s, ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "vkc_fuse_create: fusion state");
     vkc_fuse *f = vkc__calloc(1, sizeof *f);
     VKC_RETURN_IF(!f, ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "vkc_fuse_create");
-    f->magic = VKC_MAGIC_FUSE;
-    f->ctx = ctx;
+    f->obj.ctx = ctx;
     f->g.reduce_node = -1;
     f->vectorize = d.vectorize;
     f->workgroup_size = d.workgroup_size;
@@ -254,8 +254,8 @@ vkc_result vkc_fuse_create(vkc_context *ctx, const vkc_fuse_desc *desc, vkc_fuse
     do
         f->serial = (uint32_t)atomic_fetch_add(&fuse_serial, 1) + 1u;
     while (f->serial == 0);
-    vkc__list_push(&s->fuses, &f->node);
     pthread_mutex_unlock(&s->lock);
+    vkc__obj_init(&f->obj, VKC_MAGIC_FUSE, ctx, f->name, fuse_free, &ctx->fuses);
     *out = f;
     return VKC_SUCCESS;
 }
@@ -270,39 +270,35 @@ static void fuse_invalidate(vkc_fuse *f)
     }
 }
 
-static void fuse_free(vkc_fuse *f)
+/* The graph's free function: its temporaries and the fused kernels (the
+ * cache's) are referenced by every sequence that recorded them; the
+ * graph's own references go here. */
+static void fuse_free(vkc__obj *o)
 {
+    vkc_fuse *f = (vkc_fuse *)o;
     for (uint32_t i = 0; i < f->temp_count; i++)
         vkc_buffer_destroy(f->temps[i]);
     vkc__free(f->temps);
     fuse_invalidate(f);
     vkc__fgraph_free(&f->g);
     vkc__free(f->debug_extra);
-    f->magic = 0;
     vkc__free(f);
 }
 
 void vkc_fuse_destroy(vkc_fuse *f)
 {
-    if (!f || f->magic != VKC_MAGIC_FUSE)
-        return;
-    fuse_state *s = f->ctx->fuse_state;
-    pthread_mutex_lock(&s->lock);
-    vkc__list_remove(&f->node);
-    pthread_mutex_unlock(&s->lock);
-    fuse_free(f);
+    vkc__obj_kill(f ? &f->obj : NULL, VKC_MAGIC_FUSE);
 }
 
 void vkc__fuse_finish(vkc_context *ctx)
 {
+    for (vkc__node *n = ctx->fuses.next, *next; n && n != &ctx->fuses; n = next) {
+        next = n->next; /* a destroy frees this one (and temporaries, on another list) */
+        vkc_fuse_destroy((vkc_fuse *)VKC_OBJ_OF(n));
+    }
     fuse_state *s = ctx->fuse_state;
     if (!s)
         return;
-    while (s->fuses.next != &s->fuses) {
-        vkc__node *n = s->fuses.next;
-        vkc__list_remove(n);
-        fuse_free((vkc_fuse *)((char *)n - offsetof(vkc_fuse, node)));
-    }
     while (s->cache) {
         fcache_entry *e = s->cache;
         s->cache = e->next;
@@ -324,7 +320,7 @@ static vkc_result resolve(vkc_fuse *f, vkc_value v, const char *what, uint32_t *
     if (serial != 0 && serial != f->serial)
         /* Not a graph error: the caller mixed up its graphs. (Serial 0 is
          * no graph's: such an id was never handed out.) */
-        return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_INVALID_ARGUMENT,
+        return fuse_error(f, VKC_FAIL(f->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                                       "fusion graph \"%s\": %s: value id 0x%llx belongs to "
                                       "another graph (serial %u; this one is %u)",
                                       f->name, what, (unsigned long long)v, serial, f->serial));
@@ -343,9 +339,11 @@ static vkc_result resolve(vkc_fuse *f, vkc_value v, const char *what, uint32_t *
 static vkc_result add_node(vkc_fuse *f, const vkc__fnode *n, vkc_value *out)
 {
     if (f->g.count >= FUSE_MAX_NODES)
-        return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_LIMIT, "fusion graph: too many values"));
+        return fuse_error(f,
+                          VKC_FAIL(f->obj.ctx, VKC_ERROR_LIMIT, "fusion graph: too many values"));
     if (!vkc__fgraph_push_node(&f->g, n))
-        return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion graph node"));
+        return fuse_error(f,
+                          VKC_FAIL(f->obj.ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion graph node"));
     fuse_invalidate(f);
     *out = ((vkc_value)f->serial << 32) | f->g.count;
     return VKC_SUCCESS;
@@ -354,20 +352,20 @@ static vkc_result add_node(vkc_fuse *f, const vkc__fnode *n, vkc_value *out)
 vkc_result vkc_fuse_input_ex(vkc_fuse *f, const vkc_fuse_input_desc *desc, vkc_value *out)
 {
     VKC_CHECK_FUSE(f);
-    VKC_RETURN_IF(!desc || !out, f->ctx, VKC_ERROR_INVALID_ARGUMENT,
+    VKC_RETURN_IF(!desc || !out, f->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "vkc_fuse_input: desc or out is NULL");
     *out = 0;
     uint8_t t = desc->type ? (uint8_t)desc->type : VKC_DTYPE_F32;
     if (!(is_number(t) || t == VKC_DTYPE_F16))
         return GRAPH_FAIL(f, "fusion graph \"%s\": an input cannot have type %s", f->name,
                           dtype_name(t));
-    if (t == VKC_DTYPE_F16 && !f->ctx->info.storage_buffer_16bit)
-        return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_UNSUPPORTED,
+    if (t == VKC_DTYPE_F16 && !f->obj.ctx->info.storage_buffer_16bit)
+        return fuse_error(f, VKC_FAIL(f->obj.ctx, VKC_ERROR_UNSUPPORTED,
                                       "fusion graph \"%s\": F16 buffers need "
                                       "storageBuffer16BitAccess, which the device lacks",
                                       f->name));
     if (f->g.inputs + f->g.out_count + 1 > VKC_MAX_BINDINGS - 1)
-        return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_LIMIT,
+        return fuse_error(f, VKC_FAIL(f->obj.ctx, VKC_ERROR_LIMIT,
                                       "fusion graph \"%s\": too many buffers (max %d)", f->name,
                                       VKC_MAX_BINDINGS - 1));
     vkc__fnode n = {.kind = VKC__FN_INPUT,
@@ -388,13 +386,13 @@ vkc_result vkc_fuse_input(vkc_fuse *f, vkc_dtype type, vkc_value *out)
 vkc_result vkc_fuse_scalar(vkc_fuse *f, vkc_dtype type, vkc_value *out)
 {
     VKC_CHECK_FUSE(f);
-    VKC_RETURN_IF(!out, f->ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_scalar: out is NULL");
+    VKC_RETURN_IF(!out, f->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_scalar: out is NULL");
     *out = 0;
     uint8_t t = type ? (uint8_t)type : VKC_DTYPE_F32;
     if (!is_number(t))
         return GRAPH_FAIL(f, "fusion graph \"%s\": a scalar must be f32, i32 or u32, not %s",
                           f->name, dtype_name(t));
-    VKC_RETURN_IF(f->g.scalars >= VKC_FUSE_MAX_SCALARS, f->ctx, fuse_error(f, VKC_ERROR_LIMIT),
+    VKC_RETURN_IF(f->g.scalars >= VKC_FUSE_MAX_SCALARS, f->obj.ctx, fuse_error(f, VKC_ERROR_LIMIT),
                   "fusion graph: more than %d scalars", VKC_FUSE_MAX_SCALARS);
     vkc__fnode n = {.kind = VKC__FN_SCALAR, .type = t, .stype = t, .index = f->g.scalars};
     VKC_FORWARD(add_node(f, &n, out));
@@ -405,7 +403,7 @@ vkc_result vkc_fuse_scalar(vkc_fuse *f, vkc_dtype type, vkc_value *out)
 vkc_result vkc_fuse_constant(vkc_fuse *f, vkc_dtype type, double value, vkc_value *out)
 {
     VKC_CHECK_FUSE(f);
-    VKC_RETURN_IF(!out, f->ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_constant: out is NULL");
+    VKC_RETURN_IF(!out, f->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_constant: out is NULL");
     *out = 0;
     uint8_t t = type ? (uint8_t)type : VKC_DTYPE_F32;
     vkc__fnode n = {.kind = VKC__FN_CONST, .type = t, .stype = t};
@@ -443,7 +441,7 @@ vkc_result vkc_fuse_op(vkc_fuse *f, vkc_fuse_opcode op, const vkc_value *args, u
                        vkc_value *out)
 {
     VKC_CHECK_FUSE(f);
-    VKC_RETURN_IF(!out, f->ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_op: out is NULL");
+    VKC_RETURN_IF(!out, f->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_op: out is NULL");
     /* args may point at *out (x = op(x)): read them before clearing it */
     vkc_value argv[3] = {0};
     for (uint32_t i = 0; args && i < arg_count && i < 3; i++)
@@ -543,7 +541,7 @@ vkc_result vkc_fuse_op(vkc_fuse *f, vkc_fuse_opcode op, const vkc_value *args, u
 vkc_result vkc_fuse_cast(vkc_fuse *f, vkc_value value, vkc_dtype to, vkc_value *out)
 {
     VKC_CHECK_FUSE(f);
-    VKC_RETURN_IF(!out, f->ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_cast: out is NULL");
+    VKC_RETURN_IF(!out, f->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_cast: out is NULL");
     *out = 0;
     uint8_t t = to ? (uint8_t)to : VKC_DTYPE_F32;
     if (!(is_number(t) || t == VKC_DTYPE_BOOL))
@@ -569,8 +567,8 @@ vkc_result vkc_fuse_output_as(vkc_fuse *f, vkc_value value, vkc_dtype type, uint
         if (n->type != VKC_DTYPE_F32)
             return GRAPH_FAIL(f, "fusion graph \"%s\": an f16 output needs an f32 value, got %s",
                               f->name, dtype_name(n->type));
-        if (!f->ctx->info.storage_buffer_16bit)
-            return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_UNSUPPORTED,
+        if (!f->obj.ctx->info.storage_buffer_16bit)
+            return fuse_error(f, VKC_FAIL(f->obj.ctx, VKC_ERROR_UNSUPPORTED,
                                           "fusion graph \"%s\": F16 buffers need "
                                           "storageBuffer16BitAccess, which the device lacks",
                                           f->name));
@@ -579,11 +577,11 @@ vkc_result vkc_fuse_output_as(vkc_fuse *f, vkc_value value, vkc_dtype type, uint
                           f->name, dtype_name(st), dtype_name(n->type));
     }
     if (f->g.inputs + f->g.out_count + 1 > VKC_MAX_BINDINGS - 1)
-        return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_LIMIT,
+        return fuse_error(f, VKC_FAIL(f->obj.ctx, VKC_ERROR_LIMIT,
                                       "fusion graph \"%s\": too many buffers (max %d)", f->name,
                                       VKC_MAX_BINDINGS - 1));
     if (!vkc__fgraph_push_out(&f->g, idx, st))
-        return fuse_error(f, VKC_FAIL(f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion output"));
+        return fuse_error(f, VKC_FAIL(f->obj.ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion output"));
     fuse_invalidate(f);
     if (out_index)
         *out_index = f->g.out_count - 1;
@@ -619,22 +617,22 @@ vkc_result vkc_fuse_reduce(vkc_fuse *f, vkc_value value, vkc_reduce_op op)
 vkc_result vkc__fuse_prepare(vkc_fuse *f)
 {
     if (f->error < 0)
-        return VKC_FAIL(f->ctx, VKC_ERROR_INVALID_GRAPH,
+        return VKC_FAIL(f->obj.ctx, VKC_ERROR_INVALID_GRAPH,
                         "fusion graph \"%s\": an earlier call building it failed: %s", f->name,
                         f->first_error);
     if (f->g.out_count == 0 && f->g.reduce_node < 0)
-        return VKC_FAIL(f->ctx, VKC_ERROR_INVALID_GRAPH,
+        return VKC_FAIL(f->obj.ctx, VKC_ERROR_INVALID_GRAPH,
                         "fusion graph \"%s\": no output and no reduction", f->name);
     f->vectorizable = f->vectorize != VKC_OFF && vkc__fuse_vectorizable(&f->g);
     for (int w = 0; w < 2; w++) {
         if (f->source[w] || (w == 1 && !f->vectorizable))
             continue;
         f->source[w] = vkc__fuse_glsl(&f->g, w ? 4 : 1, f->name);
-        VKC_RETURN_IF(!f->source[w], f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion source");
+        VKC_RETURN_IF(!f->source[w], f->obj.ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion source");
         if (f->debug_extra) {
             size_t la = strlen(f->source[w]), lb = strlen(f->debug_extra);
             char *p = vkc__realloc(f->source[w], la + lb + 1);
-            VKC_RETURN_IF(!p, f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion source");
+            VKC_RETURN_IF(!p, f->obj.ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion source");
             memcpy(p + la, f->debug_extra, lb + 1);
             f->source[w] = p;
         }
@@ -662,12 +660,12 @@ vkc_result vkc_fuse_build(vkc_fuse *f)
 
 const char *vkc_fuse_source(vkc_fuse *f, bool vec4)
 {
-    if (!f || f->magic != VKC_MAGIC_FUSE)
+    if (!f || f->obj.magic != VKC_MAGIC_FUSE)
         return NULL;
     if (vkc__fuse_prepare(f) < 0)
         return NULL;
     if (vec4 && !f->source[1]) {
-        VKC_FAIL(f->ctx, VKC_ERROR_INVALID_ARGUMENT,
+        VKC_FAIL(f->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                  "fusion graph \"%s\": no vec4 variant (F16 or broadcast buffers, or "
                  "vectorize off)",
                  f->name);
@@ -678,9 +676,9 @@ const char *vkc_fuse_source(vkc_fuse *f, bool vec4)
 
 vkc_result vkc_fuse_info_get(const vkc_fuse *f, vkc_fuse_info *out)
 {
-    if (!f || f->magic != VKC_MAGIC_FUSE)
+    if (!f || f->obj.magic != VKC_MAGIC_FUSE)
         return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_fuse handle");
-    VKC_RETURN_IF(!out, f->ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_info_get: out is NULL");
+    VKC_RETURN_IF(!out, f->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_fuse_info_get: out is NULL");
     *out = (vkc_fuse_info){
         .inputs = f->g.inputs,
         .scalars = f->g.scalars,
@@ -702,7 +700,7 @@ vkc_result vkc__fuse_debug_append(vkc_fuse *f, const char *glsl)
 {
     VKC_CHECK_FUSE(f);
     char *copy = glsl ? vkc__strdup(glsl) : NULL;
-    VKC_RETURN_IF(glsl && !copy, f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "debug text");
+    VKC_RETURN_IF(glsl && !copy, f->obj.ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "debug text");
     vkc__free(f->debug_extra);
     f->debug_extra = copy;
     fuse_invalidate(f);

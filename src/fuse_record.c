@@ -24,7 +24,7 @@ static bool overlap(range a, range b)
  * not a multiple of 4 only when the caller records a scalar tail: tail_ok). */
 static vkc_result check_args(vkc_fuse *f, const vkc_fuse_args *a, bool tail_ok, int *out_w)
 {
-    vkc_context *ctx = f->ctx;
+    vkc_context *ctx = f->obj.ctx;
     const vkc__fgraph *g = &f->g;
     VKC_RETURN_IF(!a, ctx, VKC_ERROR_INVALID_ARGUMENT, "fusion record: args is NULL");
     VKC_RETURN_IF(a->count == 0 || a->count > UINT32_MAX, ctx, VKC_ERROR_LIMIT,
@@ -63,7 +63,7 @@ static vkc_result check_args(vkc_fuse *f, const vkc_fuse_args *a, bool tail_ok, 
         const vkc_arg *arg = &a->inputs[n->index];
         uint64_t elems = n->period ? n->period : a->count;
         uint64_t need = elems * vkc__fuse_storage_size(n->stype);
-        if (!arg->buffer || arg->buffer->magic != VKC_MAGIC_BUFFER) {
+        if (!arg->buffer || arg->buffer->obj.magic != VKC_MAGIC_BUFFER) {
             r = VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE,
                          "fusion record \"%s\": input %u: bad buffer", f->name, n->index);
             break;
@@ -88,7 +88,7 @@ static vkc_result check_args(vkc_fuse *f, const vkc_fuse_args *a, bool tail_ok, 
         bool isred = o == g->out_count;
         const vkc_arg *arg = isred ? &a->reduce : &a->outputs[o];
         uint64_t need = isred ? 4 : a->count * vkc__fuse_storage_size(g->outs[o].stype);
-        if (!arg->buffer || arg->buffer->magic != VKC_MAGIC_BUFFER) {
+        if (!arg->buffer || arg->buffer->obj.magic != VKC_MAGIC_BUFFER) {
             r = VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE, "fusion record \"%s\": %s: bad buffer",
                          f->name, isred ? "reduce" : "output");
             break;
@@ -146,7 +146,10 @@ static vkc_result record_kernel(vkc_seq *seq, vkc_fuse *f, vkc_kernel *k, const 
                            .push_size = push_words * 4u,
                            .count = count,
                            .label = label};
-    return vkc_seq_dispatch(seq, &d);
+    VKC_FORWARD(vkc_seq_dispatch(seq, &d));
+    /* The command's label may be the graph's name: the sequence keeps the
+     * graph (and so its name and temporaries) while it needs them. */
+    return vkc__seq_hold(seq, &f->obj);
 }
 
 static const uint32_t reduce_identity[] = {
@@ -159,7 +162,7 @@ static const uint32_t reduce_identity[] = {
 vkc_result vkc_fuse_record(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_args *a)
 {
     VKC_CHECK_FUSE(f);
-    VKC_RETURN_IF(!seq, f->ctx, VKC_ERROR_INVALID_HANDLE, "vkc_fuse_record: seq is NULL");
+    VKC_RETURN_IF(!seq, f->obj.ctx, VKC_ERROR_INVALID_HANDLE, "vkc_fuse_record: seq is NULL");
     VKC_FORWARD(vkc_fuse_build(f));
     int w = 1;
     VKC_FORWARD(check_args(f, a, true, &w));
@@ -185,7 +188,7 @@ vkc_result vkc_fuse_record(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_args *a)
         push[1 + s] = a->scalars[s].u32;
     const char *label = a->label ? a->label : f->name;
     const uint64_t tail = w == 4 ? a->count % 4 : 0, body = a->count - tail;
-    const uint64_t align = f->ctx->info.min_storage_buffer_offset_alignment;
+    const uint64_t align = f->obj.ctx->info.min_storage_buffer_offset_alignment;
     if (tail && (body * 4) % (align ? align : 1)) {
         w = 1; /* the tail's offsets would break the device's alignment */
     } else if (tail) {
@@ -218,13 +221,14 @@ static vkc_result temp_alloc(vkc_fuse *f, uint64_t bytes, vkc_buffer **out)
     if (f->temp_count == f->temp_cap) {
         uint32_t cap = f->temp_cap ? f->temp_cap * 2 : 8;
         vkc_buffer **p = vkc__realloc(f->temps, cap * sizeof *p);
-        VKC_RETURN_IF(!p, f->ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion temporaries");
+        VKC_RETURN_IF(!p, f->obj.ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "fusion temporaries");
         f->temps = p;
         f->temp_cap = cap;
     }
     char name[80];
     snprintf(name, sizeof name, "%s.tmp%u", f->name, f->temp_count);
-    VKC_FORWARD(vkc_buffer_create(f->ctx, &(vkc_buffer_desc){.size = bytes, .name = name}, out));
+    VKC_FORWARD(
+        vkc_buffer_create(f->obj.ctx, &(vkc_buffer_desc){.size = bytes, .name = name}, out));
     f->temps[f->temp_count++] = *out;
     return VKC_SUCCESS;
 }
@@ -280,7 +284,7 @@ static bool step_operand(step *s, const vkc__fgraph *big, uint32_t k, vkc_buffer
 vkc_result vkc_fuse_record_unfused(vkc_seq *seq, vkc_fuse *f, const vkc_fuse_args *a)
 {
     VKC_CHECK_FUSE(f);
-    vkc_context *ctx = f->ctx;
+    vkc_context *ctx = f->obj.ctx;
     VKC_RETURN_IF(!seq, ctx, VKC_ERROR_INVALID_HANDLE, "vkc_fuse_record_unfused: seq is NULL");
     VKC_FORWARD(vkc__fuse_prepare(f));
     int w = 1;

@@ -62,30 +62,6 @@ static const char vkc__grid_glsl[] =
     "                 gl_SemanticsAcquireRelease);\n"
     "}\n";
 
-#define VKC_GRID_INCLUDE "#include \"vkc_grid.glsl\""
-
-/* The source with vkc's include spliced in, or NULL through *out when it
- * has none. A #line after it keeps the compiler's line numbers those of the
- * caller's source. */
-static vkc_result vkc__glsl_splice(vkc_context *ctx, const char *name, const char *src, char **out)
-{
-    *out = NULL;
-    const char *at = strstr(src, VKC_GRID_INCLUDE);
-    if (!at)
-        return VKC_SUCCESS;
-    unsigned line = 1;
-    for (const char *c = src; c < at; ++c)
-        line += *c == '\n';
-    const char *rest = at + strlen(VKC_GRID_INCLUDE);
-    size_t n = (size_t)(at - src) + sizeof(vkc__grid_glsl) + strlen(rest) + 32;
-    char *s = vkc__malloc(n);
-    if (!s)
-        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: GLSL include", name);
-    snprintf(s, n, "%.*s%s#line %u\n%s", (int)(at - src), src, vkc__grid_glsl, line, rest);
-    *out = s;
-    return VKC_SUCCESS;
-}
-
 static bool vkc__is_identifier(const char *s)
 {
     if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
@@ -95,6 +71,92 @@ static bool vkc__is_identifier(const char *s)
               *s == '_'))
             return false;
     return true;
+}
+
+/* The includes vkc serves, by the name a source names them. */
+static const struct {
+    const char *name; /* as in "NAME", <NAME>, "vkc/NAME" or <vkc/NAME> */
+    const char *text;
+} vkc__includes[] = {{"vkc_resident.glsl", vkc__resident_glsl}, {"vkc_grid.glsl", vkc__grid_glsl}};
+
+/* The include a directive's file part names, or NULL. */
+static const char *vkc__include_text(const char *f)
+{
+    const char open = *f;
+    if (open != '"' && open != '<')
+        return NULL;
+    const char close = open == '"' ? '"' : '>';
+    f++;
+    if (strncmp(f, "vkc/", 4) == 0)
+        f += 4;
+    for (size_t i = 0; i < VKC_ARRAY_COUNT(vkc__includes); ++i) {
+        size_t len = strlen(vkc__includes[i].name);
+        if (strncmp(f, vkc__includes[i].name, len) == 0 && f[len] == close)
+            return vkc__includes[i].text;
+    }
+    return NULL;
+}
+
+/* glslang's C interface here has no include callbacks, so a line
+ * `#include "vkc_resident.glsl"` (or <...>, or "vkc/vkc_resident.glsl"; the
+ * same for vkc_grid.glsl) is replaced by the text, followed by a #line that
+ * keeps the source's own line numbers in messages. Other #include lines
+ * stay (and fail to compile). Returns NULL (nothing to expand) or a
+ * vkc__malloc'd source; *oom on allocation failure. */
+static char *vkc__glsl_expand(const char *src, bool *oom)
+{
+    *oom = false;
+    bool any = false;
+    for (size_t i = 0; i < VKC_ARRAY_COUNT(vkc__includes); ++i)
+        any = any || strstr(src, vkc__includes[i].name);
+    if (!any)
+        return NULL;
+    size_t cap = strlen(src) + 1, n = 0;
+    char *out = NULL;
+    unsigned line = 1;
+    for (const char *p = src; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t'))
+            q++;
+        const char *ours = NULL;
+        if (len > 8 && strncmp(q, "#", 1) == 0) {
+            const char *d = q + 1;
+            while (*d == ' ' || *d == '\t')
+                d++;
+            if (strncmp(d, "include", 7) == 0) {
+                const char *f = d + 7;
+                while (*f == ' ' || *f == '\t')
+                    f++;
+                ours = vkc__include_text(f);
+            }
+        }
+        size_t need = ours ? strlen(ours) + 32 : len;
+        if (!out || n + need + 1 > cap) {
+            cap = (n + need + 1) * 2;
+            char *grown = vkc__realloc(out, cap);
+            if (!grown) {
+                vkc__free(out);
+                *oom = true;
+                return NULL;
+            }
+            out = grown;
+        }
+        if (ours) {
+            size_t inc_len = strlen(ours);
+            memcpy(out + n, ours, inc_len);
+            n += inc_len;
+            n += (size_t)snprintf(out + n, cap - n, "\n#line %u\n", line + 1);
+        } else {
+            memcpy(out + n, p, len);
+            n += len;
+        }
+        out[n] = '\0';
+        line++;
+        p += len;
+    }
+    return out;
 }
 
 static void vkc__glslang_targets(const vkc_context *ctx, glslang_target_client_version_t *client,
@@ -254,17 +316,17 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     glslang_target_language_version_t lv;
     const char *label;
     vkc__glslang_targets(ctx, &cv, &lv, &label);
-    char *spliced = NULL;
-    vkc_result sr = vkc__glsl_splice(ctx, name, desc->source, &spliced);
-    if (sr < 0) {
+    bool oom;
+    char *expanded = vkc__glsl_expand(desc->source, &oom);
+    if (oom) {
         vkc__free(preamble);
-        return sr;
+        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: GLSL include", name);
     }
-    const char *source = spliced ? spliced : desc->source;
+    const char *source = expanded ? expanded : desc->source;
     vkc__cache_key key;
     if (!vkc__spv_cache_key(ctx, source, preamble, entry, VKC_GLSLANG_VERSION, label, &key)) {
-        vkc__free(spliced);
         vkc__free(preamble);
+        vkc__free(expanded);
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: SPIR-V cache key", name);
     }
 
@@ -281,7 +343,7 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     }
     vkc__cache_key_free(&key);
     vkc__free(preamble);
-    vkc__free(spliced);
+    vkc__free(expanded);
     if (r >= 0)
         r = vkc__kernel_create_words(ctx, name, words, size, "main", desc->workgroup_size,
                                      desc->spec_constants, desc->spec_constant_count, out);

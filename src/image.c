@@ -58,11 +58,11 @@ static vkc__image_state *vkc__is(vkc_context *ctx)
 
 #define VKC_CHECK_IMAGE(img, what)                                                                 \
     do {                                                                                           \
-        if (VKC_UNLIKELY(!(img) || (img)->magic != VKC_MAGIC_IMAGE))                               \
+        if (VKC_UNLIKELY(!(img) || (img)->obj.magic != VKC_MAGIC_IMAGE))                               \
             return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_image handle", what); \
-        VKC_CHECK_CONTEXT((img)->ctx);                                                             \
+        VKC_CHECK_CONTEXT((img)->obj.ctx);                                                             \
         if (VKC_UNLIKELY((img)->dead))                                                             \
-            return VKC_FAIL((img)->ctx, VKC_ERROR_INVALID_HANDLE,                                  \
+            return VKC_FAIL((img)->obj.ctx, VKC_ERROR_INVALID_HANDLE,                                  \
                             "%s: image \"%s\" wrapped a VkImage of a device that was lost", what,  \
                             (img)->name);                                                          \
     } while (0)
@@ -260,7 +260,7 @@ static VkImageMemoryBarrier2 vkc__transition(const vkc_image *img, VkImageLayout
 static vkc_result vkc__oneshot_transition(vkc_image *img, VkImageLayout from, VkImageLayout to,
                                           bool flush)
 {
-    vkc_context *ctx = img->ctx;
+    vkc_context *ctx = img->obj.ctx;
     if (flush)
         VKC_FORWARD(vkc__flush_immediate(ctx));
     vkc__cmd *cmd;
@@ -277,8 +277,8 @@ static vkc_image *vkc__image_alloc(vkc_context *ctx, const vkc__shape *sh, const
     vkc_image *img = vkc__calloc(1, sizeof(*img));
     if (!img)
         return NULL;
-    img->magic = VKC_MAGIC_IMAGE;
-    img->ctx = ctx;
+    img->obj.magic = VKC_MAGIC_IMAGE;
+    img->obj.ctx = ctx;
     img->type = sh->type;
     img->format = sh->format;
     img->vk_format = vkc__formats[sh->format].vk;
@@ -296,7 +296,7 @@ static vkc_image *vkc__image_alloc(vkc_context *ctx, const vkc__shape *sh, const
 
 static void vkc__image_views_free(vkc_image *img)
 {
-    vkc_context *ctx = img->ctx;
+    vkc_context *ctx = img->obj.ctx;
     for (uint32_t i = 0; i < img->view_count; ++i)
         ctx->vk.vkDestroyImageView(ctx->device, img->views[i].view, ctx->alloc);
     VKC_STAT_SUB(ctx, image_views, img->view_count);
@@ -306,7 +306,7 @@ static void vkc__image_views_free(vkc_image *img)
 /* Drop the Vulkan objects (views, and the image and memory vkc owns). */
 static void vkc__image_vk_free(vkc_image *img)
 {
-    vkc_context *ctx = img->ctx;
+    vkc_context *ctx = img->obj.ctx;
     vkc__image_views_free(img);
     if (!img->wrapped && img->image)
         ctx->vk.vkDestroyImage(ctx->device, img->image, ctx->alloc);
@@ -323,16 +323,22 @@ static void vkc__image_vk_free(vkc_image *img)
 static void vkc__image_free(vkc_image *img)
 {
     vkc__image_vk_free(img);
-    img->magic = 0;
+    img->obj.magic = 0;
     pthread_mutex_destroy(&img->view_lock);
     vkc__free(img->views);
     vkc__free(img);
 }
 
+/* The last reference went (object.c): nothing recorded or in flight names it. */
+static void vkc__image_obj_free(vkc__obj *o)
+{
+    vkc__image_free((vkc_image *)o);
+}
+
 /* The VkImage and its dedicated memory, for a new image or after loss. */
 static vkc_result vkc__image_make(vkc_image *img, bool flush)
 {
-    vkc_context *ctx = img->ctx;
+    vkc_context *ctx = img->obj.ctx;
     VkImageCreateInfo ci = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     ci.imageType = vkc__vk_image_type(img->type);
     ci.format = img->vk_format;
@@ -386,10 +392,8 @@ static vkc_result vkc__image_make(vkc_image *img, bool flush)
 
 static void vkc__image_list(vkc_image *img)
 {
-    vkc_context *ctx = img->ctx;
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_push(&ctx->images, &img->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
+    vkc_context *ctx = img->obj.ctx;
+    vkc__obj_init(&img->obj, VKC_MAGIC_IMAGE, ctx, img->name, vkc__image_obj_free, &ctx->images);
     VKC_STAT_ADD(ctx, images, 1);
 }
 
@@ -485,22 +489,21 @@ vkc_result vkc_image_wrap(vkc_context *ctx, const vkc_image_wrap_desc *desc, vkc
 
 void vkc_image_destroy(vkc_image *img)
 {
-    if (!img || img->magic != VKC_MAGIC_IMAGE)
+    if (!vkc__obj_is(img, VKC_MAGIC_IMAGE))
         return;
-    vkc_context *ctx = img->ctx;
-    vkc__drain_or_idle(ctx); /* the GPU may still use it */
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_remove(&img->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
+    vkc_context *ctx = img->obj.ctx;
     VKC_STAT_SUB(ctx, images, 1);
-    vkc__image_free(img);
+    /* No wait: sequences that recorded it and work in flight hold their
+     * own references; the image and its memory go with the last one. */
+    vkc__obj_kill(&img->obj, VKC_MAGIC_IMAGE);
+    vkc__pool_retire(ctx);
 }
 
 vkc_result vkc_image_info_get(const vkc_image *img, vkc_image_info *out)
 {
-    if (!img || img->magic != VKC_MAGIC_IMAGE)
+    if (!img || img->obj.magic != VKC_MAGIC_IMAGE)
         return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "vkc_image_info_get: invalid handle");
-    VKC_RETURN_IF(!out, img->ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_image_info_get: out is NULL");
+    VKC_RETURN_IF(!out, img->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_image_info_get: out is NULL");
     *out = (vkc_image_info){
         .type = img->type,
         .format = img->format,
@@ -522,9 +525,9 @@ vkc_result vkc_image_vk(const vkc_image *img, VkImage *out_image)
 {
     if (out_image)
         *out_image = VK_NULL_HANDLE;
-    if (!img || img->magic != VKC_MAGIC_IMAGE)
+    if (!img || img->obj.magic != VKC_MAGIC_IMAGE)
         return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "vkc_image_vk: invalid handle");
-    VKC_RETURN_IF(!out_image, img->ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_image_vk: out is NULL");
+    VKC_RETURN_IF(!out_image, img->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_image_vk: out is NULL");
     *out_image = img->image;
     return VKC_SUCCESS;
 }
@@ -542,7 +545,7 @@ vkc_result vkc__image_view(vkc_image *img, VkImageViewType type, uint32_t base_m
                            uint32_t mip_count, uint32_t base_layer, uint32_t layer_count,
                            VkImageView *out)
 {
-    vkc_context *ctx = img->ctx;
+    vkc_context *ctx = img->obj.ctx;
     uint64_t key = vkc__view_key(type, base_mip, mip_count, base_layer, layer_count);
     pthread_mutex_lock(&img->view_lock);
     for (uint32_t i = 0; i < img->view_count; ++i) {
@@ -589,7 +592,7 @@ vkc_result vkc__resolve_region(const vkc_image *img, const vkc_image_region *rg,
                                vkc__box *b)
 {
     static const vkc_image_region all;
-    vkc_context *ctx = img->ctx;
+    vkc_context *ctx = img->obj.ctx;
     if (!rg)
         rg = &all;
     VKC_RETURN_IF(rg->mip >= img->mips, ctx, VKC_ERROR_INVALID_ARGUMENT,
@@ -628,7 +631,7 @@ uint64_t vkc__box_bytes(const vkc_image *img, const vkc__box *b)
 uint64_t vkc_image_region_size(const vkc_image *img, const vkc_image_region *region)
 {
     vkc__box b;
-    if (!img || img->magic != VKC_MAGIC_IMAGE ||
+    if (!img || img->obj.magic != VKC_MAGIC_IMAGE ||
         vkc__resolve_region(img, region, "vkc_image_region_size", &b) < 0)
         return 0;
     return vkc__box_bytes(img, &b);
@@ -637,12 +640,12 @@ uint64_t vkc_image_region_size(const vkc_image *img, const vkc_image_region *reg
 /* Blocking transfers need the image in vkc's hands at rest. */
 static vkc_result vkc__check_at_rest(vkc_image *img, const char *what)
 {
-    VKC_RETURN_IF(img->foreign, img->ctx, VKC_ERROR_INVALID_STATE,
+    VKC_RETURN_IF(img->foreign, img->obj.ctx, VKC_ERROR_INVALID_STATE,
                   "%s: image \"%s\" is owned by another queue family; transfer it in a sequence "
                   "between vkc_seq_acquire_image and vkc_seq_release_image",
                   what, img->name);
     VkImageUsageFlags need = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-    VKC_RETURN_IF((img->vk_usage & need) != need, img->ctx, VKC_ERROR_INVALID_ARGUMENT,
+    VKC_RETURN_IF((img->vk_usage & need) != need, img->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "%s: image \"%s\" was not created with TRANSFER_SRC and TRANSFER_DST usage", what,
                   img->name);
     return VKC_SUCCESS;
@@ -654,7 +657,7 @@ static vkc_result vkc__stage_submit(vkc_image *img, const vkc__box *b, vkc_buffe
                                     uint64_t st_offset, uint64_t r0, uint64_t r1, bool download,
                                     uint64_t *out_value)
 {
-    vkc_context *ctx = img->ctx;
+    vkc_context *ctx = img->obj.ctx;
     const uint64_t row = (uint64_t)b->w * vkc__formats[img->format].texel_size;
     uint64_t nreg = 0;
     for (uint64_t r = r0; r < r1; r += b->h - r % b->h)
@@ -703,7 +706,7 @@ static vkc_result vkc__stage_submit(vkc_image *img, const vkc__box *b, vkc_buffe
 static vkc_result vkc__image_transfer(vkc_image *img, const vkc__box *b, uint8_t *data,
                                       bool download)
 {
-    vkc_context *ctx = img->ctx;
+    vkc_context *ctx = img->obj.ctx;
     const uint64_t half = VKC_STAGING_RING_SIZE / 2;
     const uint64_t row = (uint64_t)b->w * vkc__formats[img->format].texel_size;
     const uint64_t rows = (uint64_t)b->h * b->d * b->layers;
@@ -752,7 +755,7 @@ static vkc_result vkc__image_transfer(vkc_image *img, const vkc__box *b, uint8_t
 static vkc_result vkc__image_io(vkc_image *img, const vkc_image_region *region, void *data,
                                 uint64_t size, bool download, const char *what)
 {
-    vkc_context *ctx = img->ctx;
+    vkc_context *ctx = img->obj.ctx;
     vkc__box b;
     VKC_FORWARD(vkc__resolve_region(img, region, what, &b));
     VKC_FORWARD(vkc__check_at_rest(img, what));
@@ -790,12 +793,12 @@ vkc_result vkc__resolve_range(const vkc_image *img, const vkc_image_range *rg, c
     static const vkc_image_range all;
     if (!rg)
         rg = &all;
-    VKC_RETURN_IF(rg->base_mip >= img->mips || rg->mip_count > img->mips - rg->base_mip, img->ctx,
+    VKC_RETURN_IF(rg->base_mip >= img->mips || rg->mip_count > img->mips - rg->base_mip, img->obj.ctx,
                   VKC_ERROR_INVALID_ARGUMENT,
                   "%s: mips [%u, +%u) are out of range: image \"%s\" has %u mip level(s)", what,
                   rg->base_mip, rg->mip_count, img->name, img->mips);
     VKC_RETURN_IF(rg->base_layer >= img->layers || rg->layer_count > img->layers - rg->base_layer,
-                  img->ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  img->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "%s: layers [%u, +%u) are out of range: image \"%s\" has %u layer(s)", what,
                   rg->base_layer, rg->layer_count, img->name, img->layers);
     *out = (VkImageSubresourceRange){
@@ -808,7 +811,7 @@ vkc_result vkc__resolve_range(const vkc_image *img, const vkc_image_range *rg, c
 vkc_result vkc__image_clear_value(const vkc_image *img, const vkc_clear_value *v,
                                   VkClearColorValue *out)
 {
-    VKC_RETURN_IF(!v, img->ctx, VKC_ERROR_INVALID_ARGUMENT, "clear of image \"%s\": value is NULL",
+    VKC_RETURN_IF(!v, img->obj.ctx, VKC_ERROR_INVALID_ARGUMENT, "clear of image \"%s\": value is NULL",
                   img->name);
     memcpy(out, v, sizeof(*out));
     return VKC_SUCCESS;
@@ -818,7 +821,7 @@ vkc_result vkc_image_clear(vkc_image *img, const vkc_image_range *range,
                            const vkc_clear_value *value)
 {
     VKC_CHECK_IMAGE(img, "vkc_image_clear");
-    vkc_context *ctx = img->ctx;
+    vkc_context *ctx = img->obj.ctx;
     VkImageSubresourceRange sr;
     VKC_FORWARD(vkc__resolve_range(img, range, "vkc_image_clear", &sr));
     VKC_FORWARD(vkc__check_at_rest(img, "vkc_image_clear"));
@@ -965,8 +968,10 @@ vkc_result vkc__image_init(vkc_context *ctx)
 
 void vkc__image_drop(vkc_context *ctx)
 {
-    while (ctx->images.next && ctx->images.next != &ctx->images)
-        vkc_image_destroy((vkc_image *)((char *)ctx->images.next - offsetof(vkc_image, node)));
+    for (vkc__node *n = ctx->images.next, *next; n && n != &ctx->images; n = next) {
+        next = n->next; /* a destroy frees this one at most */
+        vkc_image_destroy((vkc_image *)VKC_OBJ_OF(n));
+    }
 }
 
 static void vkc__samplers_vk_free(vkc_context *ctx)
@@ -1001,7 +1006,7 @@ vkc_result vkc__image_lose(vkc_context *ctx)
     /* Images keep their structs (names, shapes) and give up their Vulkan
      * objects; a wrapped image's VkImage died with the host's device. */
     for (vkc__node *n = ctx->images.next; n != &ctx->images; n = n->next) {
-        vkc_image *img = (vkc_image *)((char *)n - offsetof(vkc_image, node));
+        vkc_image *img = (vkc_image *)VKC_OBJ_OF(n);
         vkc__image_vk_free(img);
         if (img->wrapped) {
             img->dead = true;
@@ -1017,7 +1022,7 @@ vkc_result vkc__image_rebuild(vkc_context *ctx)
     for (vkc_sampler *s = vkc__is(ctx)->samplers; s; s = s->next)
         VKC_FORWARD(vkc__sampler_make(ctx, s));
     for (vkc__node *n = ctx->images.next; n != &ctx->images; n = n->next) {
-        vkc_image *img = (vkc_image *)((char *)n - offsetof(vkc_image, node));
+        vkc_image *img = (vkc_image *)VKC_OBJ_OF(n);
         if (img->wrapped)
             continue;
         /* A new uid tells sequences the image was replaced. */

@@ -38,6 +38,11 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
     vkc_ticket t = {0};
     if (r >= 0)
         r = vkc_seq_submit(s, &t);
+    /* A batch is never submitted again: its unit goes to the pool now with
+     * the one reference on what the batch names, so those objects go as
+     * soon as the batch completes, not when its slot comes round again. */
+    if (r >= 0)
+        vkc__seq_let_go(s);
     m->values[m->cur] = t.value;
     m->cur = (m->cur + 1) % m->count;
     return r;
@@ -52,7 +57,8 @@ static vkc_result vkc__imm_open_locked(vkc_context *ctx, vkc__imm *m)
     /* The slot's previous batch must be done before its commands are replaced
      * (its units are released to the pool only then anyway). */
     if (m->values[m->cur])
-        VKC_FORWARD(vkc__wait_value(ctx, m->values[m->cur], UINT64_MAX, VKC_WAIT_DEFAULT));
+        VKC_FORWARD_DONE(
+            vkc__wait_bounded(ctx, m->values[m->cur], "immediate mode (all batches in flight)"));
     return vkc_seq_begin(s);
 }
 
@@ -151,7 +157,7 @@ static vkc_result vkc__imm_enqueue(vkc_context *ctx, const vkc__imm_op *o)
     vkc__imm *m = ctx->imm;
     pthread_mutex_lock(&m->lock);
     vkc_result r = vkc__imm_open_locked(ctx, m);
-    if (r >= 0) {
+    if (r == VKC_SUCCESS) {
         vkc_seq *s = m->batches[m->cur];
         r = vkc__imm_record(s, o);
         if (r < 0) {
@@ -232,6 +238,12 @@ vkc_result vkc_finish(vkc_context *ctx)
     return vkc__drain(ctx);
 }
 
+vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns)
+{
+    VKC_CHECK_CONTEXT(ctx);
+    return vkc__drain_timeout(ctx, timeout_ns);
+}
+
 /* ---- module hooks ---------------------------------------------------------------------------- */
 
 vkc_result vkc__dispatch_init(vkc_context *ctx)
@@ -255,7 +267,7 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
         m->batches[i]->ring = 1; /* recorded once per submit: one copy is enough */
         /* Owned by the ring, not by the caller's list of live objects. */
         pthread_mutex_lock(&ctx->objects_lock);
-        vkc__list_remove(&m->batches[i]->node);
+        vkc__list_remove(&m->batches[i]->obj.node);
         pthread_mutex_unlock(&ctx->objects_lock);
     }
     return VKC_SUCCESS;
@@ -278,14 +290,22 @@ void vkc__dispatch_finish(vkc_context *ctx)
 
 void vkc__dispatch_drop(vkc_context *ctx)
 {
-    while (ctx->seqs.next && ctx->seqs.next != &ctx->seqs)
-        vkc_seq_destroy((vkc_seq *)((char *)ctx->seqs.next - offsetof(vkc_seq, node)));
+    for (vkc__node *n = ctx->seqs.next, *next; n && n != &ctx->seqs; n = next) {
+        next = n->next; /* a destroy frees this one only */
+        vkc_seq_destroy((vkc_seq *)VKC_OBJ_OF(n));
+    }
+    /* The batches let go of what they recorded before the objects go; the
+     * ring itself goes with the module (vkc__dispatch_finish). */
+    vkc__imm *m = ctx->imm;
+    for (uint32_t i = 0; m && m->batches && i < m->count; ++i)
+        if (m->batches[i])
+            vkc__seq_let_go(m->batches[i]);
 }
 
 vkc_result vkc__dispatch_lose(vkc_context *ctx)
 {
     for (vkc__node *n = ctx->seqs.next; n != &ctx->seqs; n = n->next)
-        vkc__seq_lose((vkc_seq *)((char *)n - offsetof(vkc_seq, node)));
+        vkc__seq_lose((vkc_seq *)VKC_OBJ_OF(n));
     vkc__imm *m = ctx->imm;
     for (uint32_t i = 0; m && m->batches && i < m->count; ++i)
         if (m->batches[i])

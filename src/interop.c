@@ -318,6 +318,11 @@ vkc_result vkc_ticket_export(vkc_context *ctx, vkc_ticket ticket, VkSemaphore *o
                   (unsigned long long)ticket.value);
     /* The host waits on the semaphore itself: the value must be signalled. */
     VKC_FORWARD(vkc__signal_through(ctx, ticket.value));
+    VKC_RETURN_IF(ticket.value && atomic_load(&ctx->signalled_value) < ticket.value, ctx,
+                  VKC_ERROR_OUT_OF_DEVICE_MEMORY,
+                  "vkc_ticket_export: no timeline signal could be submitted for ticket %llu (its "
+                  "work is complete: the queue was waited for instead)",
+                  (unsigned long long)ticket.value);
     *out_semaphore = ctx->timeline;
     *out_value = ticket.value ? vkc__signal_cover(ctx, ticket.value) : 0;
     return VKC_SUCCESS;
@@ -381,8 +386,6 @@ vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSize offse
                   (unsigned long long)offset, (unsigned long long)align);
     vkc_buffer *b = vkc__calloc(1, sizeof(*b));
     VKC_RETURN_IF(!b, ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "vkc_buffer_wrap: allocation");
-    b->magic = VKC_MAGIC_BUFFER;
-    b->ctx = ctx;
     b->buffer = buffer;
     b->offset = offset;
     b->size = size;
@@ -393,9 +396,7 @@ vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSize offse
     /* vkc's record only: the host's VkBuffer keeps the name the host gave it. */
     snprintf(b->name, sizeof(b->name), "wrapped 0x%llx+%llu", (unsigned long long)(uintptr_t)buffer,
              (unsigned long long)offset);
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_push(&ctx->buffers, &b->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
+    vkc__obj_init(&b->obj, VKC_MAGIC_BUFFER, ctx, b->name, vkc__buffer_obj_free, &ctx->buffers);
     VKC_STAT_ADD(ctx, buffers, 1);
     *out = b;
     return VKC_SUCCESS;

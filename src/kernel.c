@@ -43,6 +43,18 @@ void vkc__kernel_finish(vkc_context *ctx)
 
 /* ---- kernel creation ----------------------------------------------------------------- */
 
+static void vkc__kernel_free_vk(vkc_context *ctx, vkc_kernel *k);
+
+static void vkc__kernel_obj_free(vkc__obj *o)
+{
+    vkc_kernel *k = (vkc_kernel *)o;
+    vkc__kernel_free_vk(o->ctx, k);
+    vkc__free(k->spirv);
+    vkc__free(k->entry);
+    vkc__free(k->spec);
+    vkc__free(k);
+}
+
 static void vkc__kernel_free_vk(vkc_context *ctx, vkc_kernel *k)
 {
     if (k->pipeline) {
@@ -247,7 +259,7 @@ vkc_result vkc__kernel_create_words(vkc_context *ctx, const char *name, const ui
     vkc_kernel *k = vkc__calloc(1, sizeof(*k));
     if (!k)
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "kernel allocation");
-    k->ctx = ctx;
+    k->obj.ctx = ctx;
     snprintf(k->name, sizeof(k->name), "%s", name);
     vkc_result r =
         vkc__kernel_build(ctx, ks, k, words, size, entry ? entry : "main", wg, spec, spec_count);
@@ -275,10 +287,7 @@ vkc_result vkc__kernel_create_words(vkc_context *ctx, const char *name, const ui
         vkc__free(k);
         return r;
     }
-    k->magic = VKC_MAGIC_KERNEL;
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_push(&ctx->kernels, &k->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
+    vkc__obj_init(&k->obj, VKC_MAGIC_KERNEL, ctx, k->name, vkc__kernel_obj_free, &ctx->kernels);
     *out = k;
     return VKC_SUCCESS;
 }
@@ -321,30 +330,24 @@ vkc_result vkc_kernel_create(vkc_context *ctx, const vkc_kernel_desc *desc, vkc_
 
 void vkc_kernel_destroy(vkc_kernel *kernel)
 {
-    if (!kernel || kernel->magic != VKC_MAGIC_KERNEL)
-        return;
-    vkc_context *ctx = kernel->ctx;
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_remove(&kernel->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
-    kernel->magic = 0;
-    /* The GPU may still use its pipeline, as buffers do: a wait on the
-     * completion marker alone leaves the timeline, and so the submission's
-     * completion as Vulkan counts it, unobserved. */
-    vkc__drain_or_idle(ctx);
-    vkc__kernel_free_vk(ctx, kernel);
-    vkc__free(kernel->spirv);
-    vkc__free(kernel->entry);
-    vkc__free(kernel->spec);
-    vkc__free(kernel);
+    /* The pipeline goes with the last reference: sequences that recorded
+     * it, and work in flight, still hold theirs. */
+    vkc__obj_kill(kernel ? &kernel->obj : NULL, VKC_MAGIC_KERNEL);
+}
+
+void vkc__kernel_drop(vkc_context *ctx)
+{
+    for (vkc__node *n = ctx->kernels.next, *next; n && n != &ctx->kernels; n = next) {
+        next = n->next; /* a destroy frees this one at most */
+        vkc_kernel_destroy((vkc_kernel *)VKC_OBJ_OF(n));
+    }
 }
 
 vkc_result vkc_kernel_info_get(const vkc_kernel *kernel, vkc_kernel_info *out)
 {
-    if (!kernel || kernel->magic != VKC_MAGIC_KERNEL)
-        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_kernel handle");
+    VKC_FORWARD(vkc__obj_check(NULL, kernel, VKC_MAGIC_KERNEL, "vkc_kernel_info_get"));
     if (!out)
-        return VKC_FAIL(kernel->ctx, VKC_ERROR_INVALID_ARGUMENT,
+        return VKC_FAIL(kernel->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                         "vkc_kernel_info_get: out is NULL");
     *out = kernel->info;
     out->name = kernel->name;
@@ -354,8 +357,7 @@ vkc_result vkc_kernel_info_get(const vkc_kernel *kernel, vkc_kernel_info *out)
 vkc_result vkc_kernel_vk(const vkc_kernel *kernel, VkPipeline *pipeline, VkPipelineLayout *layout,
                          VkDescriptorSetLayout *set_layout)
 {
-    if (!kernel || kernel->magic != VKC_MAGIC_KERNEL)
-        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_kernel handle");
+    VKC_FORWARD(vkc__obj_check(NULL, kernel, VKC_MAGIC_KERNEL, "vkc_kernel_vk"));
     if (pipeline)
         *pipeline = kernel->pipeline;
     if (layout)
@@ -369,7 +371,7 @@ vkc_result vkc_kernel_vk(const vkc_kernel *kernel, VkPipeline *pipeline, VkPipel
 void vkc__kernel_lose(vkc_context *ctx)
 {
     for (vkc__node *n = ctx->kernels.next; n != &ctx->kernels; n = n->next)
-        vkc__kernel_free_vk(ctx, (vkc_kernel *)((char *)n - offsetof(vkc_kernel, node)));
+        vkc__kernel_free_vk(ctx, (vkc_kernel *)VKC_OBJ_OF(n));
 }
 
 vkc_result vkc__kernel_rebuild(vkc_context *ctx)
@@ -377,7 +379,7 @@ vkc_result vkc__kernel_rebuild(vkc_context *ctx)
     vkc__kstate *ks = ctx->kernel_state;
     VKC_RETURN_IF(!ks, ctx, VKC_ERROR_INVALID_STATE, "the kernel module is not initialised");
     for (vkc__node *n = ctx->kernels.next; n != &ctx->kernels; n = n->next) {
-        vkc_kernel *k = (vkc_kernel *)((char *)n - offsetof(vkc_kernel, node));
+        vkc_kernel *k = (vkc_kernel *)VKC_OBJ_OF(n);
         if (k->pipeline)
             continue;
         vkc_result r = vkc__kernel_build(ctx, ks, k, k->spirv, k->spirv_size, k->entry,

@@ -145,6 +145,13 @@ static vkc_result vkc__block_new(vkc_context *ctx, uint32_t type, VkDeviceSize s
         di.buffer = dedicated_to;
         ai.pNext = &di;
     }
+    /* Buffers with device addresses need memory that can give them. */
+    VkMemoryAllocateFlagsInfo fi = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+    if (ctx->features.buffer_device_address) {
+        fi.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+        fi.pNext = ai.pNext;
+        ai.pNext = &fi;
+    }
     *vr = VKC_VK(vkAllocateMemory,
                  ctx->vk.vkAllocateMemory(ctx->device, &ai, ctx->alloc, &b->memory));
     if (*vr < 0) {
@@ -348,7 +355,7 @@ vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind, con
     vkc_buffer *buf = vkc__calloc(1, sizeof(*buf));
     if (!buf)
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "buffer");
-    buf->ctx = ctx;
+    buf->obj.ctx = ctx;
     buf->size = size;
     buf->memory = kind;
     buf->uid = atomic_fetch_add(&ms->next_uid, 1);
@@ -361,6 +368,8 @@ vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind, con
     bci.size = size;
     bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    if (ctx->features.buffer_device_address)
+        bci.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     VkResult vr =
         VKC_VK(vkCreateBuffer, ctx->vk.vkCreateBuffer(ctx->device, &bci, ctx->alloc, &buf->buffer));
@@ -438,25 +447,27 @@ vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind, con
         buf->mapped = buf->block->mapped + buf->block_offset;
     }
     vkc__set_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)buf->buffer, buf->name);
-    buf->magic = VKC_MAGIC_BUFFER;
-    if (listed) {
-        pthread_mutex_lock(&ctx->objects_lock);
-        vkc__list_push(&ctx->buffers, &buf->node);
-        pthread_mutex_unlock(&ctx->objects_lock);
+    vkc__obj_init(&buf->obj, VKC_MAGIC_BUFFER, ctx, buf->name, vkc__buffer_obj_free,
+                  listed ? &ctx->buffers : NULL);
+    if (listed)
         VKC_STAT_ADD(ctx, buffers, 1);
-    }
     *out = buf;
     return VKC_SUCCESS;
 }
 
 static void vkc__buffer_free(vkc_context *ctx, vkc_buffer *buf)
 {
-    buf->magic = 0;
+    buf->obj.magic = 0;
     if (!buf->wrapped && buf->buffer)
         ctx->vk.vkDestroyBuffer(ctx->device, buf->buffer, ctx->alloc);
     if (buf->block)
         vkc__release(ctx, buf->block, buf->block_offset, buf->alloc_size);
     vkc__free(buf);
+}
+
+void vkc__buffer_obj_free(vkc__obj *o)
+{
+    vkc__buffer_free(o->ctx, (vkc_buffer *)o);
 }
 
 vkc_result vkc_buffer_create(vkc_context *ctx, const vkc_buffer_desc *desc, vkc_buffer **out)
@@ -478,31 +489,53 @@ vkc_result vkc_buffer_create(vkc_context *ctx, const vkc_buffer_desc *desc, vkc_
 
 void vkc_buffer_destroy(vkc_buffer *buf)
 {
-    if (!buf || buf->magic != VKC_MAGIC_BUFFER)
+    if (!vkc__obj_is(buf, VKC_MAGIC_BUFFER))
         return;
-    vkc_context *ctx = buf->ctx;
-    vkc__drain_or_idle(ctx); /* the GPU may still use it */
-    pthread_mutex_lock(&ctx->objects_lock);
-    vkc__list_remove(&buf->node);
-    pthread_mutex_unlock(&ctx->objects_lock);
+    vkc_context *ctx = buf->obj.ctx;
     VKC_STAT_SUB(ctx, buffers, 1);
-    vkc__buffer_free(ctx, buf);
+    /* No wait: work recorded or in flight holds its own reference, and the
+     * memory goes back when the last one does. Units that completed let go
+     * of theirs now, so memory of finished work returns at once. */
+    vkc__obj_kill(&buf->obj, VKC_MAGIC_BUFFER);
+    vkc__pool_retire(ctx);
 }
 
 void vkc__memory_drop(vkc_context *ctx)
 {
-    while (ctx->buffers.next && ctx->buffers.next != &ctx->buffers)
-        vkc_buffer_destroy((vkc_buffer *)((char *)ctx->buffers.next - offsetof(vkc_buffer, node)));
+    for (vkc__node *n = ctx->buffers.next, *next; n && n != &ctx->buffers; n = next) {
+        next = n->next; /* a destroy frees this one at most */
+        vkc_buffer_destroy((vkc_buffer *)VKC_OBJ_OF(n));
+    }
+}
+
+vkc_result vkc_buffer_address(const vkc_buffer *buf, uint64_t *out)
+{
+    if (out)
+        *out = 0;
+    if (!vkc__obj_is(buf, VKC_MAGIC_BUFFER))
+        return vkc__obj_check(NULL, buf, VKC_MAGIC_BUFFER, "vkc_buffer_address");
+    vkc_context *ctx = buf->obj.ctx;
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_buffer_address: out is NULL");
+    VKC_RETURN_IF(!ctx->features.buffer_device_address, ctx, VKC_ERROR_UNSUPPORTED,
+                  "buffer \"%s\": the context has no bufferDeviceAddress", buf->name);
+    VKC_RETURN_IF(buf->wrapped, ctx, VKC_ERROR_UNSUPPORTED,
+                  "buffer \"%s\" wraps the host's VkBuffer: vkc did not give it an address",
+                  buf->name);
+    VkBufferDeviceAddressInfo ai = {VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+    ai.buffer = buf->buffer;
+    *out = ctx->vk.vkGetBufferDeviceAddress(ctx->device, &ai) + buf->offset;
+    return VKC_SUCCESS;
 }
 
 uint64_t vkc_buffer_size(const vkc_buffer *buf)
 {
-    return buf && buf->magic == VKC_MAGIC_BUFFER ? buf->size : 0;
+    return vkc__obj_is(buf, VKC_MAGIC_BUFFER) ? buf->size : 0;
 }
 
 void *vkc_buffer_map(vkc_buffer *buf)
 {
-    return buf && buf->magic == VKC_MAGIC_BUFFER ? buf->mapped : NULL;
+    return vkc__obj_is(buf, VKC_MAGIC_BUFFER) ? buf->mapped : NULL;
 }
 
 vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer, VkDeviceSize *out_offset)
@@ -511,9 +544,8 @@ vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer, VkDeviceSi
         *out_buffer = VK_NULL_HANDLE;
     if (out_offset)
         *out_offset = 0;
-    if (!buf || buf->magic != VKC_MAGIC_BUFFER)
-        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "vkc_buffer_vk: invalid vkc_buffer handle");
-    VKC_RETURN_IF(!out_buffer, buf->ctx, VKC_ERROR_INVALID_ARGUMENT,
+    VKC_FORWARD(vkc__obj_check(NULL, buf, VKC_MAGIC_BUFFER, "vkc_buffer_vk"));
+    VKC_RETURN_IF(!out_buffer, buf->obj.ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "vkc_buffer_vk: out_buffer is NULL");
     *out_buffer = buf->buffer;
     if (out_offset)
@@ -528,7 +560,13 @@ vkc_result vkc__memory_lose(vkc_context *ctx)
     /* The caller's buffers give up their VkBuffer and memory (the structs,
      * their names and sizes stay); then the module state goes. */
     for (vkc__node *n = ctx->buffers.next; n != &ctx->buffers; n = n->next) {
-        vkc_buffer *buf = (vkc_buffer *)((char *)n - offsetof(vkc_buffer, node));
+        vkc_buffer *buf = (vkc_buffer *)VKC_OBJ_OF(n);
+        if (buf->wrapped && buf->obj.magic != VKC_MAGIC_BUFFER) {
+            /* Destroyed, named only by sequences that must be recorded
+             * again: the host's VkBuffer is not vkc's to rebuild. */
+            buf->buffer = VK_NULL_HANDLE;
+            continue;
+        }
         if (buf->wrapped)
             return VKC_FAIL(ctx, VKC_ERROR_UNSUPPORTED,
                             "buffer \"%s\" wraps a VkBuffer of the host: it cannot be rebuilt",
@@ -550,8 +588,8 @@ vkc_result vkc__memory_rebuild(vkc_context *ctx)
 {
     VKC_FORWARD(vkc__memory_init(ctx));
     for (vkc__node *n = ctx->buffers.next; n != &ctx->buffers; n = n->next) {
-        vkc_buffer *buf = (vkc_buffer *)((char *)n - offsetof(vkc_buffer, node));
-        if (buf->buffer)
+        vkc_buffer *buf = (vkc_buffer *)VKC_OBJ_OF(n);
+        if (buf->buffer || buf->wrapped)
             continue;
         /* A fresh unlisted buffer of the same size and kind lends its device
          * objects to the old struct, so the caller's handle stays valid; the
@@ -568,7 +606,7 @@ vkc_result vkc__memory_rebuild(vkc_context *ctx)
         buf->host_cached = tmp->host_cached;
         buf->mapped = tmp->mapped;
         buf->uid = tmp->uid;
-        tmp->magic = 0;
+        tmp->obj.magic = 0;
         vkc__free(tmp);
     }
     return VKC_SUCCESS;

@@ -28,8 +28,6 @@
  * after its sequence lets it go. */
 #define VKC_SIGNAL_EVERY 128u
 
-#define vkc__now_ns vkc__clock_ns
-
 static void vkc__raise_completed(vkc_context *ctx, uint64_t v)
 {
     uint64_t cur = atomic_load_explicit(&ctx->completed_value, memory_order_relaxed);
@@ -106,8 +104,11 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
     /* A value whose submit carried no signal completes on the timeline only
      * with a later signal: make sure there is one (a poll, timeout 0, only
      * looks). */
-    if (timeout_ns)
+    if (timeout_ns) {
         VKC_FORWARD(vkc__signal_through(ctx, value));
+        if (atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= value)
+            return VKC_SUCCESS; /* the queue went idle instead */
+    }
     uint64_t start = vkc__now_ns();
     uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
     vkc_result r;
@@ -241,24 +242,76 @@ static vkc_result vkc__cmd_new(vkc_context *ctx, vkc__cmd **out)
     return VKC_SUCCESS;
 }
 
-/* Move units whose last submit completed from pending to free. Caller holds
- * pool.lock. Polls the driver at most once. */
-static void vkc__retire_locked(vkc_context *ctx)
+/* Detach the units whose last submit completed (all of them with `all`)
+ * from the pending list and return them as a chain, holds intact. Caller
+ * holds pool.lock. Polls the driver at most once. */
+static vkc__cmd *vkc__retire_locked(vkc_context *ctx, bool all)
 {
     vkc__pool *p = &ctx->pool;
     if (!p->pending_head)
-        return;
-    uint64_t done = atomic_load_explicit(&ctx->completed_value, memory_order_acquire);
+        return NULL;
+    uint64_t done =
+        all ? UINT64_MAX : atomic_load_explicit(&ctx->completed_value, memory_order_acquire);
     if (p->pending_head->last_value > done)
         done = vkc__completed_value(ctx);
-    while (p->pending_head && p->pending_head->last_value <= done) {
-        vkc__cmd *c = p->pending_head;
-        p->pending_head = c->next;
-        if (!p->pending_head)
-            p->pending_tail = NULL;
-        c->next = p->free_list;
-        p->free_list = c;
+    vkc__cmd *chain = p->pending_head, **tail = &chain;
+    while (*tail && (*tail)->last_value <= done)
+        tail = &(*tail)->next;
+    if (tail == &chain)
+        return NULL;
+    p->pending_head = *tail;
+    if (!p->pending_head)
+        p->pending_tail = NULL;
+    *tail = NULL;
+    return chain;
+}
+
+static void vkc__cmd_let_go(vkc__cmd *c)
+{
+    for (int i = 0; i < VKC_CMD_HOLDS; ++i) {
+        vkc__obj *h = c->hold[i];
+        c->hold[i] = NULL;
+        vkc__obj_release(h);
     }
+}
+
+/* Retired units let go of their holds, then join the free list. The
+ * holds go outside the pool lock: the last reference of an object runs its
+ * free function, which takes objects_lock and the allocator's lock (lock
+ * order: pool.lock is never held while either is taken). */
+static void vkc__settle(vkc_context *ctx, vkc__cmd *chain)
+{
+    if (!chain)
+        return;
+    vkc__cmd *last = chain;
+    for (vkc__cmd *c = chain; c; c = c->next) {
+        vkc__cmd_let_go(c);
+        last = c;
+    }
+    vkc__pool *p = &ctx->pool;
+    pthread_mutex_lock(&p->lock);
+    last->next = p->free_list;
+    p->free_list = chain;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void vkc__pool_retire_as(vkc_context *ctx, bool all)
+{
+    vkc__pool *p = &ctx->pool;
+    pthread_mutex_lock(&p->lock);
+    vkc__cmd *chain = vkc__retire_locked(ctx, all);
+    pthread_mutex_unlock(&p->lock);
+    vkc__settle(ctx, chain);
+}
+
+void vkc__pool_retire(vkc_context *ctx)
+{
+    vkc__pool_retire_as(ctx, false);
+}
+
+void vkc__pool_drop(vkc_context *ctx)
+{
+    vkc__pool_retire_as(ctx, true);
 }
 
 vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
@@ -266,14 +319,19 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
     *out = NULL;
     vkc__pool *p = &ctx->pool;
     pthread_mutex_lock(&p->lock);
-    if (!p->free_list)
-        vkc__retire_locked(ctx);
+    vkc__cmd *done = p->free_list ? NULL : vkc__retire_locked(ctx, false);
     vkc__cmd *c = p->free_list;
     if (c)
         p->free_list = c->next;
     else if (p->pending_head) /* units wait for a signal: the next submit gives one */
         atomic_store_explicit(&ctx->signal_asked, true, memory_order_relaxed);
     pthread_mutex_unlock(&p->lock);
+    if (done) {
+        /* Take the first retired unit; the others join the free list. */
+        c = done;
+        vkc__cmd_let_go(c);
+        vkc__settle(ctx, done->next);
+    }
     if (!c) {
         VKC_FORWARD(vkc__cmd_new(ctx, &c));
     } else {
@@ -313,10 +371,15 @@ void vkc__cmd_release(vkc_context *ctx, vkc__cmd *c)
     if (!c)
         return;
     vkc__pool *p = &ctx->pool;
+    vkc__obj *drop[VKC_CMD_HOLDS] = {NULL};
     pthread_mutex_lock(&p->lock);
     c->next = NULL;
     if (c->last_value == 0 ||
         c->last_value <= atomic_load_explicit(&ctx->completed_value, memory_order_acquire)) {
+        for (int i = 0; i < VKC_CMD_HOLDS; ++i) { /* done: let go, outside the lock */
+            drop[i] = c->hold[i];
+            c->hold[i] = NULL;
+        }
         c->next = p->free_list;
         p->free_list = c;
     } else if (p->pending_tail && p->pending_tail->last_value > c->last_value) {
@@ -326,6 +389,8 @@ void vkc__cmd_release(vkc_context *ctx, vkc__cmd *c)
             pp = &(*pp)->next;
         c->next = *pp;
         *pp = c;
+        if (!c->next)
+            p->pending_tail = c;
     } else {
         if (p->pending_tail)
             p->pending_tail->next = c;
@@ -334,6 +399,8 @@ void vkc__cmd_release(vkc_context *ctx, vkc__cmd *c)
         p->pending_tail = c;
     }
     pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < VKC_CMD_HOLDS; ++i)
+        vkc__obj_release(drop[i]);
 }
 
 vkc_result vkc__cmd_alloc_set(vkc_context *ctx, vkc__cmd *c, VkDescriptorSetLayout layout,
@@ -578,9 +645,21 @@ static vkc_result vkc__fence_slot_locked(vkc_context *ctx, VkFence *out)
     if (ctx->fence_count == ctx->fence_cap) {
         /* Ring full: wait for the oldest. */
         uint32_t i = ctx->fence_head;
-        VkResult vr =
-            VKC_VK(vkWaitForFences,
-                   ctx->vk.vkWaitForFences(ctx->device, 1, &ctx->fences[i], VK_TRUE, UINT64_MAX));
+        const uint64_t start = vkc__now_ns();
+        VkResult vr;
+        for (;;) { /* a driver may return early: only the bound ends the wait */
+            uint64_t spent = vkc__now_ns() - start;
+            uint64_t left = spent < ctx->wait_timeout_ns ? ctx->wait_timeout_ns - spent : 0;
+            vr = VKC_VK(vkWaitForFences,
+                        ctx->vk.vkWaitForFences(ctx->device, 1, &ctx->fences[i], VK_TRUE, left));
+            if (vr != VK_TIMEOUT || !left)
+                break;
+        }
+        if (vr == VK_TIMEOUT)
+            return VKC_FAIL(ctx, VKC_TIMEOUT,
+                            "submit: all %u fences of the fence ring are in flight and the oldest "
+                            "did not complete within the wait bound",
+                            ctx->fence_cap);
         if (vr < 0)
             return vkc__vk_fail(ctx, vr, "vkWaitForFences", __FILE__, __LINE__);
         VKC_FORWARD(vkc__fences_retire_locked(ctx));
@@ -678,7 +757,16 @@ vkc_result vkc__signal_through(vkc_context *ctx, uint64_t value)
             sub.pSignalSemaphores = &ctx->timeline;
             vr = VKC_VK(vkQueueSubmit, ctx->vk.vkQueueSubmit(ctx->queue, 1, &sub, VK_NULL_HANDLE));
         }
-        if (vr < 0) {
+        if (vr < 0 && vr != VK_ERROR_DEVICE_LOST) {
+            /* No signal (out of memory): the queue's idle covers everything
+             * submitted as well, and a failed wait here would let a caller
+             * free what the GPU still uses. */
+            vr = VKC_VK(vkQueueWaitIdle, ctx->vk.vkQueueWaitIdle(ctx->queue));
+            if (vr >= 0)
+                vkc__raise_completed(ctx, last);
+            else
+                r = vkc__vk_fail(ctx, vr, "vkQueueWaitIdle", __FILE__, __LINE__);
+        } else if (vr < 0) {
             r = vkc__vk_fail(ctx, vr, "vkQueueSubmit(timeline signal)", __FILE__, __LINE__);
         } else {
             vkc__signal_note_locked(ctx, last);
@@ -696,6 +784,7 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
     *out_value = 0;
     if (atomic_load_explicit(&ctx->lost, memory_order_relaxed))
         return VKC_FAIL(ctx, VKC_ERROR_DEVICE_LOST, "the device was lost earlier");
+    VKC_FORWARD(vkc__resident_order(ctx));
     /* The one test profiling adds to an unprofiled submit. */
     if (VKC_LIKELY(!cmd->query_count))
         return vkc__submit_unit(ctx, cmd, out_value);
@@ -730,7 +819,7 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *ou
     VkFence fence = VK_NULL_HANDLE;
     if (!ctx->features.timeline_semaphores) {
         r = vkc__fence_slot_locked(ctx, &fence);
-        if (r < 0)
+        if (r != VKC_SUCCESS)
             goto out;
     }
     /* Host semaphores registered by vkc_wait_host_semaphore (interop.c):
@@ -824,6 +913,17 @@ vkc_result vkc__oneshot_begin(vkc_context *ctx, vkc__cmd **out)
     return VKC_SUCCESS;
 }
 
+void vkc__oneshot_hold(vkc__cmd *cmd, vkc_buffer *b)
+{
+    for (int i = 0; i < VKC_CMD_HOLDS; ++i) {
+        if (!cmd->hold[i]) {
+            cmd->hold[i] = &b->obj;
+            vkc__obj_retain(&b->obj);
+            return;
+        }
+    }
+}
+
 vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages,
                                    uint64_t *out_value)
 {
@@ -847,8 +947,7 @@ vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd)
 {
     uint64_t value = 0;
     VKC_FORWARD(vkc__oneshot_end_submit(ctx, cmd, VKC_WORK_STAGES, &value));
-    vkc_result r = vkc__wait_value(ctx, value, UINT64_MAX, VKC_WAIT_DEFAULT);
-    return r < 0 ? r : VKC_SUCCESS;
+    return vkc__wait_bounded(ctx, value, "blocking transfer");
 }
 
 /* ---- lifetime ---------------------------------------------------------------------- */
@@ -894,13 +993,13 @@ vkc_result vkc__pool_init(vkc_context *ctx)
 void vkc__pool_finish(vkc_context *ctx)
 {
     vkc__pool *p = &ctx->pool;
-    vkc__cmd *lists[2] = {p->free_list, p->pending_head};
-    for (int l = 0; l < 2; ++l) {
-        for (vkc__cmd *c = lists[l]; c;) {
-            vkc__cmd *next = c->next;
-            vkc__cmd_destroy(ctx, c);
-            c = next;
-        }
+    /* Recovery comes here with units whose work died with the device: they
+     * let go of what they hold first. */
+    vkc__pool_drop(ctx);
+    for (vkc__cmd *c = p->free_list; c;) {
+        vkc__cmd *next = c->next;
+        vkc__cmd_destroy(ctx, c);
+        c = next;
     }
     p->free_list = p->pending_head = p->pending_tail = NULL;
     if (ctx->timeline)
@@ -1064,10 +1163,39 @@ vkc_result vkc__marker_check(vkc_context *ctx, bool *ok)
     return VKC_SUCCESS;
 }
 
-vkc_result vkc__drain(vkc_context *ctx)
+static vkc_result vkc__timed_out(vkc_context *ctx, uint64_t value, uint64_t timeout_ns,
+                                 const char *what)
+{
+    return VKC_FAIL(ctx, VKC_TIMEOUT,
+                    "%s: the work up to ticket %llu did not complete within %llu ms (the wait "
+                    "bound; vkc_context_desc.wait_timeout_ns)",
+                    what, (unsigned long long)value, (unsigned long long)(timeout_ns / 1000000));
+}
+
+static vkc_result vkc__wait_within(vkc_context *ctx, uint64_t value, uint64_t timeout_ns,
+                                   const char *what)
+{
+    vkc_result r = vkc__wait_value(ctx, value, timeout_ns, VKC_WAIT_DEFAULT);
+    return r == VKC_TIMEOUT ? vkc__timed_out(ctx, value, timeout_ns, what) : r;
+}
+
+vkc_result vkc__wait_bounded(vkc_context *ctx, uint64_t value, const char *what)
+{
+    return vkc__wait_within(ctx, value, ctx->wait_timeout_ns, what);
+}
+
+vkc_result vkc__drain_timeout(vkc_context *ctx, uint64_t timeout_ns)
 {
     VKC_FORWARD(vkc__flush_immediate(ctx));
-    return vkc__wait_value(ctx, vkc__submitted_value(ctx), UINT64_MAX, VKC_WAIT_DEFAULT);
+    vkc_result r = vkc__wait_within(ctx, vkc__submitted_value(ctx), timeout_ns, "vkc_finish");
+    if (r == VKC_SUCCESS)
+        vkc__pool_retire(ctx); /* what finished work held goes now */
+    return r;
+}
+
+vkc_result vkc__drain(vkc_context *ctx)
+{
+    return vkc__drain_timeout(ctx, ctx->wait_timeout_ns);
 }
 
 void vkc__drain_or_idle(vkc_context *ctx)

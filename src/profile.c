@@ -1318,9 +1318,9 @@ vkc_result vkc_kernel_stats_get(vkc_kernel *k, vkc_kernel_stats *out)
 {
     if (out)
         memset(out, 0, sizeof(*out));
-    if (!k || k->magic != VKC_MAGIC_KERNEL)
-        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_kernel handle");
-    vkc_context *ctx = k->ctx;
+    if (!vkc__obj_is(k, VKC_MAGIC_KERNEL))
+        return vkc__obj_check(NULL, k, VKC_MAGIC_KERNEL, "vkc_kernel_stats_get");
+    vkc_context *ctx = k->obj.ctx;
     VKC_CHECK_CONTEXT(ctx);
     VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_kernel_stats_get: out is NULL");
     const vkc_device_info *di = &ctx->info;

@@ -26,12 +26,14 @@ vkc_result vkc_context_recover(vkc_context *ctx)
 
     uint32_t nbuf = 0, nseq = 0, nker = 0, nimg = 0;
     pthread_mutex_lock(&ctx->objects_lock);
+    /* The caller's live objects; destroyed ones still referenced by a
+     * sequence are rebuilt too (they go when that sequence lets go). */
     for (vkc__node *n = ctx->buffers.next; n != &ctx->buffers; n = n->next)
-        nbuf++;
+        nbuf += VKC_OBJ_OF(n)->magic == VKC_MAGIC_BUFFER;
     for (vkc__node *n = ctx->seqs.next; n != &ctx->seqs; n = n->next)
         nseq++;
     for (vkc__node *n = ctx->kernels.next; n != &ctx->kernels; n = n->next)
-        nker++;
+        nker += VKC_OBJ_OF(n)->magic == VKC_MAGIC_KERNEL;
     for (vkc__node *n = ctx->images.next; n != &ctx->images; n = n->next)
         nimg++;
 

@@ -112,9 +112,7 @@ typedef struct vkc__imgrec {
 } vkc__imgrec;
 
 struct vkc_seq {
-    uint32_t magic;
-    vkc_context *ctx;
-    vkc__node node;
+    vkc__obj obj; /* first: the handle is its header */
     char name[64];
 
     vkc__command *cmds;
@@ -155,6 +153,12 @@ struct vkc_seq {
     uint32_t ring; /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
     uint64_t submits;
     bool profile; /* recorded with timestamps (vkc_seq_desc.profile, the context's) */
+
+    /* Everything the commands name, retained once; each recorded copy
+     * holds one reference on it. NULL until the first command. */
+    vkc__rset *set;
+    /* vkc_seq_submit in progress: a second thread is refused, not raced. */
+    atomic_bool busy;
 };
 
 /* Growth helpers (only while a sequence grows; steady state reuses). */
@@ -187,12 +191,12 @@ static inline vkc_result vkc__latch(vkc_seq *s, vkc_result r)
 
 #define VKC_CHECK_SEQ(s)                                                                           \
     do {                                                                                           \
-        if (VKC_UNLIKELY(!(s) || (s)->magic != VKC_MAGIC_SEQ))                                     \
+        if (VKC_UNLIKELY(!(s) || (s)->obj.magic != VKC_MAGIC_SEQ))                                 \
             return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_seq handle");             \
-        VKC_CHECK_CONTEXT((s)->ctx);                                                               \
+        VKC_CHECK_CONTEXT((s)->obj.ctx);                                                           \
     } while (0)
 
-#define VKC_SEQ_FAIL(s, code, ...) vkc__latch((s), VKC_FAIL((s)->ctx, (code), __VA_ARGS__))
+#define VKC_SEQ_FAIL(s, code, ...) vkc__latch((s), VKC_FAIL((s)->obj.ctx, (code), __VA_ARGS__))
 
 static inline bool vkc__overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
 {
@@ -229,5 +233,8 @@ vkc_result vkc__append_uses(vkc_seq *s, vkc__command *c, const vkc__use *u, uint
 /* dispatch.c: give the recording units back and mark the sequence to be
  * recorded again (device loss). */
 void vkc__seq_lose(vkc_seq *s);
+/* dispatch.c: give the recording units and the resource set back
+ * (vkc_context_destroy, for the immediate-mode batches). */
+void vkc__seq_let_go(vkc_seq *s);
 
 #endif /* VKC_SEQ_H */

@@ -10,9 +10,9 @@
 
 static vkc_result vkc__seq_check_image(vkc_seq *s, const vkc_image *img, const char *what)
 {
-    if (!img || img->magic != VKC_MAGIC_IMAGE)
+    if (!img || img->obj.magic != VKC_MAGIC_IMAGE)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_image handle", what);
-    if (img->ctx != s->ctx)
+    if (img->obj.ctx != s->obj.ctx)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: image belongs to another context",
                             what);
     if (img->dead)

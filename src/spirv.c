@@ -842,7 +842,7 @@ static const vkc__cap_rule vkc__cap_rules[] = {
      "uniformAndStorageBuffer8BitAccess (not enabled by vkc)"},
     {4450, "StoragePushConstant8", "storagePushConstant8 (not enabled by vkc)"},
     {5345, "VulkanMemoryModel", "vulkanMemoryModel (not enabled by vkc)"},
-    {5347, "PhysicalStorageBufferAddresses", "bufferDeviceAddress (not enabled by vkc)"},
+    {5347, "PhysicalStorageBufferAddresses", "bufferDeviceAddress"},
 };
 
 static bool vkc__cap_ok(const vkc_context *ctx, uint32_t subgroup_ops, uint32_t cap)
@@ -870,6 +870,8 @@ static bool vkc__cap_ok(const vkc_context *ctx, uint32_t subgroup_ops, uint32_t 
         return d->storage_buffer_16bit;
     case 4448:
         return d->storage_buffer_8bit;
+    case 5347:
+        return ctx->features.buffer_device_address;
     default:
         if (cap >= 61 && cap <= 68)
             return (subgroup_ops >> (cap - 61)) & 1u;

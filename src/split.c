@@ -561,8 +561,8 @@ vkc_result vkc_split_dispatch(vkc_split *sp, const vkc_split_dispatch_desc *d,
                           "split dispatch: kernels is NULL (one per context)");
     for (uint32_t i = 0; i < sp->n; ++i) {
         const vkc_kernel *k = d->kernels[i];
-        bool valid = k && k->magic == VKC_MAGIC_KERNEL;
-        VKC_FORWARD(vkc__split_check_part(sp, valid, valid ? k->ctx : NULL, i, "kernels"));
+        bool valid = vkc__obj_is(k, VKC_MAGIC_KERNEL);
+        VKC_FORWARD(vkc__split_check_part(sp, valid, valid ? k->obj.ctx : NULL, i, "kernels"));
     }
     VKC_FORWARD(vkc__split_check_args(sp, d->args, d->arg_count, d->count, "dispatch arg"));
     if (d->arg_count > VKC_MAX_BINDINGS)
@@ -623,8 +623,8 @@ static vkc_result vkc__split_check_graph(vkc_split *sp, vkc_fuse *const *fuses)
     uint64_t hash = 0;
     for (uint32_t i = 0; i < sp->n; ++i) {
         vkc_fuse *f = fuses[i];
-        bool valid = f && f->magic == VKC_MAGIC_FUSE;
-        VKC_FORWARD(vkc__split_check_part(sp, valid, valid ? f->ctx : NULL, i, "fuses"));
+        bool valid = vkc__obj_is(f, VKC_MAGIC_FUSE);
+        VKC_FORWARD(vkc__split_check_part(sp, valid, valid ? f->obj.ctx : NULL, i, "fuses"));
         vkc_result r = vkc_fuse_build(f);
         if (r < 0)
             return vkc__split_part_error(sp, i, r, "vkc_fuse_build");

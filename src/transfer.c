@@ -16,17 +16,16 @@
 
 #define VKC_CHECK_BUFFER(buf, what)                                                                \
     do {                                                                                           \
-        if (VKC_UNLIKELY(!(buf) || (buf)->magic != VKC_MAGIC_BUFFER))                              \
-            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_buffer handle",       \
-                            what);                                                                 \
-        VKC_CHECK_CONTEXT((buf)->ctx);                                                             \
+        if (VKC_UNLIKELY(!vkc__obj_is((buf), VKC_MAGIC_BUFFER)))                                   \
+            return vkc__obj_check(NULL, (buf), VKC_MAGIC_BUFFER, (what));                          \
+        VKC_CHECK_CONTEXT((buf)->obj.ctx);                                                         \
     } while (0)
 
 /* [offset, offset + size) inside the buffer, without overflow. */
 static vkc_result vkc__check_range(vkc_buffer *buf, uint64_t offset, uint64_t size,
                                    const char *what)
 {
-    VKC_RETURN_IF(offset > buf->size || size > buf->size - offset, buf->ctx,
+    VKC_RETURN_IF(offset > buf->size || size > buf->size - offset, buf->obj.ctx,
                   VKC_ERROR_INVALID_ARGUMENT,
                   "%s: range [offset %llu, size %llu] is outside buffer \"%s\" of %llu bytes", what,
                   (unsigned long long)offset, (unsigned long long)size, buf->name,
@@ -106,12 +105,13 @@ vkc_result vkc__buffer_sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t 
  * unit goes back to the pool and is recycled once it completed. */
 static vkc_result vkc__copy_submit(vkc_context *ctx, VkBuffer dst, VkDeviceSize dst_offset,
                                    VkBuffer src, VkDeviceSize src_offset, VkDeviceSize size,
-                                   uint64_t *out_value)
+                                   vkc_buffer *user, uint64_t *out_value)
 {
     vkc__cmd *cmd;
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     VkBufferCopy region = {src_offset, dst_offset, size};
     ctx->vk.vkCmdCopyBuffer(cmd->cb, src, dst, 1, &region);
+    vkc__oneshot_hold(cmd, user);
     return vkc__oneshot_end_submit(ctx, cmd, VK_PIPELINE_STAGE_2_TRANSFER_BIT, out_value);
 }
 
@@ -129,20 +129,20 @@ static vkc_result vkc__upload_staged(vkc_context *ctx, vkc_buffer *buf, uint64_t
         uint64_t n = VKC_MIN(half, size - done);
         int h = (int)(i & 1);
         if (value[h]) {
-            r = vkc__wait_value(ctx, value[h], UINT64_MAX, VKC_WAIT_DEFAULT);
-            if (r < 0)
+            r = vkc__wait_bounded(ctx, value[h], "staged transfer");
+            if (r != VKC_SUCCESS)
                 break;
         }
         memcpy((uint8_t *)st->mapped + h * half, data + done, n);
         r = vkc__sync_mapping(ctx, st, h * half, n, true);
         if (r >= 0)
             r = vkc__copy_submit(ctx, buf->buffer, buf->offset + offset + done, st->buffer,
-                                 st->offset + h * half, n, &value[h]);
+                                 st->offset + h * half, n, buf, &value[h]);
     }
     /* Never leave the ring with a copy in flight, even after a failure. */
-    vkc_result w = vkc__wait_value(ctx, VKC_MAX(value[0], value[1]), UINT64_MAX, VKC_WAIT_DEFAULT);
+    vkc_result w = vkc__wait_bounded(ctx, VKC_MAX(value[0], value[1]), "staged transfer");
     vkc__staging_release(ctx, VKC__UP);
-    return r < 0 ? r : w;
+    return r != VKC_SUCCESS ? r : w;
 }
 
 /* Download through the staging ring: the GPU copies chunk i into half i % 2
@@ -161,7 +161,7 @@ static vkc_result vkc__download_staged(vkc_context *ctx, vkc_buffer *buf, uint64
             uint64_t done = i * half;
             int h = (int)(i & 1);
             r = vkc__copy_submit(ctx, st->buffer, st->offset + h * half, buf->buffer,
-                                 buf->offset + offset + done, VKC_MIN(half, size - done),
+                                 buf->offset + offset + done, VKC_MIN(half, size - done), buf,
                                  &value[h]);
             if (r < 0)
                 break;
@@ -177,9 +177,9 @@ static vkc_result vkc__download_staged(vkc_context *ctx, vkc_buffer *buf, uint64
                 memcpy(data + done, (uint8_t *)st->mapped + h * half, n);
         }
     }
-    vkc_result w = vkc__wait_value(ctx, VKC_MAX(value[0], value[1]), UINT64_MAX, VKC_WAIT_DEFAULT);
+    vkc_result w = vkc__wait_bounded(ctx, VKC_MAX(value[0], value[1]), "staged transfer");
     vkc__staging_release(ctx, VKC__DOWN);
-    return r < 0 ? r : w;
+    return r != VKC_SUCCESS ? r : w;
 }
 
 /* ---- blocking transfers ------------------------------------------------------------- */
@@ -187,13 +187,13 @@ static vkc_result vkc__download_staged(vkc_context *ctx, vkc_buffer *buf, uint64
 vkc_result vkc_buffer_upload(vkc_buffer *buf, uint64_t offset, const void *data, uint64_t size)
 {
     VKC_CHECK_BUFFER(buf, "vkc_buffer_upload");
-    vkc_context *ctx = buf->ctx;
+    vkc_context *ctx = buf->obj.ctx;
     VKC_FORWARD(vkc__check_range(buf, offset, size, "vkc_buffer_upload"));
     VKC_RETURN_IF(!data && size, ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "vkc_buffer_upload: data is NULL");
     if (!size)
         return VKC_SUCCESS;
-    VKC_FORWARD(vkc__drain(ctx));
+    VKC_FORWARD_DONE(vkc__drain(ctx));
     if (buf->mapped) {
         memcpy((uint8_t *)buf->mapped + offset, data, size);
         return vkc__sync_mapping(ctx, buf, offset, size, true);
@@ -204,13 +204,13 @@ vkc_result vkc_buffer_upload(vkc_buffer *buf, uint64_t offset, const void *data,
 vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uint64_t size)
 {
     VKC_CHECK_BUFFER(buf, "vkc_buffer_download");
-    vkc_context *ctx = buf->ctx;
+    vkc_context *ctx = buf->obj.ctx;
     VKC_FORWARD(vkc__check_range(buf, offset, size, "vkc_buffer_download"));
     VKC_RETURN_IF(!data && size, ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "vkc_buffer_download: data is NULL");
     if (!size)
         return VKC_SUCCESS;
-    VKC_FORWARD(vkc__drain(ctx));
+    VKC_FORWARD_DONE(vkc__drain(ctx));
     /* The CPU reads uncached (write-combined) mappings one bus round trip at
      * a time: a few MB/s through the BAR of a discrete GPU, slow on other
      * devices too. Beyond a few words a GPU copy into cached staging memory
@@ -228,7 +228,7 @@ vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uin
 vkc_result vkc_buffer_fill(vkc_buffer *buf, uint64_t offset, uint64_t size, uint32_t value)
 {
     VKC_CHECK_BUFFER(buf, "vkc_buffer_fill");
-    vkc_context *ctx = buf->ctx;
+    vkc_context *ctx = buf->obj.ctx;
     VKC_FORWARD(vkc__check_range(buf, offset, size, "vkc_buffer_fill"));
     VKC_RETURN_IF(offset % 4 || size % 4, ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "vkc_buffer_fill: offset (%llu) and size (%llu) must be multiples of 4",
@@ -241,6 +241,7 @@ vkc_result vkc_buffer_fill(vkc_buffer *buf, uint64_t offset, uint64_t size, uint
     vkc__cmd *cmd;
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     ctx->vk.vkCmdFillBuffer(cmd->cb, buf->buffer, buf->offset + offset, size, value);
+    vkc__oneshot_hold(cmd, buf);
     return vkc__oneshot_end_wait(ctx, cmd);
 }
 
@@ -249,8 +250,8 @@ vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src
 {
     VKC_CHECK_BUFFER(dst, "vkc_buffer_copy (dst)");
     VKC_CHECK_BUFFER(src, "vkc_buffer_copy (src)");
-    vkc_context *ctx = dst->ctx;
-    VKC_RETURN_IF(src->ctx != ctx, ctx, VKC_ERROR_INVALID_HANDLE,
+    vkc_context *ctx = dst->obj.ctx;
+    VKC_RETURN_IF(src->obj.ctx != ctx, ctx, VKC_ERROR_INVALID_HANDLE,
                   "vkc_buffer_copy: the buffers belong to different contexts");
     VKC_FORWARD(vkc__check_range(dst, dst_offset, size, "vkc_buffer_copy (dst)"));
     VKC_FORWARD(vkc__check_range(src, src_offset, size, "vkc_buffer_copy (src)"));
@@ -266,5 +267,7 @@ vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
     VkBufferCopy region = {src->offset + src_offset, dst->offset + dst_offset, size};
     ctx->vk.vkCmdCopyBuffer(cmd->cb, src->buffer, dst->buffer, 1, &region);
+    vkc__oneshot_hold(cmd, dst);
+    vkc__oneshot_hold(cmd, src);
     return vkc__oneshot_end_wait(ctx, cmd);
 }

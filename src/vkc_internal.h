@@ -67,6 +67,91 @@ static inline void vkc__list_remove(vkc__node *n)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Objects: one header, one lifetime rule for every kind (object.c)         */
+/* ------------------------------------------------------------------------ */
+
+/* A destroyed handle whose object is still referenced (by a sequence's
+ * resource set): new uses get VKC_ERROR_INVALID_HANDLE naming it. */
+#define VKC_MAGIC_DEAD 0x564b4344u /* "VKCD" */
+
+typedef struct vkc__obj vkc__obj;
+
+/* The first member of every object struct (buffer, kernel, sequence, fusion
+ * graph, resource set; images later), so a handle casts to its header.
+ *
+ * The user's handle holds one reference; vkc_X_destroy is vkc__obj_kill:
+ * the handle turns dead for new uses and the reference goes. Resource sets
+ * hold the others (one per object per set). The kind's free function runs
+ * when the last reference goes, never while a recorded command or the GPU
+ * can still reach the object: no destroy waits for the GPU. */
+struct vkc__obj {
+    uint32_t magic; /* VKC_MAGIC_<kind>; VKC_MAGIC_DEAD once destroyed; 0 once freed */
+    uint32_t kind;  /* VKC_MAGIC_<kind>, kept after the destroy (messages) */
+    atomic_uint_fast32_t refs;
+    vkc_context *ctx;
+    vkc__node node;   /* on the context's list of its kind until freed; unlinked if no list */
+    const char *name; /* the kind's own name field */
+    /* Frees the kind's Vulkan objects, memory and the struct. Called once,
+     * with the object off its list, outside every vkc lock but objects_lock
+     * (which is recursive: recovery holds it while units let go). */
+    void (*free)(vkc__obj *o);
+};
+
+/* Set up a header with one reference (the user's) and put it on `list`
+ * (NULL: none) under objects_lock. */
+void vkc__obj_init(vkc__obj *o, uint32_t magic, vkc_context *ctx, const char *name,
+                   void (*free_fn)(vkc__obj *o), vkc__node *list);
+/* One more reference: one relaxed atomic. NULL does nothing. */
+static inline void vkc__obj_retain(vkc__obj *o)
+{
+    if (o)
+        atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed);
+}
+/* Drop a reference; the last one unlinks and frees the object. NULL does
+ * nothing. Thread-safe; never call it holding the pool or queue lock. */
+void vkc__obj_release(vkc__obj *o);
+/* The user's destroy: the handle turns dead (new uses fail), then its
+ * reference goes. A dead or foreign handle does nothing. */
+void vkc__obj_kill(vkc__obj *o, uint32_t magic);
+/* vkc_context_destroy: free every object left on `list`, whatever its count
+ * (the context is going and nothing can run any more). */
+void vkc__obj_free_list(vkc_context *ctx, vkc__node *list);
+/* The object whose list node is n. */
+#define VKC_OBJ_OF(n) ((vkc__obj *)((char *)(n)-offsetof(vkc__obj, node)))
+
+/* Check a handle of kind `magic` for a new use: NULL, foreign and freed
+ * handles read "invalid <what> handle", destroyed ones still referenced
+ * name the object. ctx (may be NULL) gets the message. */
+vkc_result vkc__obj_check(vkc_context *ctx, const void *handle, uint32_t magic, const char *what);
+static inline bool vkc__obj_is(const void *handle, uint32_t magic)
+{
+    return handle && ((const vkc__obj *)handle)->magic == magic;
+}
+
+/* A resource set: the objects a sequence's recorded commands name, each
+ * retained once (a pointer hash set dedupes; arrays are kept across
+ * vkc__rset_clear, so re-recording allocates nothing). It is an object
+ * itself: the sequence holds one reference and every recording unit
+ * recorded from it one more, dropped when the unit retires; the last one
+ * releases the objects. */
+typedef struct vkc__rset vkc__rset;
+vkc_result vkc__rset_new(vkc_context *ctx, vkc__rset **out);
+/* Retain o in the set unless it is there already. Fails (host memory) only
+ * when the set grows. Only the set's owner calls it. */
+vkc_result vkc__rset_add(vkc__rset *s, vkc__obj *o);
+/* Only the owner's reference is left (no unit holds the set): it may be
+ * cleared and reused. */
+bool vkc__rset_exclusive(vkc__rset *s);
+/* Release every object of an exclusive set; its arrays stay. */
+void vkc__rset_clear(vkc__rset *s);
+/* Free the context's spare sets (vkc_context_destroy, recovery). */
+void vkc__rset_trim(vkc_context *ctx);
+static inline vkc__obj *vkc__rset_obj(vkc__rset *s)
+{
+    return (vkc__obj *)s;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Instance-level function table (vkc never uses volk's globals)            */
 /* ------------------------------------------------------------------------ */
 
@@ -198,6 +283,8 @@ typedef struct vkc__stats {
  * units with no lock; resetting the pool resets the command buffer. Owned by
  * a sequence, by the free list, or by the pending list (until its last
  * submit completes). */
+#define VKC_CMD_HOLDS 2
+
 typedef struct vkc__cmd {
     struct vkc__cmd *next;
     VkCommandPool pool;
@@ -218,6 +305,10 @@ typedef struct vkc__cmd {
     uint64_t submit_ns[2]; /* CPU: the last vkQueueSubmit call */
     uint32_t record_tid, submit_tid;
     atomic_uint_fast64_t prof_value; /* submitted, results not read yet; 0 = none */
+    /* References on what its commands name (a sequence's resource set; the
+     * buffers of a blocking transfer), dropped when the unit retires: its
+     * last submit completed. Units on the free list hold nothing. */
+    vkc__obj *hold[VKC_CMD_HOLDS];
 } vkc__cmd;
 
 /* One timed span of a profiled recording unit. */
@@ -248,9 +339,20 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out);
 /* Give a unit back; it is reset and reused once its last submit completed.
  * NULL does nothing. Thread-safe. */
 void vkc__cmd_release(vkc_context *ctx, vkc__cmd *cmd);
+/* Retire the units whose last submit completed: each lets go of its hold
+ * (outside the pool lock). Polls the driver at most once. Thread-safe. */
+void vkc__pool_retire(vkc_context *ctx);
+/* vkc_context_destroy, after its wait: every unit lets go of its hold, as
+ * if its work completed (the device is idle or nothing will run again). */
+void vkc__pool_drop(vkc_context *ctx);
 /* Allocate a descriptor set for the fallback path from the unit's pools. */
 vkc_result vkc__cmd_alloc_set(vkc_context *ctx, vkc__cmd *cmd, VkDescriptorSetLayout layout,
                               VkDescriptorSet *out);
+
+/* CLOCK_MONOTONIC in ns: the clock of every bounded wait and profile event
+ * (vkc__clock_ns, error.c). */
+#define vkc__now_ns vkc__clock_ns
+uint64_t vkc__clock_ns(void);
 
 /* Submit one ended command buffer; returns its ticket value. Where the
  * marker is trusted the submit may leave the timeline unsignalled (a later
@@ -301,11 +403,21 @@ vkc_result vkc__drain(vkc_context *ctx);
 /* Before an object the GPU may use is freed: vkc__drain, or where that
  * fails (device loss) wait for the device as far as it still can. */
 void vkc__drain_or_idle(vkc_context *ctx);
+/* vkc__drain bounded by timeout_ns (vkc_finish_timeout). */
+vkc_result vkc__drain_timeout(vkc_context *ctx, uint64_t timeout_ns);
+/* Wait for value within ctx->wait_timeout_ns; VKC_TIMEOUT (with a message
+ * naming `what`) when it ends first. */
+vkc_result vkc__wait_bounded(vkc_context *ctx, uint64_t value, const char *what);
+/* Default of vkc_context_desc.wait_timeout_ns. */
+#define VKC_DEFAULT_WAIT_TIMEOUT_NS (10ull * 1000000000ull)
 
 /* Begin a one-shot unit (a leading full barrier is recorded), then submit it
  * and wait for it. Used by the blocking buffer calls. */
 vkc_result vkc__oneshot_begin(vkc_context *ctx, vkc__cmd **out);
 vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd);
+/* The one-shot unit holds a reference on b until it retires, so a
+ * transfer that timed out never leaves b to be freed under the GPU. */
+void vkc__oneshot_hold(vkc__cmd *cmd, vkc_buffer *b);
 /* End a one-shot unit whose work ran in `stages` (host barrier, completion
  * marker), submit it without waiting and give it back to the pool. */
 vkc_result vkc__oneshot_end_submit(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages,
@@ -368,9 +480,7 @@ void vkc__cmd_ownership(vkc_context *ctx, VkCommandBuffer cb, VkBuffer buffer, V
 typedef struct vkc__block vkc__block;
 
 struct vkc_buffer {
-    uint32_t magic;
-    vkc_context *ctx;
-    vkc__node node;
+    vkc__obj obj; /* first: the handle is its header */
     VkBuffer buffer;
     VkDeviceSize offset; /* of this vkc buffer inside `buffer` (0 unless wrapped) */
     uint64_t size;
@@ -397,6 +507,8 @@ vkc_result vkc__memory_lose(vkc_context *ctx);
 vkc_result vkc__memory_rebuild(vkc_context *ctx);
 /* vkc_context_destroy: destroy the buffers the caller left alive. */
 void vkc__memory_drop(vkc_context *ctx);
+/* A buffer's free function (its last reference went; wrapped buffers too). */
+void vkc__buffer_obj_free(vkc__obj *o);
 
 /* Bytes of each staging buffer (one per direction), used in two halves:
  * transfers larger than a half go in chunks. */
@@ -445,9 +557,7 @@ typedef struct vkc__view {
 } vkc__view;
 
 struct vkc_image {
-    uint32_t magic;
-    vkc_context *ctx;
-    vkc__node node;
+    vkc__obj obj; /* first: the handle is its header */
     VkImage image;
     VkDeviceMemory memory; /* dedicated; VK_NULL_HANDLE when wrapped */
     VkDeviceSize memory_size;
@@ -547,9 +657,7 @@ void vkc__cmd_barrier2(vkc_context *ctx, VkCommandBuffer cb, const VkMemoryBarri
 /* ------------------------------------------------------------------------ */
 
 struct vkc_kernel {
-    uint32_t magic;
-    vkc_context *ctx;
-    vkc__node node;
+    vkc__obj obj; /* first: the handle is its header */
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     VkPipeline pipeline;
@@ -572,6 +680,8 @@ struct vkc_kernel {
 
 vkc_result vkc__kernel_init(vkc_context *ctx); /* pipeline cache, SPIR-V cache */
 void vkc__kernel_finish(vkc_context *ctx);
+/* vkc_context_destroy: destroy the kernels the caller left alive. */
+void vkc__kernel_drop(vkc_context *ctx);
 
 /* Largest SPIR-V module or cache file vkc reads. */
 #define VKC_MAX_FILE_BYTES (256u << 20)
@@ -692,6 +802,10 @@ vkc_result vkc__dispatch_init(vkc_context *ctx);
 void vkc__dispatch_finish(vkc_context *ctx);
 /* vkc_context_destroy: destroy the sequences the caller left alive. */
 void vkc__dispatch_drop(vkc_context *ctx);
+/* The sequence's resource set retains o until the sequence is recorded
+ * again and its submissions completed (fusion: the graph whose name and
+ * temporaries its commands use). The error is latched. */
+vkc_result vkc__seq_hold(vkc_seq *s, vkc__obj *o);
 /* Create the completion marker's buffer and kernel (VKC_WAIT_SPIN_MARKER);
  * immediate.c, after dispatch's init. */
 vkc_result vkc__marker_init(vkc_context *ctx);
@@ -706,6 +820,21 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx);
  * the old device; create them again from the SPIR-V it keeps. */
 void vkc__kernel_lose(vkc_context *ctx);
 vkc_result vkc__kernel_rebuild(vkc_context *ctx);
+
+/* Resident kernels (resident.c): destroy those the caller left alive
+ * (vkc_context_destroy), free the module state; on device loss, drop their
+ * Vulkan objects (they must be created again). */
+void vkc__resident_drop(vkc_context *ctx);
+void vkc__resident_finish(vkc_context *ctx);
+vkc_result vkc__resident_lose(vkc_context *ctx);
+/* Test hook: resident kernels created after `on` may launch on vkc's own
+ * queue where the family has no second one (lavapipe), so the resident
+ * path runs there; ordinary work then waits behind the kernel until it
+ * goes idle. */
+void vkc__resident_share_queue(vkc_context *ctx, bool on);
+/* The embedded text of shaders/include/vkc_resident.glsl (glsl.c's
+ * includer). */
+extern const char vkc__resident_glsl[];
 
 /* Create the VkDevice on ctx->phys (device.c; shared with recovery). */
 vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push);
@@ -750,9 +879,7 @@ typedef struct vkc__fgraph {
 } vkc__fgraph;
 
 struct vkc_fuse {
-    uint32_t magic;
-    vkc_context *ctx;
-    vkc__node node;
+    vkc__obj obj;    /* first: the handle is its header */
     uint32_t serial; /* tells this graph's value ids from others' (fuse.c) */
     vkc__fgraph g;
     vkc_result error;      /* first graph-building error, latched */
@@ -773,7 +900,7 @@ struct vkc_fuse {
 
 #define VKC_CHECK_FUSE(f)                                                                          \
     do {                                                                                           \
-        if (VKC_UNLIKELY(!(f) || (f)->magic != VKC_MAGIC_FUSE))                                    \
+        if (VKC_UNLIKELY(!(f) || (f)->obj.magic != VKC_MAGIC_FUSE))                                \
             return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_fuse handle");            \
     } while (0)
 
@@ -848,6 +975,8 @@ uint64_t vkc__percentile(const uint64_t *sorted, size_t n, double p);
 /* Test hook: ignore VK_EXT_calibrated_timestamps (the correlation
  * fallback) in contexts created after `on`. */
 void vkc__profile_force_correlation(bool on);
+/* Queues of its own that resident kernels may use (beside vkc's). */
+#define VKC_MAX_RESIDENT_QUEUES 3
 
 /* Host semaphore waits one submit can carry (vkc_wait_host_semaphore). */
 #define VKC_MAX_HOST_WAITS 16
@@ -932,9 +1061,18 @@ struct vkc_context {
     bool test_marker_mute;
     char wait_reason[96];
 
-    /* Objects alive, destroyed with the context if the caller did not. */
+    /* Objects not yet freed (live, or destroyed and still referenced),
+     * freed with the context if the caller did not. Recursive: recovery
+     * holds it while objects whose last reference goes unlink themselves. */
     pthread_mutex_t objects_lock;
-    vkc__node buffers, kernels, seqs, images;
+    vkc__node buffers, kernels, seqs, fuses, images;
+    /* The bound of every wait vkc makes on its own (vkc_finish, the
+     * blocking transfers, a full batch ring, vkc_context_destroy). */
+    uint64_t wait_timeout_ns;
+    /* Resource sets whose last reference went, kept for reuse (object.c;
+     * guarded by objects_lock). */
+    struct vkc__rset *spare_sets;
+    uint32_t spare_set_count;
 
     /* On-disk caches (kernel module). cache_dir starts as the desc's (or "")
      * and is resolved by vkc__kernel_init (env VKC_CACHE_DIR, XDG, HOME). */
@@ -976,7 +1114,38 @@ struct vkc_context {
         uint64_t value;
     } host_waits[VKC_MAX_HOST_WAITS];
     uint32_t host_wait_count;
+
+    /* Resident kernels (resident.c). Queues 1.. of the family, asked for
+     * when the context owns its device and the family has them. */
+    VkQueue resident_queues[VKC_MAX_RESIDENT_QUEUES];
+    uint32_t resident_queue_count;
+    void *resident_state;
+    /* Items posted to resident kernels, and that count when the last
+     * ordinary submit had waited for all of them: vkc__submit calls
+     * resident_order only while they differ (one compare otherwise). */
+    atomic_uint_fast64_t resident_posts;
+    atomic_uint_fast64_t resident_ordered;
+    /* Set by resident.c: wait for every posted item (before an ordinary
+     * submit), and the wait / poll of a resident ticket (vkc_wait,
+     * vkc_poll; timeout 0 with poll = true polls). */
+    vkc_result (*resident_order)(vkc_context *ctx);
+    vkc_result (*resident_wait)(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns, bool poll);
 };
+
+/* A resident kernel's ticket: this bit set in the value, the kernel's id in
+ * the bits above VKC__TICKET_ID_SHIFT, the item number below. */
+#define VKC__TICKET_RESIDENT (1ull << 63)
+#define VKC__TICKET_ID_SHIFT 40
+
+/* Before an ordinary submission: items posted to resident kernels complete
+ * first (their buffers are unknown to vkc). */
+static inline vkc_result vkc__resident_order(vkc_context *ctx)
+{
+    if (VKC_LIKELY(atomic_load_explicit(&ctx->resident_posts, memory_order_relaxed) ==
+                   atomic_load_explicit(&ctx->resident_ordered, memory_order_relaxed)))
+        return VKC_SUCCESS;
+    return ctx->resident_order ? ctx->resident_order(ctx) : VKC_SUCCESS;
+}
 
 static inline vkc_result vkc__flush_immediate(vkc_context *ctx)
 {
@@ -1030,6 +1199,13 @@ void vkc__log(vkc_context *ctx, vkc_log_level level, vkc_log_id id, const char *
         VkResult vkc__vr = (vr_expr);                                                              \
         if (VKC_UNLIKELY(vkc__vr < 0))                                                             \
             return vkc__vk_fail((ctx), vkc__vr, (what), __FILE__, __LINE__);                       \
+    } while (0)
+/* Forward anything but VKC_SUCCESS (VKC_TIMEOUT too: the work is not done). */
+#define VKC_FORWARD_DONE(expr)                                                                     \
+    do {                                                                                           \
+        vkc_result vkc__r = (expr);                                                                \
+        if (VKC_UNLIKELY(vkc__r != VKC_SUCCESS))                                                   \
+            return vkc__r;                                                                         \
     } while (0)
 #define VKC_FORWARD(expr)                                                                          \
     do {                                                                                           \

@@ -491,6 +491,63 @@ static vkc_result images_run(fx *f)
     return r;
 }
 
+/* Lifetimes: a kernel and a buffer destroyed once recorded, the sequence
+ * destroyed in flight; the work still computes right and everything goes
+ * when the pool retires the unit (the download's drain). The paths: the
+ * resource set's growth (a host allocation), the unit's hold, retire. */
+static vkc_result lifetime_run(fx *f)
+{
+    vkc_kernel *k = NULL;
+    vkc_buffer *x = NULL;
+    vkc_seq *s = NULL;
+    vkc_result r = upload_inputs(f);
+    if (r >= 0)
+        r = vkc_kernel_create(f->ctx,
+                              &(vkc_kernel_desc){.spirv = test_shaders_add,
+                                                 .spirv_size = test_shaders_add_size,
+                                                 .name = "add (destroyed)"},
+                              &k);
+    if (r >= 0)
+        r = vkc_buffer_create(f->ctx, &(vkc_buffer_desc){.size = N * 4, .name = "x"}, &x);
+    if (r >= 0)
+        r = vkc_buffer_upload(x, 0, f->ha, N * 4);
+    if (r >= 0)
+        r = vkc_seq_create(f->ctx, &(vkc_seq_desc){"lifetime seq"}, &s);
+    uint32_t n = N;
+    push3 p = {N, 3, 1};
+    vkc_arg xbc[3] = {{.buffer = x}, {.buffer = f->b}, {.buffer = f->c}};
+    vkc_arg c1 = {.buffer = f->c};
+    if (r >= 0)
+        r = vkc_seq_dispatch(
+            s,
+            &(vkc_dispatch_desc){
+                .kernel = k, .args = xbc, .arg_count = 3, .push = &n, .push_size = 4, .count = N});
+    if (r >= 0)
+        r = vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = f->scale,
+                                                     .args = &c1,
+                                                     .arg_count = 1,
+                                                     .push = &p,
+                                                     .push_size = sizeof(p),
+                                                     .count = N});
+    if (r >= 0)
+        r = vkc_seq_end(s);
+    vkc_kernel_destroy(k);
+    vkc_buffer_destroy(x);
+    vkc_ticket t = {0};
+    if (r >= 0)
+        r = vkc_seq_submit(s, &t);
+    vkc_seq_destroy(s);
+    if (r >= 0)
+        r = vkc_wait(f->ctx, t, UINT64_MAX);
+    if (r >= 0)
+        r = vkc_buffer_download(f->c, 0, f->out, N * 4);
+    if (r >= 0)
+        check_work(f);
+    if (r < 0)
+        (void)vkc_finish(f->ctx); /* what the sequence held goes with its unit */
+    return r;
+}
+
 static const scenario SCENARIOS[] = {
     {"buffer create + upload + copy + download", false, NULL, buffers_run, NULL},
     {"kernel create from SPIR-V", true, NULL, kernel_spirv_run, NULL},
@@ -502,6 +559,10 @@ static const scenario SCENARIOS[] = {
     {"fusion build + record + submit + wait", true, objects_setup, fusion_run, objects_teardown, 2},
     {"images: upload, storage + sampled kernels, copy, download", true, images_setup, images_run,
      images_teardown},
+    /* cached 1: after a device loss the destroyed kernel is held by a unit
+     * until the context is recovered. */
+    {"destroy recorded kernel and buffer, sequence in flight", true, objects_setup, lifetime_run,
+     objects_teardown, 1},
     {"seq (descriptor pools, fences)", true, objects_setup, seq_run, objects_teardown, 0, true},
     {"replay (descriptor pools, fences)", true, replay_setup, replay_run, objects_teardown, 0,
      true},

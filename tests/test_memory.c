@@ -569,7 +569,7 @@ static void test_bad_input(void **state)
     /* Foreign handles: a struct that is not a live buffer. */
     struct vkc_buffer fake;
     memset(&fake, 0, sizeof(fake));
-    fake.ctx = ctx;
+    fake.obj.ctx = ctx;
     fake.size = 64;
     assert_int_equal(vkc_buffer_upload(&fake, 0, data, 4), VKC_ERROR_INVALID_HANDLE);
     assert_int_equal(vkc_buffer_download(&fake, 0, data, 4), VKC_ERROR_INVALID_HANDLE);
@@ -580,7 +580,7 @@ static void test_bad_input(void **state)
     assert_null(vkc_buffer_map(&fake));
     assert_int_equal(vkc_buffer_size(&fake), 0);
     vkc_buffer_destroy(&fake); /* ignored */
-    fake.magic = VKC_MAGIC_KERNEL;
+    fake.obj.magic = VKC_MAGIC_KERNEL;
     assert_int_equal(vkc_buffer_upload(&fake, 0, data, 4), VKC_ERROR_INVALID_HANDLE);
     assert_int_equal(vkc_buffer_upload(NULL, 0, data, 4), VKC_ERROR_INVALID_HANDLE);
     assert_int_equal(vkc_buffer_download(NULL, 0, data, 4), VKC_ERROR_INVALID_HANDLE);

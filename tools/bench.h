@@ -462,7 +462,8 @@ bool raw_ranges_download_check(raw *r, raw_ranges *rr, bench_ranges *g, uint32_t
     X(fusion, "elementwise chains fused vs unfused")                                               \
     X(layout, "array of structures vs structure of arrays")                                        \
     X(record, "CPU cost per recorded dispatch")                                                    \
-    X(postfx, "the renderer's post-process chain on images, vkc vs hand-placed barriers")
+    X(postfx, "the renderer's post-process chain on images, vkc vs hand-placed barriers")          \
+    X(resident, "resident kernel: round trip and dependent stream vs ordinary submits")
 
 typedef void (*bench_fn)(bench *b, raw *r);
 #define BENCH_SCEN_DECLARE(name, what) void scen_##name(bench *b, raw *r);

@@ -104,6 +104,27 @@ static void json_uint3(json_w *w, const char *key, const uint32_t v[3])
     json_arr_end(w);
 }
 
+/* What a resident kernel gets on vkc's device (vkc_resident_create's
+ * self-test): filled while main's context exists. */
+static vkc_resident_info g_res;
+static bool g_have_res;
+
+static void probe_resident(vkc_context *ctx)
+{
+    static const char *src = "#version 450\n"
+                             "#include \"vkc_resident.glsl\"\n"
+                             "layout(local_size_x = 1) in;\n"
+                             "void main() {\n"
+                             "  vkc_item it;\n"
+                             "  while (vkc_resident_next(it)) vkc_resident_done(it);\n"
+                             "}\n";
+    vkc_resident *r = NULL;
+    if (vkc_resident_create(ctx, &(vkc_resident_desc){.glsl = src, .name = "vkc-info"}, &r) ==
+        VKC_SUCCESS)
+        g_have_res = vkc_resident_info_get(r, &g_res) == VKC_SUCCESS;
+    vkc_resident_destroy(r);
+}
+
 static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
                         const vkc_context_features *f)
 {
@@ -174,6 +195,17 @@ static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
         json_kuint(w, "max_grid_groups", f->max_grid_groups);
         json_kstr(w, "wait_mode", wait_mode_name(f->wait_mode));
         json_kstr(w, "wait_reason", f->wait_reason ? f->wait_reason : "");
+        if (g_have_res) {
+            json_key(w, "resident_kernels");
+            json_obj_begin(w);
+            json_kbool(w, "resident", g_res.resident);
+            json_kstr(w, "fallback_reason", g_res.reason);
+            json_kuint(w, "queue_index", g_res.queue_index);
+            json_kuint(w, "memory_type", g_res.memory_type);
+            json_kbool(w, "device_local", g_res.device_local);
+            json_kuint(w, "poll_ns", (uint32_t)(g_res.poll_ns + 0.5));
+            json_obj_end(w);
+        }
         json_obj_end(w);
     }
     json_obj_end(w);
@@ -298,6 +330,13 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                                     : "one invocation per element up to the device limit");
             printf("  vkc waits with: %s (%s)\n", wait_mode_name(f->wait_mode),
                    f->wait_reason ? f->wait_reason : "-");
+            if (g_have_res && g_res.resident)
+                printf("  resident kernels: yes, on queue %u of family %u, ring in memory type "
+                       "%u (%s), one poll about %.0f ns\n",
+                       g_res.queue_index, g_res.queue_family, g_res.memory_type,
+                       g_res.device_local ? "device-local" : "system memory", g_res.poll_ns);
+            else if (g_have_res)
+                printf("  resident kernels: ordinary submits (fallback): %s\n", g_res.reason);
         }
     }
     /* Several devices in one group could be driven by one VkDevice; vkc
@@ -492,6 +531,7 @@ int main(int argc, char **argv)
         vkc_result cr = vkc_context_create(&desc, &ctx);
         if (cr == VKC_SUCCESS) {
             have_f = vkc_context_features_get(ctx, &f) == VKC_SUCCESS;
+            probe_resident(ctx);
             vkc_context_destroy(ctx);
         } else {
             snprintf(si.problem, sizeof(si.problem), "creating a device failed: %s: %s",

@@ -38,13 +38,91 @@
  * - Nothing in vkc calls abort(), exit() or assert() on anything a caller or
  *   a driver can cause.
  *
+ * Lifetimes
+ * ---------
+ * One rule for every object (buffer, wrapped buffer, kernel, sequence,
+ * fusion graph): your handle is one reference; vkc_X_destroy() drops it and
+ * makes the handle dead. The object itself (its VkBuffer and memory, its
+ * pipeline, ...) is freed when the last reference goes, and the others are
+ * held by what still needs it:
+ * - a sequence holds everything its recorded commands name (kernels,
+ *   buffers, a graph's temporaries), once per recording, until it is
+ *   recorded again (vkc_seq_begin) or destroyed;
+ * - every recorded copy that was submitted holds the sequence's set until
+ *   its work completed (its ticket's value was reached);
+ * - the open immediate-mode batch is a sequence too;
+ * - a blocking transfer's submission holds its buffers until it completed.
+ * So destroy is always allowed and never waits: a sequence recorded with a
+ * kernel or buffer you then destroyed still submits and computes right,
+ * work in flight finishes on live objects, and the memory goes back to the
+ * allocator once nothing needs it (vkc_finish() releases what finished
+ * work held at once). A NEW use of a destroyed handle (recording it,
+ * uploading to it, ...) is VKC_ERROR_INVALID_HANDLE with the object's name,
+ * as long as something still holds it; once freed, the handle is dangling
+ * memory like any freed pointer: do not use it at all.
+ *
+ * Why this rule: no destroy ever blocks on the GPU (the old rule waited for
+ * all submitted work in vkc_buffer_destroy and destroyed pipelines under
+ * in-flight work in vkc_kernel_destroy), and replays cost nothing: the
+ * references are taken once when a sequence is recorded (one atomic per
+ * distinct object), never per submit.
+ *
+ * - Wrapped buffers (vkc_buffer_wrap): vkc's record follows the rule; the
+ *   host's VkBuffer is the host's, and the host must not destroy it before
+ *   the tickets of all work naming it completed.
+ * - vkc_fuse_destroy: the graph's own references go; its temporaries and
+ *   fused kernels live on in every sequence that recorded them.
+ * - vkc_context_destroy: any mix of queued immediate work, work in flight
+ *   and live objects, after any of your own destroys in any order. Queued
+ *   immediate work is submitted (flushed, not dropped), vkc waits for its
+ *   own work (bounded by wait_timeout_ns; then vkDeviceWaitIdle on its own
+ *   device; on a wrapped device it logs an error and goes on), sequences
+ *   and batches let go, and every object still alive is freed whatever
+ *   its count. Handles are dangling afterwards.
+ * - vkc_context_recover: objects keep their handles and references;
+ *   sequences recorded before the loss must be recorded again. A wrapped
+ *   buffer still alive makes recovery VKC_ERROR_UNSUPPORTED.
+ *
+ * Waits are bounded
+ * -----------------
+ * Every call that can block returns VKC_TIMEOUT (positive: not an error;
+ * the work goes on) rather than hang on a device that never finishes:
+ * vkc_wait takes your timeout; vkc_finish, the blocking transfers, an
+ * enqueue that waits for the oldest batch and vkc_context_destroy use
+ * vkc_context_desc.wait_timeout_ns (10 s by default), vkc_finish_timeout
+ * its own. No vkc wait is unbounded unless you pass UINT64_MAX.
+ *
  * Thread safety
  * -------------
- * Not thread-safe except where a function says so. In short: distinct
- * sequences may be recorded from distinct threads at once; submit, wait,
- * poll, the immediate-mode calls and object creation are internally
- * synchronised; a single object (a sequence, a buffer being mapped) must not
- * be used from two threads at once.
+ * Each function belongs to one class, said again in its comment:
+ * - Thread-safe: any thread, at any time, with anything but
+ *   vkc_context_destroy / vkc_context_recover of the same context.
+ *   vkc_result_string, vkc_queue_reason_string, vkc_last_create_error (per
+ *   thread), vkc_system_query, vkc_context_create, vkc_context_wrap,
+ *   vkc_context_device, vkc_context_features_get, vkc_context_stats,
+ *   vkc_context_vk, vkc_context_last_error (the string may be replaced by a
+ *   later failure on another thread), vkc_queue_lock/unlock,
+ *   vkc_buffer_create, vkc_buffer_wrap, vkc_kernel_create(_glsl),
+ *   vkc_seq_create, vkc_fuse_create, vkc_wait, vkc_poll, vkc_finish(_timeout),
+ *   vkc_dispatch, vkc_copy, vkc_flush, vkc_ticket_export,
+ *   vkc_wait_host_semaphore, the blocking transfers (two of them writing the
+ *   same bytes at once leave either's data), and the queries of a live
+ *   object: vkc_buffer_size/map/vk, vkc_kernel_info_get/vk.
+ * - One thread per object: calls on one sequence or one graph come from
+ *   one thread at a time (distinct objects from distinct threads at once
+ *   are fine): vkc_seq_begin/dispatch/copy/fill/barrier/acquire/release/
+ *   end/set_push/set_arg/info_get, vkc_fuse_* (building, build, source,
+ *   info, record into a sequence: both objects are used). vkc_seq_submit
+ *   is in this class too, but a second thread submitting the same sequence
+ *   meanwhile is refused with VKC_ERROR_INVALID_STATE (one atomic exchange),
+ *   never a race; distinct sequences submit from distinct threads at once.
+ *   The destroys (vkc_buffer/kernel/seq/fuse_destroy) too: no other call
+ *   may use that handle at the same time or later; they are safe with work
+ *   in flight and with calls on other objects.
+ * - Not thread-safe: vkc_context_destroy and vkc_context_recover: no other
+ *   call may use the context or its objects meanwhile.
+ * The logger may be called from any thread that calls into vkc, and from
+ * driver threads (validation messages).
  *
  * Using vkc beside volk
  * ---------------------
@@ -255,6 +333,11 @@ typedef struct vkc_context_desc {
      * DEFAULT: when profiling is on. Where the device lacks the extension it
      * is quietly off and the statistics come from reflection alone. */
     vkc_toggle kernel_statistics;
+    /* The bound of every wait vkc makes without a timeout of the caller's:
+     * vkc_finish, the blocking buffer calls, an enqueue that waits for the
+     * oldest batch, vkc_context_destroy. Past it they return VKC_TIMEOUT
+     * (with a message) instead of blocking on. 0 = 10 s. */
+    uint64_t wait_timeout_ns;
 } vkc_context_desc;
 
 /* Create a context: load Vulkan, create an instance and a device, pick the
@@ -293,9 +376,11 @@ static inline vkc_result vkc__context_create_as(const vkc_context_desc *desc, vk
 #endif
 #endif
 
-/* Wait for all work, then destroy everything the context created, in reverse
- * order. Objects (buffers, kernels, sequences) still alive are destroyed too.
- * NULL does nothing. */
+/* Submit queued immediate work, wait for vkc's work (bounded: see
+ * "Lifetimes"), then destroy everything the context created, in reverse
+ * order. Objects (buffers, kernels, sequences, graphs) still alive are
+ * destroyed too, whatever references they have. NULL does nothing. Not
+ * thread-safe. */
 VKC_API void vkc_context_destroy(vkc_context *ctx);
 
 /* Recover from device loss: create a new VkDevice on the same physical
@@ -416,6 +501,7 @@ typedef struct vkc_device_info {
     /* Present on the device (profiling and kernel statistics use them). */
     bool calibrated_timestamps;    /* VK_EXT_calibrated_timestamps */
     bool pipeline_executable_info; /* VK_KHR_pipeline_executable_properties */
+    bool buffer_device_address; /* bufferDeviceAddress (Vulkan 1.2) */
 } vkc_device_info;
 
 /* The device the context uses. Valid for the context's lifetime. */
@@ -440,6 +526,9 @@ typedef struct vkc_context_features {
      * reason the completion marker is not used ("no timeline semaphores",
      * "self-test: ..."). Valid for the context's lifetime. */
     const char *wait_reason;
+    /* Buffers have device addresses (vkc_buffer_address) and shaders may
+     * use PhysicalStorageBufferAddresses (GL_EXT_buffer_reference). */
+    bool buffer_device_address;
 } vkc_context_features;
 
 VKC_API vkc_result vkc_context_features_get(const vkc_context *ctx, vkc_context_features *out);
@@ -568,8 +657,10 @@ typedef struct vkc_buffer_desc {
  * suitable memory type has room. *out is NULL on failure. Thread-safe. */
 VKC_API vkc_result vkc_buffer_create(vkc_context *ctx, const vkc_buffer_desc *desc,
                                      vkc_buffer **out);
-/* Wait until all work submitted on the context has completed (immediate-mode
- * work is flushed first), then free the buffer. NULL does nothing. */
+/* Drop the caller's reference (see "Lifetimes"): returns at once; the
+ * handle is dead for new uses; the memory goes back when work recorded or
+ * in flight that names the buffer no longer needs it. NULL and dead
+ * handles do nothing. One thread per object. */
 VKC_API void vkc_buffer_destroy(vkc_buffer *buf);
 /* The size asked for at creation; 0 for NULL or an invalid handle. */
 VKC_API uint64_t vkc_buffer_size(const vkc_buffer *buf);
@@ -580,6 +671,14 @@ VKC_API uint64_t vkc_buffer_size(const vkc_buffer *buf);
  * UPLOAD memory behind the BAR of a discrete GPU): prefer
  * vkc_buffer_download, which stages such reads. */
 VKC_API void *vkc_buffer_map(vkc_buffer *buf);
+/* The device address of byte 0 of the buffer, for shaders that reach
+ * buffers through GL_EXT_buffer_reference (a resident kernel's payload, for
+ * one). Where the device has bufferDeviceAddress and the context owns its
+ * device, every vkc buffer gets one; VKC_ERROR_UNSUPPORTED otherwise and for
+ * a buffer that wraps the host's VkBuffer. A dispatch that reaches a buffer
+ * only by address does not tell vkc about it: order such work yourself
+ * (vkc_seq_barrier, or waits). Thread-safe. */
+VKC_API vkc_result vkc_buffer_address(const vkc_buffer *buf, uint64_t *out_address);
 /* The VkBuffer and offset behind a vkc buffer, for the host's own use. */
 VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
                                  VkDeviceSize *out_offset);
@@ -592,7 +691,9 @@ VKC_API vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer,
  * downloads of more than 1 KiB from a mapping the CPU does not cache (that
  * is read at a few MB/s). A range outside the buffer (offset + size past
  * its end, overflow included) gives VKC_ERROR_INVALID_ARGUMENT; size 0 does
- * nothing. Copy refuses overlapping ranges of one buffer. Thread-safe. */
+ * nothing. Copy refuses overlapping ranges of one buffer. Each waits at most
+ * the context's wait_timeout_ns: VKC_TIMEOUT then (the data has not
+ * arrived; its submission still holds the buffer). Thread-safe. */
 VKC_API vkc_result vkc_buffer_upload(vkc_buffer *buf, uint64_t offset, const void *data,
                                      uint64_t size);
 VKC_API vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uint64_t size);
@@ -943,7 +1044,7 @@ typedef struct vkc_glsl_desc {
 /* Compile GLSL at run time (glslang) for the context's device, then as
  * vkc_kernel_create. SPIR-V is cached by a hash of (source, defines,
  * compiler version) in memory and on disk. The line
- * `#include "vkc_grid.glsl"` (before any code; the one include vkc knows)
+ * `#include "vkc_grid.glsl"` (before any code)
  * brings vkc_grid_barrier(): a device-wide barrier across the workgroups of
  * one dispatch, for grids whose workgroups are all resident at once. Its
  * state is a storage buffer at binding VKC_GRID_BINDING of set 0 (define it
@@ -956,6 +1057,9 @@ typedef struct vkc_glsl_desc {
  * Thread-safe. */
 VKC_API vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc,
                                           vkc_kernel **out);
+/* Drop the caller's reference (see "Lifetimes"): returns at once; the
+ * pipeline is destroyed when no recorded sequence or work in flight needs
+ * it. NULL and dead handles do nothing. One thread per object. */
 VKC_API void vkc_kernel_destroy(vkc_kernel *kernel);
 
 /* What a binding of set 0 is. */
@@ -1029,7 +1133,10 @@ typedef struct vkc_dispatch_desc {
      * the work needs). The kernel must loop with stride
      * gl_NumWorkGroups.x * gl_WorkGroupSize.x. */
     uint64_t count;
-    const char *label; /* debug label; NULL = the kernel's name */
+    /* Debug label; NULL = the kernel's name. Not copied: it must stay valid
+     * while the sequence may record it again (until its next begin or its
+     * destroy); a string literal is the usual choice. */
+    const char *label;
 } vkc_dispatch_desc;
 
 typedef struct vkc_seq_desc {
@@ -1040,18 +1147,24 @@ typedef struct vkc_seq_desc {
 } vkc_seq_desc;
 
 /* A sequence records commands once and can be submitted many times. desc may
- * be NULL. Thread-safe (creation); the sequence itself is used by one thread
- * at a time. */
+ * be NULL. Thread-safe (creation); the calls on a sequence are one thread
+ * per object. */
 VKC_API vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **out);
+/* Returns at once; submissions in flight finish, and what the sequence
+ * named is released when they have. One thread per object. */
 VKC_API void vkc_seq_destroy(vkc_seq *seq);
 
-/* Start (re-)recording: drops the commands recorded so far. A new sequence
- * is already recording. */
+/* Start (re-)recording: drops the commands recorded so far, and the
+ * sequence's references on what they named (kept by submissions still in
+ * flight until they complete). A new sequence is already recording. All
+ * the recording calls below: one thread per object. */
 VKC_API vkc_result vkc_seq_begin(vkc_seq *seq);
 
 /* Record a dispatch. Checked against the kernel's interface at once
  * (binding count, push-constant size, buffer sizes, alignment, limits);
- * the first error is also latched and returned again by vkc_seq_end. */
+ * the first error is also latched and returned again by vkc_seq_end. The
+ * sequence retains the kernel and buffers (once each per recording); a
+ * destroyed one is VKC_ERROR_INVALID_HANDLE naming it. */
 VKC_API vkc_result vkc_seq_dispatch(vkc_seq *seq, const vkc_dispatch_desc *desc);
 VKC_API vkc_result vkc_seq_copy(vkc_seq *seq, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
                                 uint64_t src_offset, uint64_t size);
@@ -1078,6 +1191,7 @@ typedef struct vkc_seq_info {
     uint64_t submits;
 } vkc_seq_info;
 
+/* One thread per object. */
 VKC_API vkc_result vkc_seq_info_get(const vkc_seq *seq, vkc_seq_info *out);
 
 /* ------------------------------------------------------------------------ */
@@ -1091,7 +1205,11 @@ typedef struct vkc_ticket {
 } vkc_ticket;
 
 /* Submit a recorded sequence. It may be submitted again while in flight.
- * Thread-safe (with itself and all other submit calls). */
+ * Takes no reference and allocates nothing: what the commands name was
+ * retained when they were recorded. One thread per object: a second thread
+ * submitting the same sequence at the same moment gets
+ * VKC_ERROR_INVALID_STATE (never a race); distinct sequences may be
+ * submitted from distinct threads at once. */
 VKC_API vkc_result vkc_seq_submit(vkc_seq *seq, vkc_ticket *out_ticket);
 
 /* Wait until the ticket's work has completed, with the context's wait mode.
@@ -1100,8 +1218,12 @@ VKC_API vkc_result vkc_seq_submit(vkc_seq *seq, vkc_ticket *out_ticket);
 VKC_API vkc_result vkc_wait(vkc_context *ctx, vkc_ticket ticket, uint64_t timeout_ns);
 /* VKC_SUCCESS when complete, VKC_NOT_READY otherwise. Thread-safe. */
 VKC_API vkc_result vkc_poll(vkc_context *ctx, vkc_ticket ticket);
-/* Flush immediate-mode work and wait for everything submitted. */
+/* Flush immediate-mode work and wait for everything submitted, at most the
+ * context's wait_timeout_ns: VKC_SUCCESS, VKC_TIMEOUT (the work goes on;
+ * call again), or an error. Thread-safe. */
 VKC_API vkc_result vkc_finish(vkc_context *ctx);
+/* vkc_finish with its own bound (UINT64_MAX: no bound). Thread-safe. */
+VKC_API vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns);
 
 /* ------------------------------------------------------------------------ */
 /* Immediate mode                                                           */
@@ -1494,9 +1616,10 @@ typedef struct vkc_fuse_desc {
 
 /* Create an empty graph. desc may be NULL. Thread-safe. */
 VKC_API vkc_result vkc_fuse_create(vkc_context *ctx, const vkc_fuse_desc *desc, vkc_fuse **out);
-/* Destroy the graph and its unfused temporaries (the kernels stay in the
- * context's cache). Sequences recorded with it must be done with. NULL does
- * nothing. */
+/* Drop the graph's references (see "Lifetimes"): its unfused temporaries
+ * and the kernels (in the context's cache) live on in every sequence that
+ * recorded them, and go when those let go. NULL does nothing. One thread
+ * per object. */
 VKC_API void vkc_fuse_destroy(vkc_fuse *fuse);
 
 typedef struct vkc_fuse_input_desc {
@@ -1728,11 +1851,202 @@ VKC_API vkc_result vkc_wait_host_semaphore(vkc_context *ctx, VkSemaphore semapho
  * context's device with STORAGE_BUFFER usage (and TRANSFER_SRC/DST for
  * copies and transfers), be bound to memory, and outlive the vkc buffer;
  * offset must be a multiple of minStorageBufferOffsetAlignment.
- * vkc_buffer_destroy() frees only vkc's record, never the VkBuffer. The
- * buffer is not mapped by vkc (vkc_buffer_map returns NULL); uploads and
+ * vkc_buffer_destroy() frees only vkc's record, never the VkBuffer; the
+ * host must not destroy the VkBuffer before the tickets of all work naming
+ * it completed (vkc's record lives on in sequences that recorded it, see
+ * "Lifetimes"). The buffer is not mapped by vkc (vkc_buffer_map returns NULL); uploads and
  * downloads go through staging. Thread-safe. */
 VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSize offset,
                                    VkDeviceSize size, vkc_buffer **out);
+
+/* ------------------------------------------------------------------------ */
+/* Resident kernels                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* A resident kernel is launched once and then takes work items from a ring
+ * in memory that both the CPU and the GPU see, so posting an item costs a
+ * few stores instead of a vkQueueSubmit and a round trip (post, wait) costs
+ * a few microseconds where an ordinary submit costs ten or more. It is for
+ * many tiny dependent steps driven by the CPU: read a result, decide the
+ * next input. Opt-in per kernel.
+ *
+ * The shader. A compute shader with a loop around the include that vkc
+ * ships (shaders/include/vkc_resident.glsl, installed beside vkc.h and known
+ * to vkc_kernel_create_glsl as "vkc_resident.glsl"):
+ *
+ *   #include "vkc_resident.glsl"
+ *   layout(local_size_x = 1) in;
+ *   layout(set = 0, binding = 1) buffer Data { uint data[]; };
+ *   void main() {
+ *       vkc_item it;
+ *       while (vkc_resident_next(it)) {
+ *           data[0] += vkc_resident_word(it, 0u);
+ *           vkc_resident_done(it);
+ *       }
+ *   }
+ *
+ * The include owns binding 0 (the ring) and the push constants; the
+ * kernel's own buffers are bindings 1.. (vkc_resident_desc.args). One
+ * workgroup runs the loop; items come in post order, one at a time.
+ *
+ * The host:
+ *
+ *   vkc_resident *r;
+ *   vkc_resident_create(ctx, &(vkc_resident_desc){.glsl = src,
+ *                       .args = &data_arg, .arg_count = 1}, &r);
+ *   uint32_t x = 5;
+ *   vkc_ticket t;
+ *   vkc_resident_post(r, &x, 4, 0, &t);
+ *   vkc_wait(ctx, t, UINT64_MAX);         // spins on the item's ack
+ *
+ * How it runs. The kernel is launched on a queue of its own (index 1 of
+ * the context's queue family: vkc asks for two queues where the family has
+ * them and the context owns its device), never the queue ordinary work
+ * uses, so nothing queues behind it. The ring (a header, then `slots`
+ * slots of payload) lives in device-local host-visible memory where the
+ * device has it (the BAR of a discrete GPU): the kernel polls each slot's
+ * item number with device-scope acquire loads; post copies the payload,
+ * issues a store fence, then writes the item number (the doorbell);
+ * vkc_resident_done release-stores the item's ack, on which vkc_wait and
+ * vkc_poll spin. The ring never overwrites a slot whose item is not
+ * acknowledged.
+ *
+ * Safety. The kernel ends itself after idle_timeout_ns without an item, so
+ * an idle program occupies no SM and no driver watchdog sees an endless
+ * kernel; vkc launches it again on the next post (or the next wait or poll
+ * of an item it has not taken). At creation a self-test launches it, posts
+ * a probe item and waits (bounded) for the device to acknowledge it: it
+ * proves that the device sees host writes in the chosen memory while the
+ * kernel runs (on one H200 host-cached system memory did NOT work: the
+ * kernel saw the first doorbell and never a later one) and measures how
+ * long one poll takes, to turn the idle time into a poll count. Where the
+ * self-test fails, the family has one queue, or the context wraps the
+ * host's device, the resident kernel FALLS BACK to ordinary submits: each
+ * post becomes a submitted dispatch of the same kernel in one-item mode
+ * (vkc_resident_next returns the posted item once, then false), with the
+ * same results; vkc_resident_info_get says which mode and why (vkc-info
+ * prints it). VKC_RESIDENT=fallback in the environment (or fallback = ON in
+ * the desc) forces the fallback.
+ *
+ * On which devices it is safe, and why. Vulkan promises neither forward
+ * progress for a kernel that waits on the host, nor preemption, nor that a
+ * running shader sees host writes (or the host its writes) before a fence.
+ * vkc relies on what the self-test checks and on three more properties: the
+ * device runs the resident kernel's queue concurrently with the others (a
+ * GPU with several hardware queues: NVIDIA, AMD; CPU drivers run queues on
+ * threads); no watchdog kills it (the idle exit keeps launches short while
+ * idle, but a long busy stream is one long launch: on a GPU that also
+ * drives a display, a watchdog may end it, which vkc sees as device loss);
+ * and the device's caches keep device-scope atomics coherent with memory
+ * the host maps (true of NVIDIA's L2 and of host memory). Measured safe on
+ * an NVIDIA H200 (driver 580) and on lavapipe; treat anything else as
+ * untested and check vkc_resident_info_get.
+ *
+ * Ordering against ordinary work. vkc cannot see which buffers a payload
+ * names, so it orders everything: a post waits (on the host) for all
+ * ordinary work submitted before it, and a launch also waits for it on the
+ * GPU (the context's timeline); every ordinary submission of the context
+ * (sequences, immediate flushes, blocking buffer calls) first waits for all
+ * posted items to be acknowledged and ends the resident kernel (waiting for
+ * its fence), so its writes are ordered before that work in Vulkan's terms;
+ * the next post launches it again (a few microseconds more). Interleave
+ * posts and ordinary work only where needed. VKC_RESIDENT_POST_UNORDERED
+ * skips a post's wait (the caller knows its buffers are not in use).
+ * Immediate-mode work must be flushed (vkc_flush) to be ordered before a
+ * post. Results of an item are visible to the host once its ticket is
+ * complete. Buffers that ordinary work writes and a resident kernel reads
+ * must be declared coherent in the shader (the kernel outlives that work).
+ * On devices with one queue in the family (lavapipe), there is no queue of
+ * its own and the kernel falls back.
+ *
+ * Lifetime. vkc_resident_destroy (and vkc_context_destroy) let the kernel
+ * finish the items already posted (bounded by timeout_ns), then end it; a
+ * kernel whose own code never returns from an item cannot be ended by vkc
+ * (as with any endless kernel). After device loss a resident kernel must be
+ * destroyed and created again (post returns VKC_ERROR_INVALID_STATE).
+ *
+ * Thread safety: post, wait and poll are thread-safe; destroy must not run
+ * while another thread uses the resident kernel or waits on its tickets. */
+
+typedef struct vkc_resident vkc_resident;
+
+typedef struct vkc_resident_desc {
+    /* The kernel, one of: a kernel built with vkc_resident.glsl (it stays
+     * the caller's and must outlive the resident kernel), GLSL source, or
+     * SPIR-V. */
+    vkc_kernel *kernel;
+    const char *glsl;
+    const uint32_t *spirv;
+    size_t spirv_size;
+    const char *name;        /* debug name; copied */
+    uint32_t workgroup_size; /* with local_size_x_id; 0: the shader's size or vkc's default */
+    /* Bound to bindings 1.. of the kernel, as a dispatch's args. The
+     * buffers must outlive the resident kernel (it may run at any time). */
+    const vkc_arg *args;
+    uint32_t arg_count;
+    uint32_t slots;           /* ring slots; 0 = 64 */
+    uint32_t payload_size;    /* bytes per item (multiple of 4); 0 = 64; at most 4096 */
+    uint64_t idle_timeout_ns; /* 0 = 20 ms */
+    uint32_t grid;            /* workgroups: 0 or 1 (wider grids are not done yet) */
+    vkc_toggle fallback;      /* ON: ordinary submits from the start */
+    /* Bound of the waits post, create and destroy make (full ring, the
+     * self-test, draining): 0 = 1 s. */
+    uint64_t timeout_ns;
+} vkc_resident_desc;
+
+/* Create a resident kernel: check the kernel's interface (binding 0 and the
+ * push constants of the include), allocate the ring, launch the kernel and
+ * run the self-test (or set up the fallback).
+ *
+ * VKC_ERROR_INVALID_ARGUMENT for a desc without exactly one kernel source,
+ * a payload size that is not a multiple of 4 or above 4096, a grid above 1;
+ * VKC_ERROR_MISMATCH for a kernel that does not use vkc_resident.glsl or
+ * args that do not match bindings 1..; VKC_ERROR_COMPILE as
+ * vkc_kernel_create_glsl. A failed self-test is not an error: the resident
+ * kernel falls back. *out is NULL on failure. Thread-safe. */
+VKC_API vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *desc,
+                                       vkc_resident **out);
+/* Let posted items finish (bounded), end the kernel, free everything. The
+ * tickets of its items must not be waited on afterwards. NULL does
+ * nothing. */
+VKC_API void vkc_resident_destroy(vkc_resident *r);
+
+enum {
+    /* A full ring returns VKC_NOT_READY at once instead of waiting. */
+    VKC_RESIDENT_POST_NO_WAIT = 1u << 0,
+    /* Do not wait for ordinary work submitted earlier. */
+    VKC_RESIDENT_POST_UNORDERED = 1u << 1,
+};
+
+/* Post one item: size bytes (at most payload_size; the rest of the slot is
+ * left as it was) copied into the next slot, then the doorbell. *ticket
+ * completes when the kernel has called vkc_resident_done for it (vkc_wait,
+ * vkc_poll). A full ring waits up to timeout_ns for the oldest item
+ * (VKC_TIMEOUT) or, with VKC_RESIDENT_POST_NO_WAIT, returns VKC_NOT_READY.
+ * VKC_ERROR_LIMIT for a payload too large, VKC_ERROR_INVALID_STATE after
+ * vkc_resident_stop or device loss. Thread-safe. */
+VKC_API vkc_result vkc_resident_post(vkc_resident *r, const void *payload, uint32_t size,
+                                     uint32_t flags, vkc_ticket *ticket);
+/* Let posted items finish (bounded by timeout_ns) and end the kernel; later
+ * posts return VKC_ERROR_INVALID_STATE. Returns VKC_TIMEOUT when items were
+ * still unacknowledged at the bound. */
+VKC_API vkc_result vkc_resident_stop(vkc_resident *r);
+
+typedef struct vkc_resident_info {
+    bool resident;        /* true: a resident kernel; false: ordinary submits */
+    char reason[256];     /* why it falls back ("" when resident) */
+    uint32_t memory_type; /* of the ring */
+    bool device_local;    /* the ring's memory is device-local */
+    uint32_t queue_family, queue_index;
+    uint32_t slots, payload_size;
+    uint64_t idle_timeout_ns;
+    uint32_t idle_polls; /* polls without an item before the kernel ends */
+    double poll_ns;      /* one poll, measured by the self-test (0: not run) */
+    uint64_t launches;   /* of the resident kernel (or fallback submits) */
+    uint64_t posted, completed;
+} vkc_resident_info;
+
+VKC_API vkc_result vkc_resident_info_get(vkc_resident *r, vkc_resident_info *out);
 
 /* ------------------------------------------------------------------------ */
 /* Several devices                                                          */

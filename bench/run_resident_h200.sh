@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Resident kernels (issue 17) on the H200 machine, in one short job:
+# vkc-info's self-test line, the tests under validation (core + sync), the
+# sample both ways, vkc-bench's resident and reuse scenarios beside the
+# CUDA reference (round trip, one-node graph), and a ring placed in
+# host-cached system memory, which must fall back.
+#
+#   bench/run_resident_h200.sh OUTDIR
+#
+# Expects in the repository root (they travel with the run): .gl/ (from
+# ../shared/gpu/fetch-vulkan-runtime.sh) and a Release build in build-gpu/:
+#   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DVKC_BUILD_TESTS=ON \
+#         -DVKC_BUILD_TOOLS=ON -DVKC_BUILD_SAMPLES=ON
+#   ninja -C build-gpu test_resident test_context test_dispatch vkc-bench vkc-info \
+#         resident_control
+# Writes into OUTDIR: *.txt logs, vkc.json, cuda.json, combined.md, and
+# summary.txt (one line per step with its exit status).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: bench/run_resident_h200.sh OUTDIR}
+mkdir -p "$out"
+b=${VKC_BUILD:-build-gpu}
+status=0
+step() { # name, then the command; its output goes to OUTDIR/name.txt
+  local name=$1
+  shift
+  local t0=$SECONDS
+  timeout 240 "$@" > "$out/$name.txt" 2>&1
+  local rc=$?
+  echo "$name: exit $rc ($((SECONDS - t0)) s)" | tee -a "$out/summary.txt"
+  [ $rc -eq 0 ] || { tail -25 "$out/$name.txt"; status=1; }
+}
+
+. bench/vulkan_env.sh
+export VKC_CACHE_DIR=/tmp/vkc-cache
+
+step vkc-info "$b/tools/vkc-info"
+grep "resident kernels" "$out/vkc-info.txt"
+# The host-cached placement of the raw probe (memory type 3 there): the
+# self-test must catch it and fall back, with the reason.
+VKC_RESIDENT_MEMORY=3 step vkc-info-hostcached "$b/tools/vkc-info"
+grep "resident kernels" "$out/vkc-info-hostcached.txt"
+
+# The self-test passed in host-cached memory in the first run (the raw
+# probe had seen only the first doorbell there): does the ring really work
+# there, and how fast?
+VKC_RESIDENT_MEMORY=3 step test_resident-hostcached "$b/tests/test_resident"
+VKC_RESIDENT_MEMORY=3 step bench-hostcached "$b/tools/vkc-bench" --scenario resident
+grep -E "^\| resident " "$out/bench-hostcached.txt"
+
+# Validation core + sync, zero messages: the tests fail on any message.
+export VKC_VALIDATION=1
+step test_resident "$b/tests/test_resident"
+step test_context "$b/tests/test_context"
+step test_dispatch "$b/tests/test_dispatch"
+step sample-validation "$b/samples/resident_control" 2000
+step bench-validation "$b/tools/vkc-bench" --quick --validation --strict --scenario resident
+unset VKC_VALIDATION
+
+# Timing, without validation.
+step sample "$b/samples/resident_control" 20000
+tail -3 "$out/sample.txt"
+step vkc-bench "$b/tools/vkc-bench" --scenario reuse,resident --json "$out/vkc.json"
+grep -E "^\| (reuse|resident) " "$out/vkc-bench.txt"
+
+if nvcc -O2 -arch=sm_90 -std=c++17 -o /tmp/vkc_cuda_ref bench/cuda/vkc_cuda_ref.cu \
+     > "$out/nvcc.txt" 2>&1; then
+  step cuda /tmp/vkc_cuda_ref --json "$out/cuda.json"
+  grep -iE "roundtrip|1node" "$out/cuda.txt" | head
+else
+  echo "nvcc failed" | tee -a "$out/summary.txt"
+  tail -5 "$out/nvcc.txt"
+  status=1
+fi
+inputs=()
+for f in vkc.json cuda.json; do
+  [ -s "$out/$f" ] && inputs+=("$out/$f")
+done
+if [ ${#inputs[@]} -gt 0 ]; then
+  python3 bench/combine.py "${inputs[@]}" > "$out/combined.md" 2> "$out/combine.txt" || status=1
+  grep -E "resident|1node|roundtrip|reuse" "$out/combined.md" | head -30
+fi
+cat "$out/summary.txt"
+exit $status

@@ -1,0 +1,211 @@
+/* vkc_resident.glsl: the device half of a vkc resident kernel.
+ *
+ * Include it (#include "vkc_resident.glsl") in a compute shader written as a
+ * loop:
+ *
+ *     layout(local_size_x = 1) in;             // one workgroup runs it
+ *     layout(set = 0, binding = 1) buffer Data { uint data[]; };
+ *     void main() {
+ *         vkc_item it;
+ *         while (vkc_resident_next(it)) {       // every invocation calls it
+ *             uint x = vkc_resident_word(it, 0u);
+ *             ...work on it...
+ *             vkc_resident_done(it);            // every invocation calls it
+ *         }
+ *     }                                         // return right after the loop
+ *
+ * It declares binding 0 of set 0 (the ring: vkc binds it) and the kernel's
+ * push-constant block; the kernel's own buffers start at binding 1. Call
+ * vkc_resident_next and vkc_resident_done from all invocations, in uniform
+ * control flow (they contain barriers). Items come in post order, one at a
+ * time; every item must be acknowledged with vkc_resident_done before the
+ * next vkc_resident_next.
+ *
+ * vkc_resident_next returns false when the kernel must end: it stayed idle
+ * for its idle time, vkc asked it to stop, or (fallback mode) its one item
+ * was handled. vkc relaunches it when the next item is posted. */
+#ifndef VKC_RESIDENT_GLSL
+#define VKC_RESIDENT_GLSL 1
+
+#extension GL_KHR_memory_scope_semantics : require
+
+/* Word layout shared with src/resident.c (keep in step). */
+#define VKC_RH_STATE 0u  /* host: 1 before a launch; kernel: 2 when it ends */
+#define VKC_RH_ALIVE 1u  /* kernel: 1 once it polls */
+#define VKC_RH_BASE 2u   /* host: the first item a launch takes */
+#define VKC_RH_SPINS 3u  /* host: polls without an item before the kernel ends */
+#define VKC_RH_STOP 4u   /* host: end once no item is waiting */
+#define VKC_RH_SLOTS 5u  /* slots in the ring */
+#define VKC_RH_STRIDE 6u /* words per slot */
+#define VKC_RH_TAKEN 7u  /* kernel: the last item taken (the next launch starts after it) */
+#define VKC_RH_LAUNCH 8u /* host: polls + 16 per item in one launch before it ends; 0: no bound */
+#define VKC_RH_WORDS 16u /* header words; slots follow */
+/* Per slot: item number (the doorbell), acknowledgement, flags, payload
+ * bytes, then the payload. */
+#define VKC_RS_SEQ 0u
+#define VKC_RS_ACK 1u
+#define VKC_RS_FLAGS 2u
+#define VKC_RS_SIZE 3u
+#define VKC_RS_PAYLOAD 4u
+#define VKC_RS_FLAG_PROBE 1u
+
+layout(set = 0, binding = 0) coherent buffer vkc_resident_ring
+{
+    uint vkc_rw[];
+};
+
+/* mode 0: resident (poll the ring); 1: one item (the slot in vkc_slot),
+ * the fallback's submitted dispatch. */
+layout(push_constant) uniform vkc_resident_push
+{
+    uint vkc_mode;
+    uint vkc_slot;
+    uint vkc_pad0;
+    uint vkc_pad1;
+}
+vkc_rp;
+
+struct vkc_item {
+    uint seq;  /* item number (low 32 bits), from 1 in post order */
+    uint base; /* word index of the slot in the ring */
+};
+
+shared uint vkc_rs_ok;
+shared uint vkc_rs_seq;
+shared uint vkc_rs_base;
+uint vkc_r_next = 0u;
+uint vkc_r_total = 0u;
+bool vkc_r_started = false;
+
+uint vkc_resident_slot_base(uint seq)
+{
+    return VKC_RH_WORDS + (seq % vkc_rw[VKC_RH_SLOTS]) * vkc_rw[VKC_RH_STRIDE];
+}
+
+/* Word i of the item's payload (i < payload bytes / 4). */
+uint vkc_resident_word(vkc_item it, uint i)
+{
+    return vkc_rw[it.base + VKC_RS_PAYLOAD + i];
+}
+
+/* Bytes the host posted for this item. */
+uint vkc_resident_size(vkc_item it)
+{
+    return vkc_rw[it.base + VKC_RS_SIZE];
+}
+
+/* A device address (two words, low first) at payload word i, for
+ * GL_EXT_buffer_reference: MyRef(vkc_resident_address(it, i)). */
+uvec2 vkc_resident_address(vkc_item it, uint i)
+{
+    return uvec2(vkc_resident_word(it, i), vkc_resident_word(it, i + 1u));
+}
+
+/* Invocation 0 polls; the others wait at the barrier. */
+void vkc_resident_poll_()
+{
+    if (!vkc_r_started) {
+        vkc_r_started = true;
+        vkc_r_next = atomicLoad(vkc_rw[VKC_RH_BASE], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                                gl_SemanticsAcquire);
+        atomicStore(vkc_rw[VKC_RH_ALIVE], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                    gl_SemanticsRelease);
+    }
+    uint budget = vkc_rw[VKC_RH_SPINS];
+    /* Some drivers end all loops of an invocation after a fixed iteration
+     * count (lavapipe: 65535 in all, shared by nested loops): the launch
+     * bound ends the kernel here, between items, before that happens. */
+    uint launch = vkc_rw[VKC_RH_LAUNCH];
+    if (launch != 0u) {
+        vkc_r_total += 16u;
+        budget = vkc_r_total >= launch ? 0u : min(budget, launch - vkc_r_total);
+    }
+    /* One load per poll (the ring's words are coherent: each load goes to
+     * the device's shared cache): the slot's place and the stop flag are
+     * read outside the loop or now and then. */
+    uint slots = vkc_rw[VKC_RH_SLOTS];
+    uint stride = vkc_rw[VKC_RH_STRIDE];
+    uint base = VKC_RH_WORDS + (vkc_r_next % slots) * stride;
+    uint spins = 0u;
+    uint got = 0u;
+    for (; budget != 0u;) {
+        uint s = atomicLoad(vkc_rw[base + VKC_RS_SEQ], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                            gl_SemanticsRelaxed);
+        if (s == vkc_r_next) {
+            /* Acquire: the payload the host wrote before the doorbell. */
+            memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            atomicStore(vkc_rw[VKC_RH_TAKEN], s, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                        gl_SemanticsRelease);
+            if ((vkc_rw[base + VKC_RS_FLAGS] & VKC_RS_FLAG_PROBE) == 0u) {
+                got = 1u;
+                break;
+            }
+            /* The self-test's probe: answer with the polls it took. */
+            vkc_rw[base + VKC_RS_PAYLOAD] = spins;
+            atomicStore(vkc_rw[base + VKC_RS_ACK], s, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                        gl_SemanticsRelease);
+            vkc_r_next++;
+            base = VKC_RH_WORDS + (vkc_r_next % slots) * stride;
+            spins = 0u;
+            continue;
+        }
+        if ((spins & 63u) == 63u &&
+            atomicLoad(vkc_rw[VKC_RH_STOP], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                       gl_SemanticsAcquire) != 0u)
+            break;
+        if (++spins >= budget)
+            break;
+    }
+    vkc_r_total += spins;
+    if (got == 0u)
+        atomicStore(vkc_rw[VKC_RH_STATE], 2u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                    gl_SemanticsRelease);
+    vkc_rs_ok = got;
+    vkc_rs_seq = vkc_r_next;
+    vkc_rs_base = base;
+    if (got != 0u)
+        vkc_r_next++;
+}
+
+/* Wait for the next item; false: return from main now. */
+bool vkc_resident_next(out vkc_item it)
+{
+    if (vkc_rp.vkc_mode == 1u) {
+        /* Fallback: one submitted dispatch per item. */
+        if (vkc_r_started)
+            return false;
+        vkc_r_started = true;
+        it.base = VKC_RH_WORDS + vkc_rp.vkc_slot * vkc_rw[VKC_RH_STRIDE];
+        it.seq = vkc_rw[it.base + VKC_RS_SEQ];
+        return true;
+    }
+    if (gl_LocalInvocationIndex == 0u)
+        vkc_resident_poll_();
+    /* Workgroup scope is enough: invocation 0's acquire (device scope)
+     * happens-before this barrier, and a device-scope fence here would cost
+     * a full memory fence per item. */
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
+                   gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+    it.seq = vkc_rs_seq;
+    it.base = vkc_rs_base;
+    bool ok = vkc_rs_ok != 0u;
+    /* No invocation may see the next poll's shared values before all read
+     * these. */
+    barrier();
+    return ok;
+}
+
+/* Publish the item's results (every invocation's writes), then its
+ * acknowledgement, which the host's wait spins on. */
+void vkc_resident_done(vkc_item it)
+{
+    /* Every invocation's writes happen-before invocation 0's release, which
+     * makes them available at device scope with the ack. */
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
+                   gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+    if (gl_LocalInvocationIndex == 0u)
+        atomicStore(vkc_rw[it.base + VKC_RS_ACK], it.seq, gl_ScopeDevice,
+                    gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+}
+
+#endif

@@ -1,0 +1,1248 @@
+/* Resident kernels: a kernel launched once on a queue of its own that takes
+ * work items from a ring in memory the host and the device both see (the
+ * manual's "Resident kernels" chapter says how and when it is safe).
+ *
+ * Owns: vkc_resident, the ring (its own VkBuffer and VkDeviceMemory, so the
+ * memory type is chosen here: device-local host-visible first), the launch
+ * command buffer and fence, the self-test, the fallback's sequences, and the
+ * context's hooks resident_order (ordinary submits wait for posted items)
+ * and resident_wait (vkc_wait / vkc_poll of a resident ticket).
+ * Calls: everything below it (dispatch's public sequences for the fallback,
+ * kernels, vkc_buffer_wrap, pool.c's barrier). Word layout shared with
+ * shaders/include/vkc_resident.glsl. */
+#include "vkc_internal.h"
+
+#include <stdio.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#define VKC_MAGIC_RESIDENT 0x564b4352u /* "VKCR" */
+
+/* Header words (vkc_resident.glsl: VKC_RH_*). */
+enum {
+    RH_STATE = 0,
+    RH_ALIVE = 1,
+    RH_BASE = 2,
+    RH_SPINS = 3,
+    RH_STOP = 4,
+    RH_SLOTS = 5,
+    RH_STRIDE = 6,
+    RH_TAKEN = 7,
+    RH_LAUNCH = 8,
+    RH_WORDS = 16,
+};
+/* Slot words (VKC_RS_*). */
+enum { RS_SEQ = 0, RS_ACK = 1, RS_FLAGS = 2, RS_SIZE = 3, RS_PAYLOAD = 4 };
+#define RS_FLAG_PROBE 1u
+#define R_STATE_RUNNING 1u
+#define R_STATE_STOPPED 2u
+
+/* Resident kernels alive in one context (ticket ids index the table). */
+#define VKC__RESIDENT_TABLE 64
+#define VKC__RESIDENT_MAX_PAYLOAD 4096u
+/* The include's push-constant block: mode, slot, two spare words. */
+#define VKC__RESIDENT_PUSH 16u
+/* Polls of the self-test's launch before it ends: below lavapipe's loop
+ * limit (65535), and tens of milliseconds on a GPU. */
+#define VKC__PROBE_POLLS 50000u
+
+typedef struct vkc__rstate {
+    pthread_mutex_t lock; /* the table, the queues in use, next_id */
+    vkc_resident *table[VKC__RESIDENT_TABLE];
+    uint32_t next_id;
+    uint32_t queues_used; /* bit i: ctx->resident_queues[i] */
+    bool share_queue;     /* test hook */
+} vkc__rstate;
+
+struct vkc_resident {
+    uint32_t magic;
+    vkc_context *ctx;
+    uint32_t id;
+    char name[64];
+    vkc_kernel *kernel;
+    bool own_kernel;
+    vkc_arg *args; /* [0] is the ring; then the caller's */
+    uint32_t arg_count;
+    uint32_t slots, payload_size, stride; /* stride in words */
+    uint64_t idle_ns, timeout_ns;
+
+    VkBuffer vkbuf;
+    VkDeviceMemory mem;
+    uint32_t mem_type;
+    bool device_local;
+    volatile uint32_t *ring;
+    vkc_buffer *ring_buf; /* vkbuf wrapped, for the fallback's dispatches */
+
+    bool resident;
+    char reason[256];
+    VkQueue queue;
+    int32_t queue_slot; /* index into ctx->resident_queues; -1: vkc's queue */
+    uint32_t queue_index;
+    VkCommandPool cpool;
+    VkCommandBuffer cb;
+    VkFence fence;
+    VkDescriptorPool dpool;
+    /* A launch was submitted and its fence not yet waited (written under
+     * launch_lock; post reads it without). */
+    atomic_bool launched;
+    uint32_t idle_polls;
+    uint32_t launch_polls; /* bound of one launch (CPU drivers), 0: none */
+    double poll_ns;
+
+    vkc_seq **seqs;        /* fallback: one per slot (slot 0's also checks the args) */
+    vkc_ticket *slot_tick; /* fallback: the last submit of each slot */
+
+    pthread_mutex_t post_lock;      /* next_seq, the slots */
+    pthread_mutex_t launch_lock;    /* launches, the fence */
+    atomic_uint_fast64_t next_seq;  /* the next item's number, from 1; written under post_lock */
+    atomic_uint_fast64_t done_hint; /* every item up to it is acknowledged */
+    atomic_uint_fast64_t last_post_ns;
+    atomic_uint_fast64_t launches;
+    uint32_t probes; /* items the self-test posted */
+    bool stopped;    /* vkc_resident_stop */
+    bool lost;
+};
+
+static vkc__rstate *vkc__rstate_get(vkc_context *ctx);
+static vkc_result vkc__resident_wait_hook(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns,
+                                          bool poll);
+static vkc_result vkc__resident_order_hook(vkc_context *ctx);
+
+/* The host's payload stores reach a write-combined BAR mapping in any
+ * order: the fence drains them before the doorbell, and again after it so
+ * the doorbell leaves at once. */
+static inline void vkc__store_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_sfence();
+#endif
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+static inline void vkc__relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
+}
+
+static inline volatile uint32_t *vkc__slot(vkc_resident *r, uint64_t seq)
+{
+    return r->ring + RH_WORDS + (size_t)(seq % r->slots) * r->stride;
+}
+
+/* Item seq (already posted) is acknowledged. A slot is reused only after its
+ * item's ack, so an ack at or after seq (32-bit wrap-around order) means
+ * done. */
+static bool vkc__acked(vkc_resident *r, uint64_t seq)
+{
+    if (seq <= atomic_load_explicit(&r->done_hint, memory_order_acquire))
+        return true;
+    uint32_t a = vkc__slot(r, seq)[RS_ACK];
+    if ((int32_t)(a - (uint32_t)seq) < 0)
+        return false;
+    atomic_thread_fence(memory_order_acquire);
+    uint64_t cur = atomic_load_explicit(&r->done_hint, memory_order_relaxed);
+    while (seq > cur && !atomic_compare_exchange_weak(&r->done_hint, &cur, seq)) {
+    }
+    return true;
+}
+
+/* ---- the launch -------------------------------------------------------------------------- */
+
+static vkc_result vkc__resident_record(vkc_resident *r)
+{
+    vkc_context *ctx = r->ctx;
+    vkc_kernel *k = r->kernel;
+    VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pci.queueFamilyIndex = ctx->info.queue_family;
+    VKC_RETURN_IF_VK(ctx,
+                     VKC_VK(vkCreateCommandPool,
+                            ctx->vk.vkCreateCommandPool(ctx->device, &pci, ctx->alloc, &r->cpool)),
+                     "vkCreateCommandPool (resident)");
+    VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    cai.commandPool = r->cpool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    VKC_RETURN_IF_VK(ctx,
+                     VKC_VK(vkAllocateCommandBuffers,
+                            ctx->vk.vkAllocateCommandBuffers(ctx->device, &cai, &r->cb)),
+                     "vkAllocateCommandBuffers (resident)");
+    VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VKC_RETURN_IF_VK(
+        ctx, VKC_VK(vkCreateFence, ctx->vk.vkCreateFence(ctx->device, &fci, ctx->alloc, &r->fence)),
+        "vkCreateFence (resident)");
+    vkc__set_name(ctx, VK_OBJECT_TYPE_FENCE, (uint64_t)r->fence, r->name);
+
+    VkDescriptorBufferInfo bi[VKC_MAX_BINDINGS];
+    VkWriteDescriptorSet w[VKC_MAX_BINDINGS];
+    uint32_t storage = 0, uniform = 0;
+    for (uint32_t i = 0; i < r->arg_count; ++i) {
+        const vkc_arg *a = &r->args[i];
+        bi[i].buffer = a->buffer->buffer;
+        bi[i].offset = a->buffer->offset + a->offset;
+        bi[i].range = a->size ? a->size : a->buffer->size - a->offset;
+        memset(&w[i], 0, sizeof(w[i]));
+        w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        w[i].dstBinding = i;
+        w[i].descriptorCount = 1;
+        w[i].descriptorType = k->info.bindings[i].uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                          : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[i].pBufferInfo = &bi[i];
+        if (k->info.bindings[i].uniform)
+            uniform++;
+        else
+            storage++;
+    }
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    if (!ctx->features.push_descriptors) {
+        VkDescriptorPoolSize ps[2];
+        uint32_t np = 0;
+        if (storage)
+            ps[np++] = (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, storage};
+        if (uniform)
+            ps[np++] = (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, uniform};
+        VkDescriptorPoolCreateInfo dpi = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        dpi.maxSets = 1;
+        dpi.poolSizeCount = np;
+        dpi.pPoolSizes = ps;
+        VKC_RETURN_IF_VK(
+            ctx,
+            VKC_VK(vkCreateDescriptorPool,
+                   ctx->vk.vkCreateDescriptorPool(ctx->device, &dpi, ctx->alloc, &r->dpool)),
+            "vkCreateDescriptorPool (resident)");
+        VkDescriptorSetAllocateInfo dai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+        dai.descriptorPool = r->dpool;
+        dai.descriptorSetCount = 1;
+        dai.pSetLayouts = &k->set_layout;
+        VKC_RETURN_IF_VK(ctx,
+                         VKC_VK(vkAllocateDescriptorSets,
+                                ctx->vk.vkAllocateDescriptorSets(ctx->device, &dai, &set)),
+                         "vkAllocateDescriptorSets (resident)");
+        for (uint32_t i = 0; i < r->arg_count; ++i)
+            w[i].dstSet = set;
+        ctx->vk.vkUpdateDescriptorSets(ctx->device, r->arg_count, w, 0, NULL);
+    }
+
+    VkCommandBufferBeginInfo bbi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VKC_RETURN_IF_VK(ctx, VKC_VK(vkBeginCommandBuffer, ctx->vk.vkBeginCommandBuffer(r->cb, &bbi)),
+                     "vkBeginCommandBuffer (resident)");
+    /* Ordered after earlier work on the same queue (the shared-queue case);
+     * on a queue of its own the host's fence wait already orders launches. */
+    vkc__cmd_barrier(ctx, r->cb, VKC_WORK_STAGES, vkc__writes_of(VKC_WORK_STAGES),
+                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                     vkc__accesses_of(VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT));
+    ctx->vk.vkCmdBindPipeline(r->cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+    if (ctx->features.push_descriptors)
+        ctx->vk.vkCmdPushDescriptorSetKHR(r->cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0,
+                                          r->arg_count, w);
+    else
+        ctx->vk.vkCmdBindDescriptorSets(r->cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1,
+                                        &set, 0, NULL);
+    uint32_t push[4] = {0, 0, 0, 0};
+    ctx->vk.vkCmdPushConstants(r->cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push),
+                               push);
+    ctx->vk.vkCmdDispatch(r->cb, 1, 1, 1);
+    VKC_RETURN_IF_VK(ctx, VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(r->cb)),
+                     "vkEndCommandBuffer (resident)");
+    return VKC_SUCCESS;
+}
+
+/* The launch has ended (or never was): its fence signalled. (The kernel's
+ * own end marker comes earlier, but a relaunch must wait for the fence
+ * anyway, and under load that can take long.) */
+static vkc_result vkc__resident_ended(vkc_resident *r, bool *ended)
+{
+    *ended = true;
+    if (!r->launched)
+        return VKC_SUCCESS;
+    VkResult vr = VKC_VK(vkGetFenceStatus, r->ctx->vk.vkGetFenceStatus(r->ctx->device, r->fence));
+    if (vr < 0)
+        return vkc__vk_fail(r->ctx, vr, "vkGetFenceStatus (resident)", __FILE__, __LINE__);
+    *ended = vr == VK_SUCCESS;
+    return VKC_SUCCESS;
+}
+
+/* How long a launch may take to end once it has no reason to run (its
+ * items done, a stop asked for): at least 2 s, since under load a CPU
+ * driver signals the fence late. */
+static uint64_t vkc__resident_end_bound(const vkc_resident *r)
+{
+    return VKC_MAX(r->timeout_ns, 2000000000ull);
+}
+
+/* Wait (bounded) for the current launch's fence. Caller holds launch_lock. */
+static vkc_result vkc__resident_join(vkc_resident *r, uint64_t timeout_ns)
+{
+    if (!r->launched)
+        return VKC_SUCCESS;
+    vkc_context *ctx = r->ctx;
+    VkResult vr = VKC_VK(vkWaitForFences,
+                         ctx->vk.vkWaitForFences(ctx->device, 1, &r->fence, VK_TRUE, timeout_ns));
+    if (vr == VK_TIMEOUT)
+        return VKC_FAIL(ctx, VKC_TIMEOUT,
+                        "resident kernel \"%s\" did not end within %llu ms of its idle exit or "
+                        "stop",
+                        r->name, (unsigned long long)(timeout_ns / 1000000));
+    if (vr < 0)
+        return vkc__vk_fail(ctx, vr, "vkWaitForFences (resident)", __FILE__, __LINE__);
+    r->launched = false;
+    VKC_RETURN_IF_VK(ctx, VKC_VK(vkResetFences, ctx->vk.vkResetFences(ctx->device, 1, &r->fence)),
+                     "vkResetFences (resident)");
+    return VKC_SUCCESS;
+}
+
+/* Launch the kernel from the first unacknowledged item. Caller holds
+ * launch_lock; the previous launch has ended. */
+static vkc_result vkc__resident_launch(vkc_resident *r, uint32_t polls)
+{
+    vkc_context *ctx = r->ctx;
+    VKC_FORWARD(vkc__resident_join(r, vkc__resident_end_bound(r)));
+    /* Each item is taken once: a launch starts after the last item any
+     * launch took (acknowledged or not: a kernel that skipped an ack must
+     * not see the item again), which the kernel records in 32 bits; the
+     * full number is the one below next_seq with those bits. */
+    uint64_t posted = r->next_seq;
+    uint64_t taken = (posted & ~0xffffffffull) | r->ring[RH_TAKEN];
+    if (taken >= posted)
+        taken -= 1ull << 32;
+    uint64_t base = taken + 1;
+    /* Acknowledged items were taken too (in case the record lags). */
+    uint64_t acked = atomic_load(&r->done_hint) + 1;
+    while (acked < posted && vkc__acked(r, acked))
+        acked++;
+    if (acked > base)
+        base = acked;
+    r->ring[RH_BASE] = (uint32_t)base;
+    r->ring[RH_SPINS] = polls;
+    r->ring[RH_LAUNCH] = r->launch_polls;
+    r->ring[RH_ALIVE] = 0;
+    r->ring[RH_STATE] = R_STATE_RUNNING;
+    vkc__store_fence();
+    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &r->cb;
+    /* After all ordinary work submitted so far, on the GPU too: posts
+     * already waited for it on the host, and this wait makes the order one
+     * that Vulkan (and synchronization validation) knows. */
+    uint64_t wait_value = vkc__submitted_value(ctx);
+    VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    VkTimelineSemaphoreSubmitInfo tsi = {VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    if (ctx->features.timeline_semaphores && wait_value) {
+        tsi.waitSemaphoreValueCount = 1;
+        tsi.pWaitSemaphoreValues = &wait_value;
+        si.pNext = &tsi;
+        si.waitSemaphoreCount = 1;
+        si.pWaitSemaphores = &ctx->timeline;
+        si.pWaitDstStageMask = &wait_stage;
+    }
+    VkResult vr;
+    if (r->queue_slot < 0) {
+        vkc_queue_lock(ctx);
+        vr = VKC_VK(vkQueueSubmit, ctx->vk.vkQueueSubmit(r->queue, 1, &si, r->fence));
+        vkc_queue_unlock(ctx);
+    } else {
+        vr = VKC_VK(vkQueueSubmit, ctx->vk.vkQueueSubmit(r->queue, 1, &si, r->fence));
+    }
+    if (vr < 0)
+        return vkc__vk_fail(ctx, vr, "vkQueueSubmit (resident launch)", __FILE__, __LINE__);
+    r->launched = true;
+    atomic_fetch_add(&r->launches, 1);
+    return VKC_SUCCESS;
+}
+
+/* Relaunch when the kernel has ended while items may wait. */
+static vkc_result vkc__resident_revive(vkc_resident *r)
+{
+    pthread_mutex_lock(&r->launch_lock);
+    bool ended;
+    vkc_result res = vkc__resident_ended(r, &ended);
+    if (res >= 0 && ended)
+        res = vkc__resident_launch(r, r->idle_polls);
+    pthread_mutex_unlock(&r->launch_lock);
+    return res;
+}
+
+/* Spin until item seq is acknowledged; relaunch an ended kernel on the way.
+ * timeout 0 with poll: one look (VKC_NOT_READY). */
+static vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_t timeout_ns,
+                                          bool poll)
+{
+    vkc_context *ctx = r->ctx;
+    /* After recovery, as every ticket issued before the loss: complete
+     * (the work is gone, and so is the ring). */
+    if (r->lost)
+        return VKC_SUCCESS;
+    if (vkc__acked(r, seq))
+        return VKC_SUCCESS;
+    uint64_t start = vkc__now_ns();
+    uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
+    for (uint32_t iter = 1;; ++iter) {
+        if (vkc__acked(r, seq))
+            return VKC_SUCCESS;
+        /* Looking at the kernel's state costs a read across the bus (and a
+         * driver call): only now and then, and at once when polling. */
+        if (poll || (iter & 255) == 0) {
+            if (atomic_load_explicit(&ctx->lost, memory_order_relaxed))
+                return VKC_FAIL(ctx, VKC_ERROR_DEVICE_LOST, "the device was lost");
+            VKC_FORWARD(vkc__resident_revive(r));
+            if (poll)
+                return vkc__acked(r, seq) ? VKC_SUCCESS : VKC_NOT_READY;
+            if (vkc__now_ns() >= deadline)
+                return VKC_FAIL(ctx, VKC_TIMEOUT,
+                                "resident kernel \"%s\": item %llu not acknowledged within %llu "
+                                "us (does the kernel call vkc_resident_done?)",
+                                r->name, (unsigned long long)seq,
+                                (unsigned long long)(timeout_ns / 1000));
+        }
+        vkc__relax();
+    }
+}
+
+/* ---- the self-test --------------------------------------------------------------------- */
+
+static void vkc__resident_write_item(vkc_resident *r, uint64_t seq, const void *payload,
+                                     uint32_t size, uint32_t flags)
+{
+    volatile uint32_t *s = vkc__slot(r, seq);
+    if (size)
+        memcpy((void *)(uintptr_t)(s + RS_PAYLOAD), payload, size);
+    s[RS_FLAGS] = flags;
+    s[RS_SIZE] = size;
+    vkc__store_fence();
+    s[RS_SEQ] = (uint32_t)seq;
+    vkc__store_fence();
+}
+
+/* Post a probe (or, with !post, take the last one posted) and wait for its
+ * ack: 0 seen, 1 the launch ended first, 2 not seen within bound. */
+static int vkc__resident_probe_one(vkc_resident *r, bool post, uint64_t bound, uint64_t *seq)
+{
+    *seq = r->next_seq - 1;
+    if (post) {
+        *seq = r->next_seq++;
+        r->probes++;
+        vkc__resident_write_item(r, *seq, NULL, 0, RS_FLAG_PROBE);
+    }
+    for (uint64_t t1 = vkc__now_ns(); vkc__now_ns() - t1 < bound;) {
+        if ((int32_t)(vkc__slot(r, *seq)[RS_ACK] - (uint32_t)*seq) >= 0) {
+            atomic_store(&r->done_hint, *seq);
+            return 0;
+        }
+        if (r->ring[RH_STATE] == R_STATE_STOPPED)
+            return 1;
+        vkc__relax();
+    }
+    return 2;
+}
+
+/* One attempt of the self-test: launch, post a probe at once, and after
+ * its ack let the kernel poll for `window` ns and post a second one. Two
+ * doorbells in one launch: in host-cached memory on the H200 a kernel saw
+ * the first and never a later one. The second times one poll. *ended: the
+ * launch ran out of polls first (lavapipe ends loops after 65535
+ * iterations). !post: only wait for the probe already posted. */
+static vkc_result vkc__resident_probe(vkc_resident *r, uint64_t window, bool post, bool *seen,
+                                      bool *ended)
+{
+    *seen = *ended = false;
+    pthread_mutex_lock(&r->launch_lock);
+    vkc_result res = vkc__resident_launch(r, VKC__PROBE_POLLS);
+    pthread_mutex_unlock(&r->launch_lock);
+    VKC_FORWARD(res);
+    uint64_t bound = VKC_MIN(r->timeout_ns, 2000000000ull);
+    uint64_t t0 = vkc__now_ns();
+    while (!r->ring[RH_ALIVE]) {
+        if (vkc__now_ns() - t0 > bound) {
+            snprintf(r->reason, sizeof(r->reason),
+                     "the self-test's launch did not start polling within %llu ms",
+                     (unsigned long long)(bound / 1000000));
+            return VKC_SUCCESS;
+        }
+        vkc__relax();
+    }
+    uint64_t seq;
+    int got = vkc__resident_probe_one(r, post, bound, &seq);
+    uint64_t t_a = vkc__now_ns(), t_post = t_a;
+    const char *which = "first";
+    if (got == 0 && post) {
+        which = "second";
+        while (vkc__now_ns() - t_a < window)
+            vkc__relax();
+        t_post = vkc__now_ns();
+        got = vkc__resident_probe_one(r, true, bound, &seq);
+    }
+    if (got == 1) {
+        *ended = true;
+    } else if (got == 2) {
+        snprintf(r->reason, sizeof(r->reason),
+                 "the device did not see the self-test's %s probe within %llu ms: host writes "
+                 "to memory type %u are not visible to a running kernel",
+                 which, (unsigned long long)(bound / 1000000), r->mem_type);
+    } else {
+        /* A poll costs at least a load and a compare: below 1 ns the count
+         * is not measuring the window. Untimed: 100 ns. */
+        uint32_t polls = vkc__slot(r, seq)[RS_PAYLOAD];
+        r->poll_ns = window && polls >= 16 ? (double)(t_post - t_a) / polls : 100.0;
+        if (r->poll_ns < 1.0)
+            r->poll_ns = 1.0;
+        *seen = true;
+    }
+    return VKC_SUCCESS;
+}
+
+/* The device must see host writes to the ring while the kernel runs; also
+ * times one poll, to turn the idle time into a poll count. *ok false with
+ * r->reason set when the resident path cannot be used. */
+static vkc_result vkc__resident_selftest(vkc_resident *r, bool *ok)
+{
+    *ok = false;
+    bool seen = false, ended = true;
+    /* Shorter windows where the launch ends before the probe arrives (a
+     * CPU driver's launch bound, a host thread descheduled); without a
+     * window the poll is not timed. */
+    static const uint64_t windows[] = {20000, 2000, 0, 0, 0};
+    for (size_t i = 0; i < VKC_ARRAY_COUNT(windows) && !seen && ended; ++i)
+        VKC_FORWARD(vkc__resident_probe(r, windows[i], true, &seen, &ended));
+    /* On lavapipe (2 busy cores) launches bounded below its loop limit have
+     * ended before the probe came in some runs. A CPU driver's kernel reads
+     * the host's own memory: a relaunch taking the waiting probe is proof
+     * enough there. */
+    if (!seen && ended && r->ctx->info.type == VKC_DEVICE_TYPE_CPU)
+        VKC_FORWARD(vkc__resident_probe(r, 0, false, &seen, &ended));
+    if (!seen && ended)
+        snprintf(r->reason, sizeof(r->reason),
+                 "the self-test's launches ended before their probe arrived");
+    *ok = seen;
+    /* The probe's launch ends on its own (its poll budget) or now. */
+    r->ring[RH_STOP] = 1;
+    vkc__store_fence();
+    pthread_mutex_lock(&r->launch_lock);
+    vkc_result res = vkc__resident_join(r, vkc__resident_end_bound(r));
+    pthread_mutex_unlock(&r->launch_lock);
+    r->ring[RH_STOP] = 0;
+    VKC_FORWARD(res);
+    if (*ok) {
+        double p = (double)r->idle_ns / r->poll_ns;
+        r->idle_polls = p < 16.0 ? 16u : p > 2147483647.0 ? 2147483647u : (uint32_t)p;
+    }
+    return VKC_SUCCESS;
+}
+
+/* ---- creation -------------------------------------------------------------------------- */
+
+/* Device-local host-visible coherent memory first (the BAR: the probe on
+ * the H200 saw host writes there), then any host-visible coherent memory,
+ * uncached before cached. VKC_RESIDENT_MEMORY=N forces type N (to reproduce
+ * a placement that fails the self-test). */
+static int32_t vkc__resident_pick_memory(vkc_context *ctx, uint32_t bits)
+{
+    const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
+    uint32_t t;
+    if (vkc__env_uint(ctx, "VKC_RESIDENT_MEMORY", 0, VK_MAX_MEMORY_TYPES - 1, "vkc's choice", &t)) {
+        const VkMemoryPropertyFlags need =
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        if (t < mp->memoryTypeCount && (bits >> t & 1) &&
+            (mp->memoryTypes[t].propertyFlags & need) == need)
+            return (int32_t)t;
+        vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
+                 "VKC_RESIDENT_MEMORY=%u: not a host-visible coherent type the ring can use; "
+                 "using vkc's choice",
+                 t);
+    }
+    int32_t best = -1;
+    int best_score = -1;
+    for (uint32_t i = 0; i < mp->memoryTypeCount; ++i) {
+        VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+        if (!(bits >> i & 1) || !(f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) ||
+            !(f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
+            continue;
+        int score = ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? 4 : 0) +
+                    ((f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) ? 0 : 2);
+        if (score > best_score) {
+            best_score = score;
+            best = (int32_t)i;
+        }
+    }
+    return best;
+}
+
+static vkc_result vkc__resident_ring(vkc_resident *r)
+{
+    vkc_context *ctx = r->ctx;
+    VkDeviceSize size = ((VkDeviceSize)RH_WORDS + (VkDeviceSize)r->slots * r->stride) * 4;
+    VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = size;
+    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    VKC_RETURN_IF_VK(
+        ctx,
+        VKC_VK(vkCreateBuffer, ctx->vk.vkCreateBuffer(ctx->device, &bci, ctx->alloc, &r->vkbuf)),
+        "vkCreateBuffer (resident ring)");
+    VkMemoryRequirements req;
+    ctx->vk.vkGetBufferMemoryRequirements(ctx->device, r->vkbuf, &req);
+    int32_t t = vkc__resident_pick_memory(ctx, req.memoryTypeBits);
+    VKC_RETURN_IF(t < 0, ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY,
+                  "resident kernel \"%s\": no host-visible coherent memory type for the ring",
+                  r->name);
+    r->mem_type = (uint32_t)t;
+    r->device_local =
+        (ctx->mem_props.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
+    VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = (uint32_t)t;
+    VKC_RETURN_IF_VK(
+        ctx,
+        VKC_VK(vkAllocateMemory, ctx->vk.vkAllocateMemory(ctx->device, &mai, ctx->alloc, &r->mem)),
+        "vkAllocateMemory (resident ring)");
+    VKC_RETURN_IF_VK(
+        ctx,
+        VKC_VK(vkBindBufferMemory, ctx->vk.vkBindBufferMemory(ctx->device, r->vkbuf, r->mem, 0)),
+        "vkBindBufferMemory (resident ring)");
+    void *p = NULL;
+    VKC_RETURN_IF_VK(
+        ctx, VKC_VK(vkMapMemory, ctx->vk.vkMapMemory(ctx->device, r->mem, 0, VK_WHOLE_SIZE, 0, &p)),
+        "vkMapMemory (resident ring)");
+    r->ring = p;
+    memset(p, 0, (size_t)size);
+    r->ring[RH_SLOTS] = r->slots;
+    r->ring[RH_STRIDE] = r->stride;
+    vkc__set_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)r->vkbuf, r->name);
+    return vkc_buffer_wrap(ctx, r->vkbuf, 0, size, &r->ring_buf);
+}
+
+/* The include's interface: binding 0 a storage buffer of uints, a 16-byte
+ * push-constant block; the caller's args match bindings 1... */
+static vkc_result vkc__resident_check_kernel(vkc_resident *r, const vkc_resident_desc *d)
+{
+    vkc_context *ctx = r->ctx;
+    const vkc_kernel_info *ki = &r->kernel->info;
+    VKC_RETURN_IF(ki->binding_count < 1 || ki->bindings[0].uniform ||
+                      ki->bindings[0].array_stride != 4 || ki->bindings[0].min_size != 0 ||
+                      ki->push_constant_size != VKC__RESIDENT_PUSH,
+                  ctx, VKC_ERROR_MISMATCH,
+                  "resident kernel \"%s\": the kernel does not use vkc_resident.glsl (binding 0 "
+                  "must be its ring and its push constants the include's 16 bytes)",
+                  r->name);
+    VKC_RETURN_IF(d->arg_count != ki->binding_count - 1, ctx, VKC_ERROR_MISMATCH,
+                  "resident kernel \"%s\": %u args given for bindings 1..%u (%u)", r->name,
+                  d->arg_count, ki->binding_count - 1, ki->binding_count - 1);
+    VKC_RETURN_IF(d->arg_count && !d->args, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "resident kernel \"%s\": arg_count %u but args is NULL", r->name, d->arg_count);
+    return VKC_SUCCESS;
+}
+
+/* Fallback: slot i's sequence dispatches the kernel in one-item mode. */
+static vkc_result vkc__resident_slot_seq(vkc_resident *r, uint32_t slot, vkc_seq **out)
+{
+    if (r->seqs[slot]) {
+        *out = r->seqs[slot];
+        return VKC_SUCCESS;
+    }
+    vkc_seq *s;
+    VKC_FORWARD(vkc_seq_create(r->ctx, &(vkc_seq_desc){.name = r->name}, &s));
+    uint32_t push[4] = {1, slot, 0, 0};
+    vkc_result res = vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = r->kernel,
+                                                              .args = r->args,
+                                                              .arg_count = r->arg_count,
+                                                              .push = push,
+                                                              .push_size = sizeof(push),
+                                                              .groups = {1, 1, 1},
+                                                              .label = r->name});
+    if (res >= 0)
+        res = vkc_seq_end(s);
+    if (res < 0) {
+        vkc_seq_destroy(s);
+        return res;
+    }
+    *out = r->seqs[slot] = s;
+    return VKC_SUCCESS;
+}
+
+static void vkc__resident_fall_back(vkc_resident *r, const char *why)
+{
+    r->resident = false;
+    if (why)
+        snprintf(r->reason, sizeof(r->reason), "%s", why);
+    vkc__log(r->ctx, VKC_LOG_INFO, VKC_LOG_ID_GENERAL,
+             "resident kernel \"%s\" uses ordinary submits: %s", r->name, r->reason);
+}
+
+/* Take a queue of its own (or, with the test hook, vkc's). Sets the reason
+ * when there is none. */
+static bool vkc__resident_take_queue(vkc_resident *r, vkc__rstate *st)
+{
+    vkc_context *ctx = r->ctx;
+    for (uint32_t i = 0; i < ctx->resident_queue_count; ++i)
+        if (!(st->queues_used >> i & 1)) {
+            st->queues_used |= 1u << i;
+            r->queue_slot = (int32_t)i;
+            r->queue = ctx->resident_queues[i];
+            r->queue_index = i + 1;
+            return true;
+        }
+    if (st->share_queue) {
+        r->queue_slot = -1;
+        r->queue = ctx->queue;
+        r->queue_index = 0;
+        return true;
+    }
+    if (!ctx->own_device)
+        snprintf(r->reason, sizeof(r->reason),
+                 "the context wraps the host's device: no queue of its own for the kernel");
+    else if (ctx->info.queue_count < 2)
+        snprintf(r->reason, sizeof(r->reason),
+                 "queue family %u has %u queue(s): none of its own for the kernel",
+                 ctx->info.queue_family, ctx->info.queue_count);
+    else
+        snprintf(r->reason, sizeof(r->reason),
+                 "all %u spare queues of family %u are taken by other resident kernels",
+                 ctx->resident_queue_count, ctx->info.queue_family);
+    return false;
+}
+
+static void vkc__resident_free(vkc_resident *r);
+
+vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc_resident **out)
+{
+    if (out)
+        *out = NULL;
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_RETURN_IF(!d || !out, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_resident_create: desc and out must not be NULL");
+    int sources = (d->kernel != NULL) + (d->glsl != NULL) + (d->spirv != NULL);
+    VKC_RETURN_IF(sources != 1, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_resident_create: give exactly one of kernel, glsl and spirv (%d given)",
+                  sources);
+    uint32_t payload = d->payload_size ? d->payload_size : 64;
+    VKC_RETURN_IF(payload % 4 || payload > VKC__RESIDENT_MAX_PAYLOAD, ctx,
+                  VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_resident_create: payload_size %u must be a multiple of 4, at most %u",
+                  payload, VKC__RESIDENT_MAX_PAYLOAD);
+    VKC_RETURN_IF(d->grid > 1, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_resident_create: grid %u: only one workgroup is supported", d->grid);
+    uint32_t slots = d->slots ? d->slots : 64;
+    VKC_RETURN_IF(slots > 65536, ctx, VKC_ERROR_LIMIT,
+                  "vkc_resident_create: %u slots (at most 65536)", slots);
+    vkc__rstate *st = vkc__rstate_get(ctx);
+    VKC_RETURN_IF(!st, ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "resident module state");
+
+    vkc_resident *r = vkc__calloc(1, sizeof(*r));
+    VKC_RETURN_IF(!r, ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "vkc_resident");
+    r->magic = VKC_MAGIC_RESIDENT;
+    r->ctx = ctx;
+    r->queue_slot = -2; /* none taken */
+    pthread_mutex_init(&r->post_lock, NULL);
+    pthread_mutex_init(&r->launch_lock, NULL);
+    snprintf(r->name, sizeof(r->name), "%s", d->name && *d->name ? d->name : "resident");
+    r->slots = slots;
+    r->payload_size = payload;
+    /* Slots on 64-byte lines: the host's stores to one never share a line
+     * with the kernel's ack of another. */
+    r->stride = (RS_PAYLOAD + payload / 4 + 15) & ~15u;
+    r->idle_ns = d->idle_timeout_ns ? d->idle_timeout_ns : 20000000ull;
+    r->timeout_ns = d->timeout_ns ? d->timeout_ns : 1000000000ull;
+    atomic_init(&r->next_seq, 1);
+    /* lavapipe ends every loop of an invocation after 65535 iterations in
+     * all: launches there end themselves well before (the user's loops
+     * count too). */
+    if (ctx->info.type == VKC_DEVICE_TYPE_CPU)
+        r->launch_polls = 30000;
+    atomic_init(&r->done_hint, 0);
+    atomic_init(&r->last_post_ns, 0);
+    atomic_init(&r->launches, 0);
+
+    vkc_result res = VKC_SUCCESS;
+    if (d->kernel) {
+        if (!vkc__obj_is(d->kernel, VKC_MAGIC_KERNEL) || d->kernel->obj.ctx != ctx) {
+            res = VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE, "vkc_resident_create: invalid kernel");
+            goto fail;
+        }
+        r->kernel = d->kernel;
+    } else {
+        r->own_kernel = true;
+        uint32_t wg = d->workgroup_size;
+        res = d->glsl
+                  ? vkc_kernel_create_glsl(
+                        ctx,
+                        &(vkc_glsl_desc){.source = d->glsl, .name = r->name, .workgroup_size = wg},
+                        &r->kernel)
+                  : vkc_kernel_create(ctx,
+                                      &(vkc_kernel_desc){.spirv = d->spirv,
+                                                         .spirv_size = d->spirv_size,
+                                                         .name = r->name,
+                                                         .workgroup_size = wg},
+                                      &r->kernel);
+        if (res < 0)
+            goto fail;
+    }
+    res = vkc__resident_check_kernel(r, d);
+    if (res < 0)
+        goto fail;
+    r->seqs = vkc__calloc(slots, sizeof(*r->seqs));
+    r->slot_tick = vkc__calloc(slots, sizeof(*r->slot_tick));
+    r->arg_count = d->arg_count + 1;
+    r->args = vkc__calloc(r->arg_count, sizeof(*r->args));
+    if (!r->seqs || !r->slot_tick || !r->args) {
+        res = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "vkc_resident");
+        goto fail;
+    }
+    res = vkc__resident_ring(r);
+    if (res < 0)
+        goto fail;
+    r->args[0] = (vkc_arg){.buffer = r->ring_buf, .access = VKC_ACCESS_READ_WRITE};
+    for (uint32_t i = 0; i < d->arg_count; ++i)
+        r->args[i + 1] = d->args[i];
+    /* The fallback's sequence of slot 0 checks the args against the kernel
+     * like any dispatch, whichever mode runs. */
+    vkc_seq *s0;
+    res = vkc__resident_slot_seq(r, 0, &s0);
+    if (res < 0)
+        goto fail;
+
+    pthread_mutex_lock(&st->lock);
+    uint32_t id = 0;
+    for (uint32_t n = 0; n < VKC__RESIDENT_TABLE && !id; ++n) {
+        uint32_t c = st->next_id++ & ((1u << 23) - 1);
+        if (c && !st->table[c % VKC__RESIDENT_TABLE])
+            id = c;
+    }
+    if (id) {
+        r->id = id;
+        st->table[id % VKC__RESIDENT_TABLE] = r;
+    }
+    const char *env = vkc__env_string("VKC_RESIDENT");
+    bool env_fallback = env && strcmp(env, "fallback") == 0;
+    if (env && !env_fallback)
+        vkc__env_ignored(ctx, "VKC_RESIDENT", env, "\"fallback\"", "the resident path");
+    bool forced = d->fallback == VKC_ON || env_fallback;
+    bool queue = !forced && id && vkc__resident_take_queue(r, st);
+    pthread_mutex_unlock(&st->lock);
+    if (!id) {
+        res = VKC_FAIL(ctx, VKC_ERROR_LIMIT, "more than %d resident kernels in one context",
+                       VKC__RESIDENT_TABLE);
+        goto fail;
+    }
+
+    if (forced)
+        vkc__resident_fall_back(r, d->fallback == VKC_ON ? "forced by the desc (fallback = ON)"
+                                                         : "forced by VKC_RESIDENT=fallback");
+    else if (!queue)
+        vkc__resident_fall_back(r, NULL);
+    else {
+        res = vkc__resident_record(r);
+        bool ok = false;
+        if (res >= 0)
+            res = vkc__resident_selftest(r, &ok);
+        if (res < 0)
+            goto fail;
+        r->resident = ok;
+        if (!ok) {
+            vkc__resident_fall_back(r, NULL);
+            /* Its queue may serve another resident kernel. */
+            pthread_mutex_lock(&st->lock);
+            if (r->queue_slot >= 0)
+                st->queues_used &= ~(1u << r->queue_slot);
+            r->queue_slot = -2;
+            pthread_mutex_unlock(&st->lock);
+        }
+    }
+    /* The fallback's sequences up front: no recording on the first post to
+     * each slot. */
+    for (uint32_t i = 1; i < r->slots && !r->resident && res >= 0; ++i) {
+        vkc_seq *s;
+        res = vkc__resident_slot_seq(r, i, &s);
+    }
+    if (res < 0)
+        goto fail;
+    *out = r;
+    return VKC_SUCCESS;
+fail:
+    vkc__resident_free(r);
+    return res;
+}
+
+/* ---- posting --------------------------------------------------------------------------- */
+
+static vkc_result vkc__resident_post_fallback(vkc_resident *r, const void *payload, uint32_t size,
+                                              uint32_t flags, vkc_ticket *out)
+{
+    vkc_context *ctx = r->ctx;
+    uint64_t seq = r->next_seq;
+    uint32_t slot = (uint32_t)(seq % r->slots);
+    if (r->slot_tick[slot].value) {
+        vkc_result w = (flags & VKC_RESIDENT_POST_NO_WAIT)
+                           ? vkc_poll(ctx, r->slot_tick[slot])
+                           : vkc_wait(ctx, r->slot_tick[slot], r->timeout_ns);
+        if (w != VKC_SUCCESS)
+            return w;
+    }
+    vkc_seq *s;
+    VKC_FORWARD(vkc__resident_slot_seq(r, slot, &s));
+    vkc__resident_write_item(r, seq, payload, size, 0);
+    vkc_ticket t;
+    VKC_FORWARD(vkc_seq_submit(s, &t));
+    r->slot_tick[slot] = t;
+    r->next_seq++;
+    atomic_fetch_add(&r->launches, 1);
+    *out = t;
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc_resident_post(vkc_resident *r, const void *payload, uint32_t size, uint32_t flags,
+                             vkc_ticket *ticket)
+{
+    if (ticket)
+        memset(ticket, 0, sizeof(*ticket));
+    if (VKC_UNLIKELY(!r || r->magic != VKC_MAGIC_RESIDENT))
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_resident handle");
+    vkc_context *ctx = r->ctx;
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_RETURN_IF(size > r->payload_size, ctx, VKC_ERROR_LIMIT,
+                  "resident kernel \"%s\": payload of %u bytes (at most %u)", r->name, size,
+                  r->payload_size);
+    VKC_RETURN_IF(size && !payload, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "resident kernel \"%s\": payload is NULL", r->name);
+    VKC_RETURN_IF(r->lost, ctx, VKC_ERROR_INVALID_STATE,
+                  "resident kernel \"%s\" was created before device loss: create it again",
+                  r->name);
+    VKC_RETURN_IF(r->stopped, ctx, VKC_ERROR_INVALID_STATE,
+                  "resident kernel \"%s\" was stopped (vkc_resident_stop)", r->name);
+    vkc_ticket t = {0};
+    vkc_result res = VKC_SUCCESS;
+    pthread_mutex_lock(&r->post_lock);
+    if (!r->resident) {
+        res = vkc__resident_post_fallback(r, payload, size, flags, &t);
+        pthread_mutex_unlock(&r->post_lock);
+        if (res == VKC_SUCCESS && ticket)
+            *ticket = t;
+        return res;
+    }
+    uint64_t seq = r->next_seq;
+    if (seq > r->slots && !vkc__acked(r, seq - r->slots)) {
+        /* Full: the slot's item is not acknowledged yet. */
+        res = vkc__resident_wait_item(r, seq - r->slots,
+                                      (flags & VKC_RESIDENT_POST_NO_WAIT) ? 0 : r->timeout_ns,
+                                      (flags & VKC_RESIDENT_POST_NO_WAIT) != 0);
+        if (res != VKC_SUCCESS)
+            goto out;
+    }
+    /* Ordinary work submitted earlier may use the payload's buffers. */
+    if (!(flags & VKC_RESIDENT_POST_UNORDERED) &&
+        atomic_load_explicit(&ctx->completed_value, memory_order_acquire) <
+            vkc__submitted_value(ctx)) {
+        res =
+            vkc__wait_value(ctx, vkc__submitted_value(ctx), r->timeout_ns, ctx->features.wait_mode);
+        if (res != VKC_SUCCESS)
+            goto out;
+    }
+    vkc__resident_write_item(r, seq, payload, size, 0);
+    r->next_seq = seq + 1;
+    atomic_fetch_add_explicit(&ctx->resident_posts, 1, memory_order_relaxed);
+out:
+    pthread_mutex_unlock(&r->post_lock);
+    if (res != VKC_SUCCESS)
+        return res;
+    /* The kernel may have gone idle: look (one read across the bus) only
+     * when no post came for half the idle time; a wait catches the rest. */
+    uint64_t now = vkc__now_ns();
+    uint64_t last = atomic_exchange_explicit(&r->last_post_ns, now, memory_order_relaxed);
+    if (!r->launched || now - last > r->idle_ns / 2)
+        VKC_FORWARD(vkc__resident_revive(r));
+    if (ticket) {
+        ticket->value = VKC__TICKET_RESIDENT | (uint64_t)r->id << VKC__TICKET_ID_SHIFT |
+                        (seq & ((1ull << VKC__TICKET_ID_SHIFT) - 1));
+        ticket->context_id = ctx->id;
+    }
+    return VKC_SUCCESS;
+}
+
+/* ---- the context's hooks --------------------------------------------------------------- */
+
+static vkc_result vkc__resident_wait_hook(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns,
+                                          bool poll)
+{
+    vkc__rstate *st = ctx->resident_state;
+    uint32_t id = (uint32_t)((t.value & ~VKC__TICKET_RESIDENT) >> VKC__TICKET_ID_SHIFT);
+    uint64_t seq = t.value & ((1ull << VKC__TICKET_ID_SHIFT) - 1);
+    vkc_resident *r = st ? st->table[id % VKC__RESIDENT_TABLE] : NULL;
+    if (!r || r->id != id || seq == 0)
+        return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE,
+                        "resident ticket of a destroyed resident kernel (id %u)", id);
+    /* Item numbers of one kernel fit in 40 bits for 2^40 posts. */
+    if (seq >= r->next_seq)
+        return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE, "resident ticket %llu was never issued",
+                        (unsigned long long)seq);
+    return vkc__resident_wait_item(r, seq, timeout_ns, poll);
+}
+
+/* Before ordinary work: the posted items complete and the kernel ends (its
+ * fence waited), so what it wrote is ordered before that work in Vulkan's
+ * terms too, and a shared queue is free. The next post launches it again. */
+static vkc_result vkc__resident_quiesce(vkc_resident *r)
+{
+    vkc_result res = VKC_SUCCESS;
+    if (r->next_seq > 1)
+        res = vkc__resident_wait_item(r, r->next_seq - 1, r->timeout_ns, false);
+    if (res != VKC_SUCCESS)
+        return res;
+    pthread_mutex_lock(&r->launch_lock);
+    if (r->launched) {
+        r->ring[RH_STOP] = 1;
+        vkc__store_fence();
+        res = vkc__resident_join(r, vkc__resident_end_bound(r));
+        r->ring[RH_STOP] = 0;
+        vkc__store_fence();
+    }
+    pthread_mutex_unlock(&r->launch_lock);
+    return res;
+}
+
+static vkc_result vkc__resident_order_hook(vkc_context *ctx)
+{
+    vkc__rstate *st = ctx->resident_state;
+    uint64_t posts = atomic_load(&ctx->resident_posts);
+    pthread_mutex_lock(&st->lock);
+    vkc_result res = VKC_SUCCESS;
+    for (uint32_t i = 0; i < VKC__RESIDENT_TABLE && res == VKC_SUCCESS; ++i) {
+        vkc_resident *r = st->table[i];
+        if (r && r->resident && !r->lost && !r->stopped)
+            res = vkc__resident_quiesce(r);
+    }
+    pthread_mutex_unlock(&st->lock);
+    if (res != VKC_SUCCESS)
+        return res;
+    atomic_store(&ctx->resident_ordered, posts);
+    return VKC_SUCCESS;
+}
+
+static vkc__rstate *vkc__rstate_get(vkc_context *ctx)
+{
+    /* Made on first use under the objects lock; the hooks go live with it. */
+    pthread_mutex_lock(&ctx->objects_lock);
+    vkc__rstate *st = ctx->resident_state;
+    if (!st) {
+        st = vkc__calloc(1, sizeof(*st));
+        if (st) {
+            pthread_mutex_init(&st->lock, NULL);
+            st->next_id = 1;
+            ctx->resident_state = st;
+            ctx->resident_wait = vkc__resident_wait_hook;
+            ctx->resident_order = vkc__resident_order_hook;
+        }
+    }
+    pthread_mutex_unlock(&ctx->objects_lock);
+    return st;
+}
+
+void vkc__resident_share_queue(vkc_context *ctx, bool on)
+{
+    vkc__rstate *st = vkc__rstate_get(ctx);
+    if (st)
+        st->share_queue = on;
+}
+
+/* ---- stop, destroy, info --------------------------------------------------------------- */
+
+/* Let the posted items finish, then end the kernel (bounded). */
+static vkc_result vkc__resident_drain(vkc_resident *r)
+{
+    vkc_result res = VKC_SUCCESS;
+    if (r->lost)
+        return VKC_SUCCESS;
+    pthread_mutex_lock(&r->post_lock);
+    if (r->resident) {
+        /* The kernel sees the stop only when no item waits: it drains the
+         * ring first. An ended kernel with items left is launched again. */
+        r->ring[RH_STOP] = 1;
+        vkc__store_fence();
+        if (r->next_seq > 1)
+            res = vkc__resident_wait_item(r, r->next_seq - 1, r->timeout_ns, false);
+        pthread_mutex_lock(&r->launch_lock);
+        vkc_result j = vkc__resident_join(r, vkc__resident_end_bound(r));
+        pthread_mutex_unlock(&r->launch_lock);
+        if (res == VKC_SUCCESS)
+            res = j;
+    } else {
+        for (uint32_t i = 0; i < r->slots; ++i)
+            if (r->slot_tick[i].value) {
+                vkc_result w = vkc_wait(r->ctx, r->slot_tick[i], r->timeout_ns);
+                if (res == VKC_SUCCESS)
+                    res = w;
+                r->slot_tick[i] = (vkc_ticket){0};
+            }
+    }
+    pthread_mutex_unlock(&r->post_lock);
+    return res;
+}
+
+vkc_result vkc_resident_stop(vkc_resident *r)
+{
+    if (!r || r->magic != VKC_MAGIC_RESIDENT)
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_resident handle");
+    vkc_result res = vkc__resident_drain(r);
+    r->stopped = true;
+    return res;
+}
+
+/* The Vulkan objects of the ring and the launch (the kernel has ended).
+ * Memory goes with its mapping. */
+static void vkc__resident_drop_vk(vkc_resident *r)
+{
+    vkc_context *ctx = r->ctx;
+    if (r->fence)
+        ctx->vk.vkDestroyFence(ctx->device, r->fence, ctx->alloc);
+    if (r->dpool)
+        ctx->vk.vkDestroyDescriptorPool(ctx->device, r->dpool, ctx->alloc);
+    if (r->cpool)
+        ctx->vk.vkDestroyCommandPool(ctx->device, r->cpool, ctx->alloc);
+    if (r->vkbuf)
+        ctx->vk.vkDestroyBuffer(ctx->device, r->vkbuf, ctx->alloc);
+    if (r->mem)
+        ctx->vk.vkFreeMemory(ctx->device, r->mem, ctx->alloc);
+    r->fence = VK_NULL_HANDLE;
+    r->dpool = VK_NULL_HANDLE;
+    r->cpool = VK_NULL_HANDLE;
+    r->vkbuf = VK_NULL_HANDLE;
+    r->mem = VK_NULL_HANDLE;
+    r->ring = NULL;
+}
+
+/* Free everything (the kernel has ended or was never launched). */
+static void vkc__resident_free(vkc_resident *r)
+{
+    vkc_context *ctx = r->ctx;
+    if (r->launched && !r->lost)
+        /* Still running past every bound (its own code does not return):
+         * freeing the ring under it is not an option. */
+        ctx->vk.vkWaitForFences(ctx->device, 1, &r->fence, VK_TRUE, UINT64_MAX);
+    vkc__rstate *st = ctx->resident_state;
+    if (st) {
+        pthread_mutex_lock(&st->lock);
+        if (r->id && st->table[r->id % VKC__RESIDENT_TABLE] == r)
+            st->table[r->id % VKC__RESIDENT_TABLE] = NULL;
+        if (r->queue_slot >= 0)
+            st->queues_used &= ~(1u << r->queue_slot);
+        pthread_mutex_unlock(&st->lock);
+    }
+    if (r->seqs)
+        for (uint32_t i = 0; i < r->slots; ++i)
+            vkc_seq_destroy(r->seqs[i]);
+    vkc_buffer_destroy(r->ring_buf);
+    vkc__resident_drop_vk(r);
+    if (r->own_kernel)
+        vkc_kernel_destroy(r->kernel);
+    pthread_mutex_destroy(&r->post_lock);
+    pthread_mutex_destroy(&r->launch_lock);
+    vkc__free(r->seqs);
+    vkc__free(r->slot_tick);
+    vkc__free(r->args);
+    r->magic = 0;
+    vkc__free(r);
+}
+
+void vkc_resident_destroy(vkc_resident *r)
+{
+    if (!r || r->magic != VKC_MAGIC_RESIDENT)
+        return;
+    vkc_result res = vkc__resident_drain(r);
+    if (res != VKC_SUCCESS)
+        vkc__log(r->ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
+                 "resident kernel \"%s\" destroyed with work unfinished: %s", r->name,
+                 vkc_result_string(res));
+    vkc__resident_free(r);
+}
+
+vkc_result vkc_resident_info_get(vkc_resident *r, vkc_resident_info *out)
+{
+    if (!r || r->magic != VKC_MAGIC_RESIDENT)
+        return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "invalid vkc_resident handle");
+    VKC_RETURN_IF(!out, r->ctx, VKC_ERROR_INVALID_ARGUMENT, "out is NULL");
+    memset(out, 0, sizeof(*out));
+    out->resident = r->resident;
+    snprintf(out->reason, sizeof(out->reason), "%s", r->resident ? "" : r->reason);
+    out->memory_type = r->mem_type;
+    out->device_local = r->device_local;
+    out->queue_family = r->ctx->info.queue_family;
+    out->queue_index = r->resident ? r->queue_index : 0;
+    out->slots = r->slots;
+    out->payload_size = r->payload_size;
+    out->idle_timeout_ns = r->idle_ns;
+    out->idle_polls = r->idle_polls;
+    out->poll_ns = r->poll_ns;
+    out->launches = atomic_load(&r->launches);
+    pthread_mutex_lock(&r->post_lock);
+    out->posted = r->next_seq - 1;
+    uint64_t done = 0;
+    if (r->resident) {
+        /* The self-test's probe is item 1 and not the caller's. */
+        uint64_t probes = r->probes;
+        out->posted -= probes;
+        done = atomic_load(&r->done_hint);
+        out->completed = done > probes ? done - probes : 0;
+    } else {
+        out->posted -= r->probes;
+        out->completed = out->posted;
+        for (uint32_t i = 0; i < r->slots; ++i)
+            if (r->slot_tick[i].value && vkc_poll(r->ctx, r->slot_tick[i]) != VKC_SUCCESS)
+                out->completed--;
+    }
+    pthread_mutex_unlock(&r->post_lock);
+    return VKC_SUCCESS;
+}
+
+/* ---- the module's rows ----------------------------------------------------------------- */
+
+void vkc__resident_drop(vkc_context *ctx)
+{
+    vkc__rstate *st = ctx->resident_state;
+    if (!st)
+        return;
+    for (uint32_t i = 0; i < VKC__RESIDENT_TABLE; ++i)
+        if (st->table[i])
+            vkc_resident_destroy(st->table[i]);
+}
+
+void vkc__resident_finish(vkc_context *ctx)
+{
+    vkc__rstate *st = ctx->resident_state;
+    if (!st)
+        return;
+    ctx->resident_wait = NULL;
+    ctx->resident_order = NULL;
+    pthread_mutex_destroy(&st->lock);
+    vkc__free(st);
+    ctx->resident_state = NULL;
+}
+
+vkc_result vkc__resident_lose(vkc_context *ctx)
+{
+    vkc__rstate *st = ctx->resident_state;
+    if (!st)
+        return VKC_SUCCESS;
+    for (uint32_t i = 0; i < VKC__RESIDENT_TABLE; ++i) {
+        vkc_resident *r = st->table[i];
+        if (!r || r->lost)
+            continue;
+        /* A loss seen by vkc may leave the kernel running (a fault in
+         * another call): end it before its ring goes. A lost device answers
+         * the wait at once. */
+        if (r->launched) {
+            r->ring[RH_STOP] = 1;
+            vkc__store_fence();
+            (void)ctx->vk.vkWaitForFences(ctx->device, 1, &r->fence, VK_TRUE, r->timeout_ns);
+        }
+        vkc__resident_drop_vk(r);
+        r->launched = false;
+        r->lost = true;
+        /* The ring's wrapper would stop memory's recovery (a wrapped
+         * VkBuffer cannot be rebuilt): out of the list (the caller holds
+         * objects_lock), freed with the resident kernel. */
+        if (r->ring_buf)
+            vkc__list_remove(&r->ring_buf->obj.node);
+    }
+    /* Posted items died with the device: ordinary submits need not wait. */
+    atomic_store(&ctx->resident_ordered, atomic_load(&ctx->resident_posts));
+    return VKC_SUCCESS;
+}
