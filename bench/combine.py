@@ -156,6 +156,13 @@ def targets(recs):
         tail_row("round trip p99 / p50 (vkc default wait%s)" % label, rt)
         row("round trip p50 (vkc default wait%s) vs raw host-polled sequence word" % label, rt,
             find(recs, sc, "raw-seqpoll"), "p50_us", "report", None)
+        # Issue 13, second round: the timeline signalled every Nth submit only.
+        row("round trip p50 (vkc default wait%s) vs the same with a signal per submit" % label,
+            rt, find(recs, sc, "vkc-default-signal-every-1"), "p50_us", "report", None)
+        for n in (8, 64):
+            row("round trip p50 (raw seqpoll, timeline every %d%s) vs raw seqpoll" % (n, label),
+                find(recs, sc, "raw-seqpoll+timeline-every-%d" % n),
+                find(recs, sc, "raw-seqpoll"), "p50_us", "report", None)
     row("round trip p50 (vkc default wait) vs one-node CUDA graph", vkc_rt,
         find(recs, "reuse", "cuda-graph-1node"), "p50_us", "report the gap", None)
     row("round trip p50 (vkc spin) vs CUDA launch+sync", find(recs, "reuse", "vkc-spin"),

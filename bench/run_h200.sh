@@ -88,7 +88,7 @@ for r in recs:  # its own scenario name, so that its rows and ratios stay apart
         r["baseline"] = "reuse-pass2/" + r["baseline"][len("reuse/"):]
 json.dump(recs, open(sys.argv[2], "w"), indent=1)
 PY
-  grep -E "vkc-default|raw-seqpoll \||vkc-spin-marker" "$out/reuse2.txt"
+  grep -E "vkc-default|raw-seqpoll|vkc-spin-marker" "$out/reuse2.txt"
 fi
 
 tests=${VKC_TESTS:-"test_context test_dispatch test_memory test_fuse"}

@@ -285,6 +285,7 @@ vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out)
     VKC_LD(spirv_cache_hits);
     VKC_LD(pipeline_cache_hits);
     VKC_LD(submits);
+    VKC_LD(timeline_signals);
     VKC_LD(dispatches);
     VKC_LD(barriers);
     VKC_LD(staging_blocks);

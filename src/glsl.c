@@ -20,6 +20,48 @@
 static pthread_mutex_t vkc__glslang_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned vkc__glslang_refs;
 
+/* `#include "vkc_grid.glsl"`: a device-wide barrier for kernels whose
+ * workgroups are all resident at once (a cooperative grid). Thread 0 of each
+ * workgroup arrives on a device-scope counter and spins, with acquire, on a
+ * generation number that the last one to arrive moves on, so the barrier can
+ * be passed any number of times. The state is two uints in a storage buffer
+ * at binding VKC_GRID_BINDING (default 15) of set 0, zero before the first
+ * dispatch and zero again after each complete one. Data that crosses the
+ * barrier must live in coherent buffers. Include it before any code (it
+ * brings an #extension). */
+static const char vkc__grid_glsl[] =
+    "#extension GL_KHR_memory_scope_semantics : require\n"
+    "#ifndef VKC_GRID_BINDING\n"
+    "#define VKC_GRID_BINDING 15\n"
+    "#endif\n"
+    "layout(set = 0, binding = VKC_GRID_BINDING) coherent buffer vkc_grid_state {\n"
+    "  uint vkc_grid_arrived;\n"
+    "  uint vkc_grid_generation;\n"
+    "};\n"
+    "void vkc_grid_barrier() {\n"
+    "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                 gl_SemanticsAcquireRelease);\n"
+    "  if (gl_LocalInvocationIndex == 0u) {\n"
+    "    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;\n"
+    "    uint gen = atomicLoad(vkc_grid_generation, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                          gl_SemanticsAcquire);\n"
+    "    uint prev = atomicAdd(vkc_grid_arrived, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                          gl_SemanticsAcquireRelease);\n"
+    "    if (prev == groups - 1u) {\n"
+    "      atomicStore(vkc_grid_arrived, 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                  gl_SemanticsRelaxed);\n"
+    "      atomicAdd(vkc_grid_generation, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                gl_SemanticsRelease);\n"
+    "    } else {\n"
+    "      while (atomicLoad(vkc_grid_generation, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                        gl_SemanticsAcquire) == gen) {\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                 gl_SemanticsAcquireRelease);\n"
+    "}\n";
+
 static bool vkc__is_identifier(const char *s)
 {
     if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
@@ -31,18 +73,44 @@ static bool vkc__is_identifier(const char *s)
     return true;
 }
 
-/* The includes vkc serves: glslang's C interface here has no include
- * callbacks, so a line `#include "vkc_resident.glsl"` (or <...>, or
- * "vkc/vkc_resident.glsl") is replaced by the text, followed by a #line that
+/* The includes vkc serves, by the name a source names them. */
+static const struct {
+    const char *name; /* as in "NAME", <NAME>, "vkc/NAME" or <vkc/NAME> */
+    const char *text;
+} vkc__includes[] = {{"vkc_resident.glsl", vkc__resident_glsl}, {"vkc_grid.glsl", vkc__grid_glsl}};
+
+/* The include a directive's file part names, or NULL. */
+static const char *vkc__include_text(const char *f)
+{
+    const char open = *f;
+    if (open != '"' && open != '<')
+        return NULL;
+    const char close = open == '"' ? '"' : '>';
+    f++;
+    if (strncmp(f, "vkc/", 4) == 0)
+        f += 4;
+    for (size_t i = 0; i < VKC_ARRAY_COUNT(vkc__includes); ++i) {
+        size_t len = strlen(vkc__includes[i].name);
+        if (strncmp(f, vkc__includes[i].name, len) == 0 && f[len] == close)
+            return vkc__includes[i].text;
+    }
+    return NULL;
+}
+
+/* glslang's C interface here has no include callbacks, so a line
+ * `#include "vkc_resident.glsl"` (or <...>, or "vkc/vkc_resident.glsl"; the
+ * same for vkc_grid.glsl) is replaced by the text, followed by a #line that
  * keeps the source's own line numbers in messages. Other #include lines
  * stay (and fail to compile). Returns NULL (nothing to expand) or a
  * vkc__malloc'd source; *oom on allocation failure. */
 static char *vkc__glsl_expand(const char *src, bool *oom)
 {
     *oom = false;
-    if (!strstr(src, "vkc_resident.glsl"))
+    bool any = false;
+    for (size_t i = 0; i < VKC_ARRAY_COUNT(vkc__includes); ++i)
+        any = any || strstr(src, vkc__includes[i].name);
+    if (!any)
         return NULL;
-    size_t inc_len = strlen(vkc__resident_glsl);
     size_t cap = strlen(src) + 1, n = 0;
     char *out = NULL;
     unsigned line = 1;
@@ -52,7 +120,7 @@ static char *vkc__glsl_expand(const char *src, bool *oom)
         const char *q = p;
         while (q < p + len && (*q == ' ' || *q == '\t'))
             q++;
-        bool ours = false;
+        const char *ours = NULL;
         if (len > 8 && strncmp(q, "#", 1) == 0) {
             const char *d = q + 1;
             while (*d == ' ' || *d == '\t')
@@ -61,13 +129,10 @@ static char *vkc__glsl_expand(const char *src, bool *oom)
                 const char *f = d + 7;
                 while (*f == ' ' || *f == '\t')
                     f++;
-                ours = strncmp(f, "\"vkc_resident.glsl\"", 19) == 0 ||
-                       strncmp(f, "<vkc_resident.glsl>", 19) == 0 ||
-                       strncmp(f, "\"vkc/vkc_resident.glsl\"", 23) == 0 ||
-                       strncmp(f, "<vkc/vkc_resident.glsl>", 23) == 0;
+                ours = vkc__include_text(f);
             }
         }
-        size_t need = ours ? inc_len + 32 : len;
+        size_t need = ours ? strlen(ours) + 32 : len;
         if (!out || n + need + 1 > cap) {
             cap = (n + need + 1) * 2;
             char *grown = vkc__realloc(out, cap);
@@ -79,7 +144,8 @@ static char *vkc__glsl_expand(const char *src, bool *oom)
             out = grown;
         }
         if (ours) {
-            memcpy(out + n, vkc__resident_glsl, inc_len);
+            size_t inc_len = strlen(ours);
+            memcpy(out + n, ours, inc_len);
             n += inc_len;
             n += (size_t)snprintf(out + n, cap - n, "\n#line %u\n", line + 1);
         } else {

@@ -316,8 +316,15 @@ vkc_result vkc_ticket_export(vkc_context *ctx, vkc_ticket ticket, VkSemaphore *o
     VKC_RETURN_IF(ticket.value > vkc__submitted_value(ctx), ctx, VKC_ERROR_INVALID_HANDLE,
                   "vkc_ticket_export: ticket value %llu was never issued",
                   (unsigned long long)ticket.value);
+    /* The host waits on the semaphore itself: the value must be signalled. */
+    VKC_FORWARD(vkc__signal_through(ctx, ticket.value));
+    VKC_RETURN_IF(ticket.value && atomic_load(&ctx->signalled_value) < ticket.value, ctx,
+                  VKC_ERROR_OUT_OF_DEVICE_MEMORY,
+                  "vkc_ticket_export: no timeline signal could be submitted for ticket %llu (its "
+                  "work is complete: the queue was waited for instead)",
+                  (unsigned long long)ticket.value);
     *out_semaphore = ctx->timeline;
-    *out_value = ticket.value;
+    *out_value = ticket.value ? vkc__signal_cover(ctx, ticket.value) : 0;
     return VKC_SUCCESS;
 }
 

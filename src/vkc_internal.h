@@ -243,6 +243,9 @@ char *vkc__strdup(const char *s);
 /* Stats                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* Signal values remembered for the waits on them (pool.c). */
+#define VKC_SIGNAL_RING 64
+
 typedef struct vkc__stats {
     atomic_uint_fast64_t command_buffers;
     atomic_uint_fast64_t command_buffers_reset;
@@ -262,6 +265,7 @@ typedef struct vkc__stats {
     atomic_uint_fast64_t images;
     atomic_uint_fast64_t samplers;
     atomic_uint_fast64_t image_views;
+    atomic_uint_fast64_t timeline_signals;
 } vkc__stats;
 
 #define VKC_STAT_ADD(ctx, field, n)                                                                \
@@ -289,6 +293,7 @@ typedef struct vkc__cmd {
     uint32_t dpool_count, dpool_cap, dpool_current;
     uint64_t last_value; /* timeline value of its last submit; 0 = never */
     bool has_marker;     /* VKC_WAIT_SPIN_MARKER: the completion marker is recorded */
+    bool needs_signal;   /* its submit signals the timeline even where the marker rules */
     /* Profiling (profile.c reads these; pool.c owns the query pool, which
      * is kept and reused with the unit). query_count is 0 for a recording
      * without timestamps: the only thing the submit path tests. */
@@ -349,10 +354,20 @@ vkc_result vkc__cmd_alloc_set(vkc_context *ctx, vkc__cmd *cmd, VkDescriptorSetLa
 #define vkc__now_ns vkc__clock_ns
 uint64_t vkc__clock_ns(void);
 
-/* Submit one ended command buffer; returns the timeline value it signals.
- * Takes the queue lock (or the host's lock callbacks). Thread-safe. */
+/* Submit one ended command buffer; returns its ticket value. Where the
+ * marker is trusted the submit may leave the timeline unsignalled (a later
+ * signal covers it: see VKC_SIGNAL_EVERY). Takes the queue lock (or the
+ * host's lock callbacks). Thread-safe. */
 vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value);
-/* Wait until the timeline reaches value. Thread-safe. */
+/* Make sure the timeline will reach value: an empty submit signals the last
+ * value handed out when no submit so far signals value or more. Thread-safe;
+ * fails only on a failed submit. */
+vkc_result vkc__signal_through(vkc_context *ctx, uint64_t value);
+/* The smallest value a submit signalled that is >= value (value itself when
+ * none is known): what a wait on the timeline semaphore names. */
+uint64_t vkc__signal_cover(vkc_context *ctx, uint64_t value);
+/* Wait until the timeline reaches value (vkc__signal_through first, unless
+ * the timeout is 0). Thread-safe. */
 vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns,
                            vkc_wait_mode mode);
 /* Highest completed value (cheap; polls the driver). Thread-safe. */
@@ -1010,6 +1025,19 @@ struct vkc_context {
     uint64_t next_value;                  /* guarded by queue_lock */
     atomic_uint_fast64_t submitted_value; /* last value handed out */
     atomic_uint_fast64_t completed_value; /* cached lower bound */
+    /* Where the trusted marker tells the host that results are visible, a
+     * submit signals the timeline only every signal_every values or when
+     * something needs it (see vkc__submit). Guarded by queue_lock. */
+    atomic_uint_fast64_t signalled_value; /* the highest value a submit signals */
+    uint32_t signal_every;                /* VKC_SIGNAL_EVERY, or its override */
+    atomic_bool signal_asked;             /* the pool wants units back: signal the next submit */
+    atomic_bool marker_trusted;           /* the self-test passed: sparse signals allowed */
+    /* The last values that submits signalled, oldest first from
+     * signal_ring_n % VKC_SIGNAL_RING: a blocking wait names one of them
+     * (the validation layer of 1.3.239 loses track of a wait on a value no
+     * submit signals exactly). Guarded by queue_lock. */
+    uint64_t signal_ring[VKC_SIGNAL_RING];
+    uint32_t signal_ring_n;
     /* Fence fallback: one fence per in-flight value, in a ring. */
     VkFence *fences;
     uint64_t *fence_values;

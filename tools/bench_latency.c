@@ -64,6 +64,8 @@ enum {
     SP_WAIT_TIMELINE = 1u << 7, /* spin on the timeline's counter, not on the word */
     SP_STORE = 1u << 8,         /* count in device memory, store to the word (not an atomic) */
     SP_FILL = 1u << 9,          /* a barrier, vkCmdFillBuffer of a per-slot word, a host barrier */
+    SP_EVERY8 = 1u << 10,       /* with SP_TIMELINE: only every 8th submit signals */
+    SP_EVERY64 = 1u << 11,      /* with SP_TIMELINE: only every 64th submit signals */
 };
 #define SP_RING 4
 #define SP_BASE "reuse/raw-seqpoll"
@@ -119,6 +121,9 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
     const uint32_t ring = flags & SP_RING1 ? 1 : SP_RING;
     const bool counted = flags & (SP_OWN | SP_MARKER);
     const uint32_t how = flags & SP_STORE ? 2u : 1u; /* the shader's count mode */
+    /* Which submits signal the timeline: all of them, or every 8th / 64th
+     * (vkc's sparse signals where its marker is trusted). */
+    const uint32_t every = flags & SP_EVERY8 ? 8u : flags & SP_EVERY64 ? 64u : 1u;
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
     RTRY(raw_pipe_create(r, BENCH_SPV(inc_seq), 3, 12, TINY_WG, 0, &p));
     RTRY(raw_buf_create(r, TINY_N * 4, false, &x));
@@ -179,7 +184,8 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
         if (flags & SP_FILL)
             *flag = 0; /* before the submit, which makes it visible to the device */
         uint64_t t0 = bench_now_ns();
-        RTRY(sp_submit(r, cbs[i % ring], flags & SP_TIMELINE ? tl : VK_NULL_HANDLE, value));
+        const bool signal = (flags & SP_TIMELINE) && value % every == 0;
+        RTRY(sp_submit(r, cbs[i % ring], signal ? tl : VK_NULL_HANDLE, value));
         if (flags & SP_FILL) {
             while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != 1)
                 ;
@@ -282,6 +288,8 @@ void scen_reuse(bench *b, raw *r)
             {SP_OWN | SP_LEAD, "raw-seqpoll+lead"},
             {SP_OWN | SP_HOSTB, "raw-seqpoll+hostbarrier"},
             {SP_OWN | SP_TIMELINE, "raw-seqpoll+timeline"},
+            {SP_OWN | SP_TIMELINE | SP_EVERY8, "raw-seqpoll+timeline-every-8"},
+            {SP_OWN | SP_TIMELINE | SP_EVERY64, "raw-seqpoll+timeline-every-64"},
             {SP_MARKER, "raw-marker"},
             {SP_MARKER | SP_STORE, "raw-marker-store"},
             {SP_FILL, "raw-fill"},
@@ -293,26 +301,32 @@ void scen_reuse(bench *b, raw *r)
         for (size_t i = 0; i < sizeof(sp) / sizeof(sp[0]); ++i)
             raw_seqpoll(b, r, sp[i].name, sp[i].flags);
     }
-    /* form: VKC_MARKER_FORM for that context (an experiment knob), or NULL. */
+    /* env: an experiment knob set for that context only (VKC_MARKER_FORM,
+     * VKC_SIGNAL_EVERY: 1 is the timeline signal on every submit of before),
+     * or NULL. */
     static const struct {
         vkc_wait_mode mode;
-        const char *form;
+        const char *env, *value;
         const char *name;
-    } modes[] = {{VKC_WAIT_DEFAULT, NULL, "vkc-default"},
-                 {VKC_WAIT_SPIN_THEN_BLOCK, NULL, "vkc-spin-then-block"},
-                 {VKC_WAIT_BLOCK, NULL, "vkc-block"},
-                 {VKC_WAIT_SPIN, NULL, "vkc-spin"},
-                 {VKC_WAIT_SPIN_MARKER, NULL, "vkc-spin-marker"},
-                 {VKC_WAIT_SPIN_MARKER, "lean", "vkc-spin-marker-lean"},
-                 {VKC_WAIT_SPIN_MARKER, "atomic", "vkc-spin-marker-atomic"},
-                 {VKC_WAIT_SPIN_MARKER, "atomic,lean", "vkc-spin-marker-atomic-lean"}};
+    } modes[] = {
+        {VKC_WAIT_DEFAULT, NULL, NULL, "vkc-default"},
+        {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "1", "vkc-default-signal-every-1"},
+        {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "8", "vkc-default-signal-every-8"},
+        {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "64", "vkc-default-signal-every-64"},
+        {VKC_WAIT_SPIN_THEN_BLOCK, NULL, NULL, "vkc-spin-then-block"},
+        {VKC_WAIT_BLOCK, NULL, NULL, "vkc-block"},
+        {VKC_WAIT_SPIN, NULL, NULL, "vkc-spin"},
+        {VKC_WAIT_SPIN_MARKER, NULL, NULL, "vkc-spin-marker"},
+        {VKC_WAIT_SPIN_MARKER, "VKC_MARKER_FORM", "lean", "vkc-spin-marker-lean"},
+        {VKC_WAIT_SPIN_MARKER, "VKC_MARKER_FORM", "atomic", "vkc-spin-marker-atomic"},
+        {VKC_WAIT_SPIN_MARKER, "VKC_MARKER_FORM", "atomic,lean", "vkc-spin-marker-atomic-lean"}};
     for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); ++i) {
         vkc_context_desc desc = {.wait_mode = modes[i].mode};
-        if (modes[i].form)
-            setenv("VKC_MARKER_FORM", modes[i].form, 1);
+        if (modes[i].env)
+            setenv(modes[i].env, modes[i].value, 1);
         vkc_context *c = bench_context_or_fail(b, &desc, modes[i].name, NULL);
-        if (modes[i].form)
-            unsetenv("VKC_MARKER_FORM");
+        if (modes[i].env)
+            unsetenv(modes[i].env);
         if (!c)
             continue;
         bench_vkc_roundtrip(b, c, modes[i].name, false, NAIVE_BASE);

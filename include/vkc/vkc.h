@@ -553,6 +553,10 @@ typedef struct vkc_stats {
     uint64_t images;                /* vkc_image alive */
     uint64_t samplers;              /* alive (cached in the context) */
     uint64_t image_views;           /* alive (cached per image) */
+    /* Submits that signal the timeline, total, with the empty ones a wait or
+     * an export adds (not counted in submits). Where the completion marker
+     * is trusted most submits carry no signal: a later one covers them. */
+    uint64_t timeline_signals;
 } vkc_stats;
 
 VKC_API vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out);
@@ -1039,7 +1043,16 @@ typedef struct vkc_glsl_desc {
 
 /* Compile GLSL at run time (glslang) for the context's device, then as
  * vkc_kernel_create. SPIR-V is cached by a hash of (source, defines,
- * compiler version) in memory and on disk. VKC_ERROR_COMPILE with the
+ * compiler version) in memory and on disk. The line
+ * `#include "vkc_grid.glsl"` (before any code)
+ * brings vkc_grid_barrier(): a device-wide barrier across the workgroups of
+ * one dispatch, for grids whose workgroups are all resident at once. Its
+ * state is a storage buffer at binding VKC_GRID_BINDING of set 0 (define it
+ * first; default 15), 8 bytes, zero before the first dispatch (a complete
+ * dispatch leaves word 0 at zero, word 1 counting barriers passed); data
+ * that crosses it lives in coherent buffers. vkc does not yet launch such
+ * grids itself: the caller sizes them (lavapipe runs one workgroup at a
+ * time, so only a grid of one is safe there). VKC_ERROR_COMPILE with the
  * compiler's message (with line numbers) in vkc_context_last_error().
  * Thread-safe. */
 VKC_API vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc,
@@ -1799,7 +1812,10 @@ VKC_API vkc_result vkc_context_wrap(const vkc_wrap_desc *desc, vkc_context **out
  * wait for vkc's work in its own submit (a VkSemaphoreSubmitInfo or
  * VkTimelineSemaphoreSubmitInfo wait) or on the CPU. The semaphore belongs
  * to vkc: do not signal or destroy it; it lives as long as the context. A
- * zero ticket gives value 0 (always reached). VKC_ERROR_UNSUPPORTED when
+ * zero ticket gives value 0 (always reached). The value may be above the
+ * ticket's: where submits do not all signal the timeline (the completion
+ * marker is trusted), it is the first signal that covers the ticket, added
+ * by this call if none was submitted yet. VKC_ERROR_UNSUPPORTED when
  * the context has no timeline semaphores, VKC_ERROR_INVALID_HANDLE for a
  * ticket of another context or one never issued. Thread-safe. */
 VKC_API vkc_result vkc_ticket_export(vkc_context *ctx, vkc_ticket ticket,
