@@ -3,7 +3,7 @@
  * utilisation. The Chrome trace and its SVG picture are profile_export.c's;
  * kernel statistics and occupancy are profile_kernel.c's.
  *
- * The recorder (dispatch.c) writes the timestamps into the recording unit's
+ * The recorder (record.c) writes the timestamps into the recording unit's
  * query pool (pool.c owns it and recycles it with the unit); this module
  * reads them once the submission has completed, through the hooks it sets
  * in ctx->profile (pool.c calls them for profiled units only).

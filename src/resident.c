@@ -9,7 +9,7 @@
  * context's hooks resident_order (ordinary submits wait for posted items)
  * and resident_wait (vkc_wait / vkc_poll of a resident ticket).
  * Calls: everything below it (dispatch's public sequences for the fallback,
- * kernels, vkc_buffer_wrap, pool.c's barrier). Word layout shared with
+ * kernels, vkc_buffer_wrap). Word layout (resident.h) shared with
  * shaders/include/vkc_resident.glsl. */
 #include "resident.h"
 
