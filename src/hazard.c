@@ -4,7 +4,7 @@
  * Each command gets a dependency level: one more than the highest level of
  * any earlier command it has a hazard with (read-after-write,
  * write-after-read, write-after-write on overlapping ranges of the same
- * VkBuffer). dispatch.c emits commands level by level with one barrier
+ * VkBuffer). record.c emits commands level by level with one barrier
  * between levels, so independent commands share a level and overlap, and W
  * interleaved chains of depth D cost D barriers, not W*D.
  *

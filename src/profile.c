@@ -1,9 +1,9 @@
 /* Profiling: GPU timestamps per dispatch, copy and barrier group, CPU times
  * per submission, the GPU clock placed on the host's, per-label statistics,
- * utilisation, the Chrome trace and its SVG picture; kernel statistics and
- * occupancy.
+ * utilisation. The Chrome trace and its SVG picture are profile_export.c's;
+ * kernel statistics and occupancy are profile_kernel.c's.
  *
- * The recorder (dispatch.c) writes the timestamps into the recording unit's
+ * The recorder (record.c) writes the timestamps into the recording unit's
  * query pool (pool.c owns it and recycles it with the unit); this module
  * reads them once the submission has completed, through the hooks it sets
  * in ctx->profile (pool.c calls them for profiled units only).
@@ -11,66 +11,11 @@
  * Owns: the profile state (ctx->profile_state), its events and labels.
  * Calls: pool (one-shot units and waits, for the correlation fallback), the
  * context (errors); reads the recording units' queries and spans. */
-#include "vkc_internal.h"
+#include "profile.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
-
-/* Calibrated clocks are read again after this much profiled time, to
- * follow the drift between the two clocks. */
-#define VKC_RECALIBRATE_NS 100000000ull
-/* Lanes of the trace and the picture: GPU lanes have fixed ids above any
- * thread id. */
-#define VKC_LANE_GPU 100000u
-
-typedef struct vkc__pevent {
-    uint64_t t0, t1;
-    uint64_t value;
-    uint32_t label;
-    uint32_t thread;
-    uint8_t kind; /* vkc_profile_kind */
-} vkc__pevent;
-
-typedef struct vkc__pending {
-    vkc__cmd *unit;
-    uint64_t value;
-} vkc__pending;
-
-/* The GPU clock on the host's: host = cal_host + (ticks - cal_gpu) * period. */
-typedef struct vkc__pclock {
-    vkc_profile_clock clock;
-    double period;
-    uint64_t mask;
-    uint64_t cal_gpu, cal_host, cal_error;
-    PFN_vkGetCalibratedTimestampsEXT get_calibrated;
-} vkc__pclock;
-
-typedef struct vkc__pstate {
-    pthread_mutex_t lock;
-    vkc__pevent *ev;
-    uint32_t count, cap;
-    uint64_t dropped;
-    vkc_result status;
-    char message[256];
-
-    /* Interned labels: strings live until the context is destroyed, so
-     * events and stats can hand out plain pointers. */
-    char **labels;
-    uint32_t label_count, label_cap;
-    uint32_t *slots; /* open addressing: label index + 1, 0 = empty */
-    uint32_t slot_cap;
-
-    vkc__pending *pend;
-    uint32_t pend_count, pend_cap;
-    uint64_t *scratch;
-    uint32_t scratch_cap;
-
-    atomic_bool clock_ready;
-    vkc__pclock clk;
-
-    char trace_path[512]; /* VKC_PROFILE: written at destroy */
-} vkc__pstate;
 
 static atomic_bool vkc__no_calibration;
 static atomic_uint vkc__traces_written;
@@ -87,11 +32,6 @@ static const char *const vkc__kind_names[VKC_PROFILE_KIND_COUNT_] = {
 const char *vkc_profile_kind_string(vkc_profile_kind kind)
 {
     return (unsigned)kind < VKC_PROFILE_KIND_COUNT_ ? vkc__kind_names[kind] : "?";
-}
-
-static bool vkc__kind_gpu(uint8_t kind)
-{
-    return kind >= VKC_PROFILE_SUBMISSION && kind <= VKC_PROFILE_BARRIER;
 }
 
 uint64_t vkc__percentile(const uint64_t *sorted, size_t n, double p)
@@ -116,7 +56,7 @@ static void vkc__prof_status(vkc__pstate *st, vkc_result r, const char *msg)
     snprintf(st->message, sizeof(st->message), "%s", msg);
 }
 
-static uint64_t vkc__label_hash(const char *s)
+uint64_t vkc__label_hash(const char *s)
 {
     return vkc__hash64(VKC_HASH_SEED, s, strlen(s));
 }
@@ -526,8 +466,6 @@ vkc_result vkc__profile_init(vkc_context *ctx)
     return VKC_SUCCESS;
 }
 
-static vkc_result vkc__write_both(vkc_context *ctx, const char *json_path);
-
 void vkc__profile_drop(vkc_context *ctx)
 {
     vkc__pstate *st = ctx->profile_state;
@@ -617,11 +555,6 @@ vkc_result vkc__profile_rebuild(vkc_context *ctx)
 
 /* ---- results ------------------------------------------------------------------------------ */
 
-#define VKC_CHECK_PROFILE(ctx, st)                                                                 \
-    VKC_CHECK_CONTEXT(ctx);                                                                        \
-    vkc__pstate *st = (ctx)->profile_state;                                                        \
-    VKC_RETURN_IF(!st, ctx, VKC_ERROR_INVALID_STATE, "the context has no profile state")
-
 static int vkc__cmp_event(const void *a, const void *b)
 {
     const vkc__pevent *x = a, *y = b;
@@ -635,7 +568,7 @@ static int vkc__cmp_event(const void *a, const void *b)
 
 /* Caller holds the lock: read what is done (waiting for the rest), oldest
  * first. */
-static void vkc__settle_locked(vkc_context *ctx, vkc__pstate *st)
+void vkc__settle_locked(vkc_context *ctx, vkc__pstate *st)
 {
     vkc__collect_all_locked(ctx, st, true);
     if (st->count) /* the buffer may not exist yet */
@@ -643,7 +576,7 @@ static void vkc__settle_locked(vkc_context *ctx, vkc__pstate *st)
 }
 
 /* Caller holds the lock; events sorted. */
-static void vkc__info_locked(vkc_context *ctx, vkc__pstate *st, vkc_profile_info *info)
+void vkc__info_locked(vkc_context *ctx, vkc__pstate *st, vkc_profile_info *info)
 {
     memset(info, 0, sizeof(*info));
     info->on = ctx->profiling;
@@ -736,8 +669,8 @@ static int vkc__cmp_stat(const void *a, const void *b)
 }
 
 /* Caller holds the lock. All rows, largest total first (vkc__free them). */
-static vkc_result vkc__stats_locked(vkc_context *ctx, vkc__pstate *st, vkc_profile_stat **out,
-                                    uint32_t *n_out)
+vkc_result vkc__stats_locked(vkc_context *ctx, vkc__pstate *st, vkc_profile_stat **out,
+                             uint32_t *n_out)
 {
     *out = NULL;
     *n_out = 0;
@@ -802,571 +735,5 @@ vkc_result vkc_profile_stats(vkc_context *ctx, vkc_profile_stat *out, uint32_t c
     if (out_count)
         *out_count = n;
     vkc__free(rows);
-    return VKC_SUCCESS;
-}
-
-/* ---- trace and picture ----------------------------------------------------------------------- */
-
-/* Lanes: CPU events on their thread, GPU events on their kind's lane; an
- * event that overlaps an earlier one of its lane (commands of one level run
- * concurrently) goes to the next sub-lane, so that a lane holds disjoint
- * events only. */
-#define VKC_SUBLANES 16u
-
-static uint32_t vkc__lane_base(const vkc__pevent *e)
-{
-    switch (e->kind) {
-    case VKC_PROFILE_SUBMISSION:
-        return VKC_LANE_GPU;
-    case VKC_PROFILE_DISPATCH:
-        return VKC_LANE_GPU + VKC_SUBLANES;
-    case VKC_PROFILE_COPY:
-    case VKC_PROFILE_FILL:
-    case VKC_PROFILE_OWNERSHIP:
-        return VKC_LANE_GPU + 2 * VKC_SUBLANES;
-    case VKC_PROFILE_BARRIER:
-        return VKC_LANE_GPU + 3 * VKC_SUBLANES;
-    default:
-        return e->thread * VKC_SUBLANES;
-    }
-}
-
-static const char *const vkc__gpu_lane_names[4] = {"gpu submissions", "gpu dispatch", "gpu copy",
-                                                   "gpu barrier"};
-
-static void vkc__lane_name(uint32_t lane, char *out, size_t size)
-{
-    uint32_t sub = lane % VKC_SUBLANES;
-    char extra[16] = "";
-    if (sub)
-        snprintf(extra, sizeof(extra), " (%u)", sub + 1);
-    if (lane >= VKC_LANE_GPU)
-        snprintf(out, size, "%s%s", vkc__gpu_lane_names[((lane - VKC_LANE_GPU) / VKC_SUBLANES) & 3],
-                 extra);
-    else
-        snprintf(out, size, "cpu thread %u%s", lane / VKC_SUBLANES, extra);
-}
-
-typedef struct vkc__lanes {
-    uint32_t *of;   /* lane of each event */
-    uint32_t *used; /* distinct lanes, sorted */
-    uint32_t used_count;
-} vkc__lanes;
-
-static int vkc__cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Caller holds the lock; events sorted by start. */
-static bool vkc__assign_lanes(const vkc__pstate *st, vkc__lanes *l)
-{
-    memset(l, 0, sizeof(*l));
-    l->of = vkc__malloc(((size_t)st->count + 1) * sizeof(uint32_t));
-    l->used = vkc__malloc(((size_t)st->count + 1) * sizeof(uint32_t));
-    /* The end of the last event of each lane, by (base, sub) in a small
-     * table keyed by base. */
-    typedef struct {
-        uint32_t base;
-        uint64_t end[VKC_SUBLANES];
-    } slot;
-    uint32_t cap = 64, n = 0;
-    slot *slots = vkc__calloc(cap, sizeof(*slots));
-    if (!l->of || !l->used || !slots) {
-        vkc__free(slots);
-        return false;
-    }
-    for (uint32_t i = 0; i < st->count; ++i) {
-        const vkc__pevent *e = &st->ev[i];
-        uint32_t base = vkc__lane_base(e), s = 0;
-        while (s < n && slots[s].base != base)
-            ++s;
-        if (s == n) {
-            if (n == cap) {
-                slot *p = vkc__realloc(slots, 2 * cap * sizeof(*p));
-                if (!p) {
-                    vkc__free(slots);
-                    return false;
-                }
-                slots = p;
-                cap *= 2;
-            }
-            memset(&slots[n], 0, sizeof(slots[n]));
-            slots[n++].base = base;
-        }
-        uint32_t sub = 0;
-        while (sub < VKC_SUBLANES - 1 && e->t0 < slots[s].end[sub])
-            ++sub;
-        if (e->t1 > slots[s].end[sub])
-            slots[s].end[sub] = e->t1;
-        l->of[i] = base + sub;
-        l->used[i] = base + sub;
-    }
-    vkc__free(slots);
-    qsort(l->used, st->count, sizeof(uint32_t), vkc__cmp_u32);
-    for (uint32_t i = 0; i < st->count; ++i)
-        if (!l->used_count || l->used[l->used_count - 1] != l->used[i])
-            l->used[l->used_count++] = l->used[i];
-    return true;
-}
-
-static void vkc__lanes_free(vkc__lanes *l)
-{
-    vkc__free(l->of);
-    vkc__free(l->used);
-}
-
-static void vkc__json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; ++s) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static const char *vkc__clock_name(vkc_profile_clock c)
-{
-    return c == VKC_PROFILE_CLOCK_CALIBRATED   ? "calibrated (VK_EXT_calibrated_timestamps)"
-           : c == VKC_PROFILE_CLOCK_CORRELATED ? "correlated (one submitted timestamp)"
-                                               : "none";
-}
-
-/* Caller holds the lock; events sorted. */
-static vkc_result vkc__write_trace_locked(vkc_context *ctx, vkc__pstate *st, const char *path)
-{
-    vkc__lanes l;
-    vkc_profile_stat *rows = NULL;
-    uint32_t nrows = 0;
-    if (!vkc__assign_lanes(st, &l)) {
-        vkc__lanes_free(&l);
-        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "trace lanes");
-    }
-    vkc_result r = vkc__stats_locked(ctx, st, &rows, &nrows);
-    if (r < 0) {
-        vkc__lanes_free(&l);
-        return r;
-    }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        vkc__lanes_free(&l);
-        vkc__free(rows);
-        return VKC_FAIL(ctx, VKC_ERROR_IO, "profile trace: cannot open \"%s\" for writing", path);
-    }
-    vkc_profile_info info;
-    vkc__info_locked(ctx, st, &info);
-    const uint64_t origin = st->count ? st->ev[0].t0 : 0;
-    fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-    fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":");
-    char pname[300];
-    snprintf(pname, sizeof(pname), "vkc on %s", ctx->info.name);
-    vkc__json_string(f, pname);
-    fprintf(f, "}}");
-    for (uint32_t i = 0; i < l.used_count; ++i) {
-        char name[64];
-        vkc__lane_name(l.used[i], name, sizeof(name));
-        fprintf(f,
-                ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"args\":{"
-                "\"name\":\"%s\"}}",
-                l.used[i], name);
-        fprintf(f,
-                ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"args\":{"
-                "\"sort_index\":%u}}",
-                l.used[i], i);
-    }
-    for (uint32_t i = 0; i < st->count; ++i) {
-        const vkc__pevent *e = &st->ev[i];
-        fprintf(f, ",\n{\"name\":");
-        vkc__json_string(f, st->labels[e->label]);
-        fprintf(f,
-                ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,"
-                "\"args\":{\"submission\":%" PRIu64 ",\"gpu\":%s,\"start_ns\":%" PRIu64 "}}",
-                vkc__kind_names[e->kind], l.of[i], (double)(e->t0 - origin) / 1000.0,
-                (double)(e->t1 - e->t0) / 1000.0, e->value,
-                vkc__kind_gpu(e->kind) ? "true" : "false", e->t0);
-    }
-    fprintf(f, "\n],\n\"otherData\":{\"vkc_version\":\"%s\",\"device\":", VKC_VERSION_STRING);
-    vkc__json_string(f, ctx->info.name);
-    fprintf(f,
-            ",\"clock\":\"%s\",\"clock_error_ns\":%" PRIu64 ",\"origin_ns\":%" PRIu64
-            ",\"events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"submissions\":%" PRIu64
-            ",\"window_ns\":%" PRIu64 ",\"gpu_busy_ns\":%" PRIu64 ",\"utilisation\":%.6f,"
-            "\"status\":\"%s\"},\n\"vkcStats\":[",
-            vkc__clock_name(info.clock), info.clock_error_ns, origin, info.events, info.dropped,
-            info.submissions, info.window_ns, info.gpu_busy_ns, info.utilisation,
-            vkc_result_string(info.status));
-    for (uint32_t i = 0; i < nrows; ++i) {
-        const vkc_profile_stat *s = &rows[i];
-        fprintf(f, "%s\n{\"kind\":\"%s\",\"label\":", i ? "," : "", vkc__kind_names[s->kind]);
-        vkc__json_string(f, s->label);
-        fprintf(f,
-                ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64
-                ",\"max_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p95_ns\":%" PRIu64
-                ",\"p99_ns\":%" PRIu64 "}",
-                s->count, s->total_ns, s->min_ns, s->max_ns, s->p50_ns, s->p95_ns, s->p99_ns);
-    }
-    fprintf(f, "]}\n");
-    bool bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    vkc__lanes_free(&l);
-    vkc__free(rows);
-    if (bad)
-        return VKC_FAIL(ctx, VKC_ERROR_IO, "profile trace: writing \"%s\" failed", path);
-    return VKC_SUCCESS;
-}
-
-static void vkc__xml_string(FILE *f, const char *s)
-{
-    for (; *s; ++s) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        default:
-            if ((unsigned char)*s >= 0x20)
-                fputc(*s, f);
-        }
-    }
-}
-
-/* A step of 1, 2 or 5 x 10^k ns giving at most about `ticks` ticks. */
-static uint64_t vkc__nice_step(uint64_t span, unsigned ticks)
-{
-    uint64_t step = 1;
-    for (;;) {
-        static const uint64_t m[3] = {1, 2, 5};
-        for (int i = 0; i < 3; ++i)
-            if (span / (step * m[i]) <= ticks)
-                return step * m[i];
-        step *= 10;
-    }
-}
-
-static void vkc__fmt_ns(char *out, size_t size, uint64_t ns)
-{
-    if (ns >= 1000000000ull)
-        snprintf(out, size, "%.3g s", (double)ns / 1e9);
-    else if (ns >= 1000000ull)
-        snprintf(out, size, "%.3g ms", (double)ns / 1e6);
-    else if (ns >= 1000ull)
-        snprintf(out, size, "%.3g us", (double)ns / 1e3);
-    else
-        snprintf(out, size, "%" PRIu64 " ns", ns);
-}
-
-/* Caller holds the lock; events sorted. */
-static vkc_result vkc__write_svg_locked(vkc_context *ctx, vkc__pstate *st, const char *path)
-{
-    vkc__lanes l;
-    if (!vkc__assign_lanes(st, &l)) {
-        vkc__lanes_free(&l);
-        return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "picture lanes");
-    }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        vkc__lanes_free(&l);
-        return VKC_FAIL(ctx, VKC_ERROR_IO, "profile picture: cannot open \"%s\" for writing", path);
-    }
-    vkc_profile_info info;
-    vkc__info_locked(ctx, st, &info);
-    const double left = 170, plot = 1400, row = 22, top = 50;
-    uint64_t lo = st->count ? st->ev[0].t0 : 0, hi = lo;
-    for (uint32_t i = 0; i < st->count; ++i)
-        hi = VKC_MAX(hi, st->ev[i].t1);
-    const uint64_t span = hi > lo ? hi - lo : 1;
-    const double height = top + row * l.used_count + 40;
-    fprintf(f,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-            "font-family=\"sans-serif\" font-size=\"11\">\n"
-            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-            left + plot + 20, height);
-    char wnd[32], busy[32];
-    vkc__fmt_ns(wnd, sizeof(wnd), info.window_ns);
-    vkc__fmt_ns(busy, sizeof(busy), info.gpu_busy_ns);
-    fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"14\">vkc profile: ");
-    vkc__xml_string(f, ctx->info.name);
-    fprintf(f,
-            " &#8212; %" PRIu64 " events, %" PRIu64 " submissions, GPU busy %s of %s "
-            "(utilisation %.1f%%), clock %s</text>\n",
-            info.events, info.submissions, busy, wnd, 100.0 * info.utilisation,
-            info.clock == VKC_PROFILE_CLOCK_CALIBRATED   ? "calibrated"
-            : info.clock == VKC_PROFILE_CLOCK_CORRELATED ? "correlated"
-                                                         : "none");
-    /* Time axis. */
-    const uint64_t step = vkc__nice_step(span, 10);
-    for (uint64_t t = 0; t <= span; t += step) {
-        double x = left + plot * (double)t / (double)span;
-        char lab[32];
-        vkc__fmt_ns(lab, sizeof(lab), t);
-        fprintf(f,
-                "<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.0f\" stroke=\"#ddd\"/>"
-                "<text x=\"%.2f\" y=\"%.0f\" fill=\"#666\">%s</text>\n",
-                x, top - 8, x, top + row * l.used_count, x + 2, top - 12, lab);
-    }
-    for (uint32_t i = 0; i < l.used_count; ++i) {
-        char name[64];
-        vkc__lane_name(l.used[i], name, sizeof(name));
-        fprintf(f, "<text x=\"10\" y=\"%.1f\">%s</text>\n", top + row * i + row * 0.7, name);
-    }
-    for (uint32_t i = 0; i < st->count; ++i) {
-        const vkc__pevent *e = &st->ev[i];
-        uint32_t r = 0;
-        while (r < l.used_count && l.used[r] != l.of[i])
-            ++r;
-        double x = left + plot * (double)(e->t0 - lo) / (double)span;
-        double w = plot * (double)(e->t1 - e->t0) / (double)span;
-        const char *label = st->labels[e->label];
-        unsigned hue = (unsigned)(vkc__label_hash(label) % 360);
-        char dur[32];
-        vkc__fmt_ns(dur, sizeof(dur), e->t1 - e->t0);
-        fprintf(f,
-                "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-                "fill=\"hsl(%u,60%%,%s)\" stroke=\"#333\" stroke-width=\"0.3\"><title>%s ",
-                x, top + row * r + 2, w < 0.5 ? 0.5 : w, row - 4, hue,
-                e->kind == VKC_PROFILE_SUBMISSION ? "85%" : "60%", vkc__kind_names[e->kind]);
-        vkc__xml_string(f, label);
-        fprintf(f, ": %s (submission %" PRIu64 ")</title></rect>\n", dur, e->value);
-        if (w > 60) {
-            fprintf(f, "<text x=\"%.2f\" y=\"%.1f\" font-size=\"9\">", x + 2,
-                    top + row * r + row * 0.65);
-            vkc__xml_string(f, label);
-            fprintf(f, "</text>\n");
-        }
-    }
-    fprintf(f, "</svg>\n");
-    bool bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    vkc__lanes_free(&l);
-    if (bad)
-        return VKC_FAIL(ctx, VKC_ERROR_IO, "profile picture: writing \"%s\" failed", path);
-    return VKC_SUCCESS;
-}
-
-vkc_result vkc_profile_write_trace(vkc_context *ctx, const char *path)
-{
-    VKC_CHECK_PROFILE(ctx, st);
-    VKC_RETURN_IF(!path, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_profile_write_trace: path is NULL");
-    pthread_mutex_lock(&st->lock);
-    vkc__settle_locked(ctx, st);
-    vkc_result r = vkc__write_trace_locked(ctx, st, path);
-    pthread_mutex_unlock(&st->lock);
-    return r;
-}
-
-vkc_result vkc_profile_write_svg(vkc_context *ctx, const char *path)
-{
-    VKC_CHECK_PROFILE(ctx, st);
-    VKC_RETURN_IF(!path, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_profile_write_svg: path is NULL");
-    pthread_mutex_lock(&st->lock);
-    vkc__settle_locked(ctx, st);
-    vkc_result r = vkc__write_svg_locked(ctx, st, path);
-    pthread_mutex_unlock(&st->lock);
-    return r;
-}
-
-/* The trace at json_path and the picture beside it (.json -> .svg). */
-static vkc_result vkc__write_both(vkc_context *ctx, const char *json_path)
-{
-    vkc__pstate *st = ctx->profile_state;
-    char svg[640];
-    size_t len = strlen(json_path);
-    bool json = len > 5 && !strcmp(json_path + len - 5, ".json");
-    snprintf(svg, sizeof(svg), "%.*s.svg", (int)(json ? len - 5 : len), json_path);
-    pthread_mutex_lock(&st->lock);
-    vkc__settle_locked(ctx, st);
-    vkc_result r = vkc__write_trace_locked(ctx, st, json_path);
-    if (r >= 0)
-        r = vkc__write_svg_locked(ctx, st, svg);
-    pthread_mutex_unlock(&st->lock);
-    return r;
-}
-
-/* ---- kernel statistics and occupancy ------------------------------------------------------------
- */
-
-/* Assumed where Vulkan does not say: resident workgroups per SM (the
- * common hardware limit on NVIDIA since Volta is 32) and, on NVIDIA, a
- * register file of 65536 32-bit registers per SM (every architecture since
- * Kepler). */
-#define VKC_WORKGROUPS_PER_SM 32u
-#define VKC_NV_REGISTERS_PER_SM 65536u
-#define VKC_VENDOR_NVIDIA 0x10deu
-
-static bool vkc__has_word(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; ++hay) {
-        size_t i = 0;
-        while (i < n && hay[i] && (hay[i] | 32) == (needle[i] | 32))
-            ++i;
-        if (i == n)
-            return true;
-    }
-    return false;
-}
-
-static uint64_t vkc__stat_u64(const VkPipelineExecutableStatisticKHR *s)
-{
-    switch (s->format) {
-    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
-        return s->value.b32;
-    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
-        return s->value.i64 < 0 ? 0 : (uint64_t)s->value.i64;
-    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
-        return s->value.u64;
-    default:
-        return s->value.f64 < 0 ? 0 : (uint64_t)s->value.f64;
-    }
-}
-
-/* The driver's statistics of the compute executable. */
-static vkc_result vkc__driver_stats(vkc_context *ctx, const vkc_kernel *k, vkc_kernel_stats *out)
-{
-    VkPipelineInfoKHR pi = {VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
-    pi.pipeline = k->pipeline;
-    uint32_t n = 0;
-    VKC_RETURN_IF_VK(
-        ctx,
-        VKC_VK(vkGetPipelineExecutablePropertiesKHR,
-               ctx->vk.vkGetPipelineExecutablePropertiesKHR(ctx->device, &pi, &n, NULL)),
-        "vkGetPipelineExecutablePropertiesKHR");
-    if (!n)
-        return VKC_SUCCESS;
-    VkPipelineExecutablePropertiesKHR props[4];
-    for (uint32_t i = 0; i < 4; ++i)
-        props[i] = (VkPipelineExecutablePropertiesKHR){
-            VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR};
-    n = VKC_MIN(n, 4u);
-    VkResult vr = VKC_VK(vkGetPipelineExecutablePropertiesKHR,
-                         ctx->vk.vkGetPipelineExecutablePropertiesKHR(ctx->device, &pi, &n, props));
-    if (vr < 0)
-        return vkc__vk_fail(ctx, vr, "vkGetPipelineExecutablePropertiesKHR", __FILE__, __LINE__);
-    /* A compute pipeline has one executable that matters: the first with
-     * the compute stage. */
-    uint32_t x = 0;
-    while (x + 1 < n && !(props[x].stages & VK_SHADER_STAGE_COMPUTE_BIT))
-        ++x;
-    out->from_driver = true;
-    snprintf(out->executable, sizeof(out->executable), "%s", props[x].name);
-    if (props[x].subgroupSize)
-        out->subgroup_size = props[x].subgroupSize;
-    VkPipelineExecutableInfoKHR ei = {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
-    ei.pipeline = k->pipeline;
-    ei.executableIndex = x;
-    uint32_t ns = 0;
-    VKC_RETURN_IF_VK(
-        ctx,
-        VKC_VK(vkGetPipelineExecutableStatisticsKHR,
-               ctx->vk.vkGetPipelineExecutableStatisticsKHR(ctx->device, &ei, &ns, NULL)),
-        "vkGetPipelineExecutableStatisticsKHR");
-    VkPipelineExecutableStatisticKHR st[VKC_MAX_KERNEL_STATS];
-    for (uint32_t i = 0; i < VKC_MAX_KERNEL_STATS; ++i)
-        st[i] =
-            (VkPipelineExecutableStatisticKHR){VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
-    ns = VKC_MIN(ns, (uint32_t)VKC_MAX_KERNEL_STATS);
-    vr = VKC_VK(vkGetPipelineExecutableStatisticsKHR,
-                ctx->vk.vkGetPipelineExecutableStatisticsKHR(ctx->device, &ei, &ns, st));
-    if (vr < 0)
-        return vkc__vk_fail(ctx, vr, "vkGetPipelineExecutableStatisticsKHR", __FILE__, __LINE__);
-    for (uint32_t i = 0; i < ns; ++i) {
-        vkc_kernel_stat *o = &out->stats[out->stat_count++];
-        snprintf(o->name, sizeof(o->name), "%s", st[i].name);
-        if (st[i].format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR)
-            snprintf(o->value, sizeof(o->value), "%g", st[i].value.f64);
-        else if (st[i].format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR)
-            snprintf(o->value, sizeof(o->value), "%" PRId64, st[i].value.i64);
-        else
-            snprintf(o->value, sizeof(o->value), "%" PRIu64, vkc__stat_u64(&st[i]));
-        /* Names differ between drivers ("Register Count", "VGPRs",
-         * "Spilled VGPRs", "LDS size", "Shared Memory Size", "Subgroup
-         * size", "Scratch Memory Size"): matched by their words. */
-        const char *nm = st[i].name;
-        uint64_t v = vkc__stat_u64(&st[i]);
-        bool spill = vkc__has_word(nm, "spill") || vkc__has_word(nm, "scratch") ||
-                     vkc__has_word(nm, "local memory");
-        if (spill)
-            out->spills = (uint32_t)VKC_MIN(out->spills + v, UINT32_MAX);
-        else if (vkc__has_word(nm, "register") || vkc__has_word(nm, "vgpr"))
-            out->registers = (uint32_t)VKC_MAX((uint64_t)out->registers, VKC_MIN(v, UINT32_MAX));
-        else if (vkc__has_word(nm, "shared") || vkc__has_word(nm, "lds") ||
-                 vkc__has_word(nm, "workgroup memory"))
-            out->shared_memory =
-                (uint32_t)VKC_MAX((uint64_t)out->shared_memory, VKC_MIN(v, UINT32_MAX));
-        else if (vkc__has_word(nm, "subgroup size") && v)
-            out->subgroup_size = (uint32_t)v;
-    }
-    return VKC_SUCCESS;
-}
-
-vkc_result vkc_kernel_stats_get(vkc_kernel *k, vkc_kernel_stats *out)
-{
-    if (out)
-        memset(out, 0, sizeof(*out));
-    if (!vkc__obj_is(k, VKC_MAGIC_KERNEL))
-        return vkc__obj_check(NULL, k, VKC_MAGIC_KERNEL, "vkc_kernel_stats_get");
-    vkc_context *ctx = k->obj.ctx;
-    VKC_CHECK_CONTEXT(ctx);
-    VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_kernel_stats_get: out is NULL");
-    const vkc_device_info *di = &ctx->info;
-    memcpy(out->workgroup_size, k->info.workgroup_size, sizeof(out->workgroup_size));
-    out->workgroup_invocations =
-        k->info.workgroup_size[0] * k->info.workgroup_size[1] * k->info.workgroup_size[2];
-    out->subgroup_size = di->subgroup_size ? di->subgroup_size : 1;
-    out->shared_memory = k->shared_bytes;
-    if (ctx->pipeline_executable_info && ctx->vk.vkGetPipelineExecutableStatisticsKHR)
-        VKC_FORWARD(vkc__driver_stats(ctx, k, out));
-
-    /* Theoretical occupancy: resident subgroups per SM each resource
-     * allows; the smallest wins. */
-    const uint32_t sg = out->subgroup_size;
-    const uint32_t per_wg = (out->workgroup_invocations + sg - 1) / sg;
-    out->subgroups_per_workgroup = per_wg;
-    out->max_subgroups_per_sm = di->warps_per_sm;
-    if (!di->warps_per_sm || !per_wg) {
-        snprintf(out->limit, sizeof(out->limit),
-                 "unknown: the device does not report its subgroups per SM");
-        return VKC_SUCCESS;
-    }
-    const uint32_t max = di->warps_per_sm;
-    uint32_t best = (max / per_wg) * per_wg;
-    const char *why = "subgroups";
-    uint32_t by_wg = VKC_WORKGROUPS_PER_SM * per_wg;
-    if (by_wg < best) {
-        best = by_wg;
-        why = "workgroups";
-    }
-    if (out->registers && di->vendor_id == VKC_VENDOR_NVIDIA) {
-        uint64_t per_sg = (uint64_t)out->registers * sg;
-        uint32_t wgs = (uint32_t)(VKC_NV_REGISTERS_PER_SM / (per_sg * per_wg));
-        if (wgs * per_wg < best) {
-            best = wgs * per_wg;
-            why = "registers";
-        }
-    }
-    if (out->shared_memory && di->max_shared_memory) {
-        uint32_t wgs = di->max_shared_memory / out->shared_memory;
-        if (wgs * per_wg < best) {
-            best = wgs * per_wg;
-            why = "shared memory";
-        }
-    }
-    out->occupancy = best;
-    snprintf(out->limit, sizeof(out->limit), "%s: %u of %u subgroups per SM", why, best, max);
     return VKC_SUCCESS;
 }

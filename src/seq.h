@@ -1,6 +1,6 @@
 /* The insides of a sequence, shared by the files of the dispatch module
- * only (dispatch.c, hazard.c, immediate.c): nothing below dispatch sees
- * them. */
+ * only (dispatch.c, record.c, seq_image.c, hazard.c, immediate.c): nothing
+ * below dispatch sees them. */
 #ifndef VKC_SEQ_H
 #define VKC_SEQ_H
 
@@ -236,5 +236,9 @@ void vkc__seq_lose(vkc_seq *s);
 /* dispatch.c: give the recording units and the resource set back
  * (vkc_context_destroy, for the immediate-mode batches). */
 void vkc__seq_let_go(vkc_seq *s);
+
+/* record.c: record the commands, level by level, into a fresh unit. A
+ * failure is one of resources, returned but not latched. */
+vkc_result vkc__record(vkc_seq *s, vkc__cmd **out);
 
 #endif /* VKC_SEQ_H */

@@ -3,7 +3,7 @@
  *
  * Each appends its uses (image subresource ranges with the layout the
  * operation needs) through vkc__append, so hazards and layout transitions
- * come from hazard.c like those of dispatches; dispatch.c emits them.
+ * come from hazard.c like those of dispatches; record.c emits them.
  *
  * Owns nothing. Calls: hazard.c, image.c (regions, ranges). */
 #include "seq.h"

@@ -29,7 +29,7 @@
 
 #extension GL_KHR_memory_scope_semantics : require
 
-/* Word layout shared with src/resident.c (keep in step). */
+/* Word layout shared with src/resident.h (keep in step). */
 #define VKC_RH_STATE 0u  /* host: 1 before a launch; kernel: 2 when it ends */
 #define VKC_RH_ALIVE 1u  /* kernel: 1 once it polls */
 #define VKC_RH_BASE 2u   /* host: the first item a launch takes */

@@ -1,5 +1,5 @@
 /* libFuzzer target: run-time GLSL compilation (vkc_kernel_create_glsl,
- * src/glsl.c) on arbitrary text, then validation, reflection (src/spirv.c)
+ * src/glsl.c) on arbitrary text, then validation (src/spirv.c), reflection (src/spirv_reflect.c)
  * and pipeline creation of what compiles. Any result code is fine; a crash, a sanitizer report, a
  * leak or a hang is not. */
 #include "fuzz_common.h"

@@ -1,4 +1,4 @@
-/* libFuzzer target: src/spirv.c on arbitrary bytes, through
+/* libFuzzer target: src/spirv.c and src/spirv_reflect.c on arbitrary bytes, through
  * vkc_kernel_create: vkc__spirv_words (byte order, alignment),
  * vkc__spirv_check (header, SPIRV-Tools validator) and vkc__spirv_reflect
  * (entry point, workgroup size, bindings, push constants, capabilities).

@@ -1,0 +1,153 @@
+/* The insides of the resident module, shared by its files only
+ * (resident.c, resident_launch.c): the ring's word layout (shared with
+ * shaders/include/vkc_resident.glsl), vkc_resident and the ring's accessors. */
+#ifndef VKC_RESIDENT_H
+#define VKC_RESIDENT_H
+
+#include "vkc_internal.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#define VKC_MAGIC_RESIDENT 0x564b4352u /* "VKCR" */
+
+/* Header words (vkc_resident.glsl: VKC_RH_*). */
+enum {
+    RH_STATE = 0,
+    RH_ALIVE = 1,
+    RH_BASE = 2,
+    RH_SPINS = 3,
+    RH_STOP = 4,
+    RH_SLOTS = 5,
+    RH_STRIDE = 6,
+    RH_TAKEN = 7,
+    RH_LAUNCH = 8,
+    RH_WORDS = 16,
+};
+/* Slot words (VKC_RS_*). */
+enum { RS_SEQ = 0, RS_ACK = 1, RS_FLAGS = 2, RS_SIZE = 3, RS_PAYLOAD = 4 };
+#define RS_FLAG_PROBE 1u
+#define R_STATE_RUNNING 1u
+#define R_STATE_STOPPED 2u
+
+/* Resident kernels alive in one context (ticket ids index the table). */
+#define VKC__RESIDENT_TABLE 64
+#define VKC__RESIDENT_MAX_PAYLOAD 4096u
+/* The include's push-constant block: mode, slot, two spare words. */
+#define VKC__RESIDENT_PUSH 16u
+/* Polls of the self-test's launch before it ends: below lavapipe's loop
+ * limit (65535), and tens of milliseconds on a GPU. */
+#define VKC__PROBE_POLLS 50000u
+
+typedef struct vkc__rstate {
+    pthread_mutex_t lock; /* the table, the queues in use, next_id */
+    vkc_resident *table[VKC__RESIDENT_TABLE];
+    uint32_t next_id;
+    uint32_t queues_used; /* bit i: ctx->resident_queues[i] */
+    bool share_queue;     /* test hook */
+} vkc__rstate;
+
+struct vkc_resident {
+    uint32_t magic;
+    vkc_context *ctx;
+    uint32_t id;
+    char name[64];
+    vkc_kernel *kernel;
+    bool own_kernel;
+    vkc_arg *args; /* [0] is the ring; then the caller's */
+    uint32_t arg_count;
+    uint32_t slots, payload_size, stride; /* stride in words */
+    uint64_t idle_ns, timeout_ns;
+
+    VkBuffer vkbuf;
+    VkDeviceMemory mem;
+    uint32_t mem_type;
+    bool device_local;
+    volatile uint32_t *ring;
+    vkc_buffer *ring_buf; /* vkbuf wrapped, for the fallback's dispatches */
+
+    bool resident;
+    char reason[256];
+    VkQueue queue;
+    int32_t queue_slot; /* index into ctx->resident_queues; -1: vkc's queue */
+    uint32_t queue_index;
+    VkCommandPool cpool;
+    VkCommandBuffer cb;
+    VkFence fence;
+    VkDescriptorPool dpool;
+    /* A launch was submitted and its fence not yet waited (written under
+     * launch_lock; post reads it without). */
+    atomic_bool launched;
+    uint32_t idle_polls;
+    uint32_t launch_polls; /* bound of one launch (CPU drivers), 0: none */
+    double poll_ns;
+
+    vkc_seq **seqs;        /* fallback: one per slot (slot 0's also checks the args) */
+    vkc_ticket *slot_tick; /* fallback: the last submit of each slot */
+
+    pthread_mutex_t post_lock;      /* next_seq, the slots */
+    pthread_mutex_t launch_lock;    /* launches, the fence */
+    atomic_uint_fast64_t next_seq;  /* the next item's number, from 1; written under post_lock */
+    atomic_uint_fast64_t done_hint; /* every item up to it is acknowledged */
+    atomic_uint_fast64_t last_post_ns;
+    atomic_uint_fast64_t launches;
+    uint32_t probes; /* items the self-test posted */
+    bool stopped;    /* vkc_resident_stop */
+    bool lost;
+};
+
+/* The host's payload stores reach a write-combined BAR mapping in any
+ * order: the fence drains them before the doorbell, and again after it so
+ * the doorbell leaves at once. */
+static inline void vkc__store_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_sfence();
+#endif
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+static inline volatile uint32_t *vkc__slot(vkc_resident *r, uint64_t seq)
+{
+    return r->ring + RH_WORDS + (size_t)(seq % r->slots) * r->stride;
+}
+
+/* Item seq (already posted) is acknowledged. A slot is reused only after its
+ * item's ack, so an ack at or after seq (32-bit wrap-around order) means
+ * done. */
+static inline bool vkc__acked(vkc_resident *r, uint64_t seq)
+{
+    if (seq <= atomic_load_explicit(&r->done_hint, memory_order_acquire))
+        return true;
+    uint32_t a = vkc__slot(r, seq)[RS_ACK];
+    if ((int32_t)(a - (uint32_t)seq) < 0)
+        return false;
+    atomic_thread_fence(memory_order_acquire);
+    uint64_t cur = atomic_load_explicit(&r->done_hint, memory_order_relaxed);
+    while (seq > cur && !atomic_compare_exchange_weak(&r->done_hint, &cur, seq)) {
+    }
+    return true;
+}
+
+/* resident_launch.c */
+/* The launch's command pool, buffer, fence and descriptor set, and its
+ * recording (the kernel with the ring bound). */
+vkc_result vkc__resident_record(vkc_resident *r);
+/* How long a launch may take to end once it has no reason to run. */
+uint64_t vkc__resident_end_bound(const vkc_resident *r);
+/* Wait (bounded) for the current launch's fence. Caller holds launch_lock. */
+vkc_result vkc__resident_join(vkc_resident *r, uint64_t timeout_ns);
+/* Relaunch when the kernel has ended while items may wait. */
+vkc_result vkc__resident_revive(vkc_resident *r);
+/* Spin until item seq is acknowledged; relaunch an ended kernel on the way.
+ * timeout 0 with poll: one look (VKC_NOT_READY). */
+vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_t timeout_ns, bool poll);
+/* Write an item into its slot, the sequence word (the doorbell) last. */
+void vkc__resident_write_item(vkc_resident *r, uint64_t seq, const void *payload, uint32_t size,
+                              uint32_t flags);
+/* The self-test: *ok false with r->reason set when the resident path cannot
+ * be used. */
+vkc_result vkc__resident_selftest(vkc_resident *r, bool *ok);
+
+#endif
