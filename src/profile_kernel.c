@@ -111,8 +111,9 @@ static vkc_result vkc__driver_stats(vkc_context *ctx, const vkc_kernel *k, vkc_k
          * size", "Scratch Memory Size"): matched by their words. */
         const char *nm = st[i].name;
         uint64_t v = vkc__stat_u64(&st[i]);
-        bool spill = vkc__has_word(nm, "spill") || vkc__has_word(nm, "scratch") ||
-                     vkc__has_word(nm, "local memory");
+        /* Not "Local Memory Size": NVIDIA reports 64 GiB there for every
+         * kernel on the H200 (a reservation, not spilled bytes). */
+        bool spill = vkc__has_word(nm, "spill") || vkc__has_word(nm, "scratch");
         if (spill)
             out->spills = (uint32_t)VKC_MIN(out->spills + v, UINT32_MAX);
         else if (vkc__has_word(nm, "register") || vkc__has_word(nm, "vgpr"))
