@@ -267,6 +267,12 @@ static vkc_result vkc__bind_image(vkc_seq *s, const vkc_kernel *k, uint32_t i, c
         return VKC_SUCCESS;
     }
     vkc_image *img = a->image;
+    if (img && !vkc__obj_is(img, VKC_MAGIC_IMAGE) &&
+        ((const vkc__obj *)img)->kind == VKC_MAGIC_IMAGE)
+        return vkc__arg_fail(s, VKC_ERROR_INVALID_HANDLE, k, i,
+                             "image \"%s\" was destroyed "
+                             "(work recorded before keeps it alive; new uses are refused)",
+                             img->name);
     if (!img || img->obj.magic != VKC_MAGIC_IMAGE || img->obj.ctx != s->obj.ctx || img->dead)
         return vkc__arg_fail(s, img ? VKC_ERROR_INVALID_HANDLE : VKC_ERROR_MISMATCH, k, i, "%s",
                              !img ? "the kernel expects an image: set vkc_arg.image"

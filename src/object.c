@@ -82,6 +82,8 @@ static const char *vkc__kind_name(uint32_t magic)
         return "vkc_seq";
     case VKC_MAGIC_FUSE:
         return "vkc_fuse";
+    case VKC_MAGIC_IMAGE:
+        return "vkc_image";
     default:
         return "vkc object";
     }

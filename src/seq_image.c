@@ -10,8 +10,8 @@
 
 static vkc_result vkc__seq_check_image(vkc_seq *s, const vkc_image *img, const char *what)
 {
-    if (!img || img->obj.magic != VKC_MAGIC_IMAGE)
-        return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_image handle", what);
+    if (!vkc__obj_is(img, VKC_MAGIC_IMAGE))
+        return vkc__latch(s, vkc__obj_check(s->obj.ctx, img, VKC_MAGIC_IMAGE, what));
     if (img->obj.ctx != s->obj.ctx)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "%s: image belongs to another context",
                             what);

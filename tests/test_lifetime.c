@@ -585,6 +585,91 @@ static void test_bounded_waits(void **state)
     free(w);
 }
 
+/* Images follow the same rule: one recorded, then destroyed, still computes
+ * when the sequence is submitted (the sequence holds it), a new recording
+ * naming the dead handle is refused with its name, and one destroyed while
+ * its work is in flight (behind the host gate) is freed only after it. */
+static void test_image_destroyed(void **state)
+{
+    (void)state;
+    world *w = calloc(1, sizeof(*w));
+    assert_non_null(w);
+    make_world(w, K_BUFFER, NULL);
+    vkc_kernel *rmw = NULL;
+    assert_int_equal(vkc_kernel_create(w->ctx,
+                                       &(vkc_kernel_desc){.spirv = test_shaders_img_rmw,
+                                                          .spirv_size = test_shaders_img_rmw_size,
+                                                          .name = "img_rmw"},
+                                       &rmw),
+                     VKC_SUCCESS);
+    enum { W = 32, H = N / 32 };
+    for (int round = 0; round < 2; ++round) {
+        vkc_image *img = NULL;
+        assert_int_equal(vkc_image_create(w->ctx,
+                                          &(vkc_image_desc){.format = VKC_FORMAT_R32UI,
+                                                            .width = W,
+                                                            .height = H,
+                                                            .name = "doomed image"},
+                                          &img),
+                         VKC_SUCCESS);
+        assert_int_equal(vkc_image_upload(img, NULL, w->ha, N * 4), VKC_SUCCESS);
+        assert_int_equal(vkc_seq_begin(w->seq), VKC_SUCCESS);
+        const uint32_t p[2] = {3, 1};
+        vkc_arg ia = {.image = img};
+        assert_int_equal(
+            vkc_seq_dispatch(w->seq, &(vkc_dispatch_desc){.kernel = rmw,
+                                                          .args = &ia,
+                                                          .arg_count = 1,
+                                                          .push = p,
+                                                          .push_size = 8,
+                                                          .groups = {W / 8, H / 8, 1}}),
+            VKC_SUCCESS);
+        assert_int_equal(vkc_seq_copy_image_to_buffer(w->seq, w->c, 0, img, NULL), VKC_SUCCESS);
+        assert_int_equal(vkc_seq_end(w->seq), VKC_SUCCESS);
+        vkc_ticket t;
+        if (round == 0) {
+            vkc_image_destroy(img); /* recorded: the sequence still holds it */
+            assert_int_equal(vkc_seq_submit(w->seq, &t), VKC_SUCCESS);
+        } else {
+            gate_close(w);
+            assert_int_equal(vkc_seq_submit(w->seq, &t), VKC_SUCCESS);
+            vkc_image_destroy(img); /* in flight: freed once the work is done */
+            gate_open(w);
+        }
+        /* While the sequence still holds it, a new recording naming the
+         * dead handle is refused, by name. */
+        vkc_seq *s2 = NULL;
+        assert_int_equal(vkc_seq_create(w->ctx, NULL, &s2), VKC_SUCCESS);
+        vkc_test_quiet_errors(1);
+        vkc_result r = vkc_seq_dispatch(s2, &(vkc_dispatch_desc){.kernel = rmw,
+                                                                 .args = &ia,
+                                                                 .arg_count = 1,
+                                                                 .push = p,
+                                                                 .push_size = 8,
+                                                                 .groups = {1, 1, 1}});
+        vkc_test_quiet_errors(0);
+        assert_int_equal(r, VKC_ERROR_INVALID_HANDLE);
+        assert_non_null(strstr(vkc_context_last_error(w->ctx), "doomed image"));
+        vkc_seq_destroy(s2);
+        assert_int_equal(vkc_wait(w->ctx, t, UINT64_MAX), VKC_SUCCESS);
+        memset(w->out, 0, sizeof(w->out));
+        assert_int_equal(vkc_buffer_download(w->c, 0, w->out, N * 4), VKC_SUCCESS);
+        for (uint32_t i = 0; i < N; ++i)
+            if (w->out[i] != w->ha[i] * 3u + 1u)
+                fail_msg("round %d: texel %u = %u, want %u", round, i, w->out[i],
+                         w->ha[i] * 3u + 1u);
+        assert_int_equal(vkc_seq_begin(w->seq), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_finish(w->ctx), VKC_SUCCESS);
+    vkc_stats st;
+    assert_int_equal(vkc_context_stats(w->ctx, &st), VKC_SUCCESS);
+    assert_int_equal(st.images, 0);
+    vkc_kernel_destroy(rmw);
+    check_fresh(w->ctx);
+    finish_world(w, K_BUFFER);
+    free(w);
+}
+
 #define T(k)                                                                                       \
     cmocka_unit_test(test_##k##_S_RECORDED), cmocka_unit_test(test_##k##_S_IMMEDIATE),             \
         cmocka_unit_test(test_##k##_S_IN_FLIGHT), cmocka_unit_test(test_##k##_S_RECOVERED)
@@ -602,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_context_destroy_orders),
         cmocka_unit_test(test_two_threads_one_sequence),
         cmocka_unit_test(test_bounded_waits),
+        cmocka_unit_test(test_image_destroyed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
