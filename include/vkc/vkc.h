@@ -501,7 +501,7 @@ typedef struct vkc_device_info {
     /* Present on the device (profiling and kernel statistics use them). */
     bool calibrated_timestamps;    /* VK_EXT_calibrated_timestamps */
     bool pipeline_executable_info; /* VK_KHR_pipeline_executable_properties */
-    bool buffer_device_address; /* bufferDeviceAddress (Vulkan 1.2) */
+    bool buffer_device_address;    /* bufferDeviceAddress (Vulkan 1.2) */
 } vkc_device_info;
 
 /* The device the context uses. Valid for the context's lifetime. */
