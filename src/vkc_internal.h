@@ -374,6 +374,11 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
 uint64_t vkc__completed_value(vkc_context *ctx);
 /* Highest value submitted so far. */
 uint64_t vkc__submitted_value(vkc_context *ctx);
+/* Raise the completed value to v (never lowers it). Thread-safe. (wait.c) */
+void vkc__raise_completed(vkc_context *ctx, uint64_t v);
+/* Fence fallback: retire signalled fences from the oldest; caller holds
+ * queue_lock. Returns a negative result on device loss. (wait.c) */
+vkc_result vkc__fences_retire_locked(vkc_context *ctx);
 
 /* In VKC_WAIT_SPIN_MARKER mode, record the completion marker (after all work
  * recorded so far, `stages`; host_reads: the host reads that work's results
