@@ -374,6 +374,11 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
 uint64_t vkc__completed_value(vkc_context *ctx);
 /* Highest value submitted so far. */
 uint64_t vkc__submitted_value(vkc_context *ctx);
+/* Raise the completed value to v (never lowers it). Thread-safe. (wait.c) */
+void vkc__raise_completed(vkc_context *ctx, uint64_t v);
+/* Fence fallback: retire signalled fences from the oldest; caller holds
+ * queue_lock. Returns a negative result on device loss. (wait.c) */
+vkc_result vkc__fences_retire_locked(vkc_context *ctx);
 
 /* In VKC_WAIT_SPIN_MARKER mode, record the completion marker (after all work
  * recorded so far, `stages`; host_reads: the host reads that work's results
@@ -550,6 +555,14 @@ vkc_result vkc__buffer_sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t 
 /* Images (image.c)                                                         */
 /* ------------------------------------------------------------------------ */
 
+typedef struct vkc__format_row {
+    const char *name;
+    VkFormat vk;
+    uint32_t texel_size;
+} vkc__format_row;
+/* The format table, indexed by vkc_format (image.c). */
+extern const vkc__format_row vkc__formats[VKC_FORMAT_COUNT_];
+
 /* One cached view: key from vkc__view_key. */
 typedef struct vkc__view {
     uint64_t key;
@@ -608,6 +621,18 @@ static inline VkDescriptorType vkc__descriptor_type(const vkc_binding_info *b)
     }
 }
 
+/* Check an image handle (image.c, image_transfer.c). */
+#define VKC_CHECK_IMAGE(img, what)                                                                 \
+    do {                                                                                           \
+        if (VKC_UNLIKELY(!(img) || (img)->obj.magic != VKC_MAGIC_IMAGE))                           \
+            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_image handle", what); \
+        VKC_CHECK_CONTEXT((img)->obj.ctx);                                                         \
+        if (VKC_UNLIKELY((img)->dead))                                                             \
+            return VKC_FAIL((img)->obj.ctx, VKC_ERROR_INVALID_HANDLE,                              \
+                            "%s: image \"%s\" wrapped a VkImage of a device that was lost", what,  \
+                            (img)->name);                                                          \
+    } while (0)
+
 vkc_result vkc__image_init(vkc_context *ctx);
 void vkc__image_drop(vkc_context *ctx);
 void vkc__image_finish(vkc_context *ctx);
@@ -641,6 +666,12 @@ VkImageMemoryBarrier2 vkc__image_barrier(const vkc_image *img, VkImageLayout fro
                                          VkPipelineStageFlags2 src_stages,
                                          VkPipelineStageFlags2 dst_stages, uint32_t base_mip,
                                          uint32_t mips, uint32_t base_layer, uint32_t layers);
+
+/* Move the whole image from one layout to another in a one-shot unit and
+ * wait (creation, wrapping, recovery). flush: submit the open immediate
+ * batch first (not during recovery). image_transfer.c. */
+vkc_result vkc__oneshot_transition(vkc_image *img, VkImageLayout from, VkImageLayout to,
+                                   bool flush);
 
 /* The Vulkan clear colour of a value for img (NULL value: an error). */
 vkc_result vkc__image_clear_value(const vkc_image *img, const vkc_clear_value *v,
