@@ -586,7 +586,12 @@ static void test_immediate(void **state)
     assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
     assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
     assert_int_equal(vkc_context_stats(ctx, &now), VKC_SUCCESS);
-    assert_int_equal(now.command_buffers, warm.command_buffers);
+    /* Units retire when the timeline says so, and it is signalled sparsely
+     * (pool pressure forces a signal): how many the ring has cycled through
+     * by the snapshot depends on the GPU's pace, so the steady state may add
+     * at most one unit per batch in flight, never more. */
+    assert_true(now.command_buffers >= warm.command_buffers);
+    assert_true(now.command_buffers <= warm.command_buffers + feat.batches_in_flight);
     assert_int_equal(now.memory_blocks, warm.memory_blocks);
     assert_int_equal(now.descriptor_pools, warm.descriptor_pools);
     uint32_t out[64];
