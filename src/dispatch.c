@@ -694,7 +694,12 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
         s->error = latched; /* a rejected replacement leaves the recording as it was */
         return r;
     }
-    r = vkc__seq_hold(s, &next.buffer->obj);
+    /* The replacement is held like a recorded argument (samplers are the
+     * context's: not held). */
+    if (next.buffer)
+        r = vkc__seq_hold(s, &next.buffer->obj);
+    else if (next.image)
+        r = vkc__seq_hold(s, &next.image->obj);
     if (r < 0) {
         s->error = latched;
         return r;
