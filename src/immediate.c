@@ -318,7 +318,9 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx)
     vkc__imm *m = ctx->imm;
     if (!m)
         return VKC_SUCCESS;
-    pthread_mutex_lock(&m->lock);
+    /* No m->lock: vkc_context_recover runs alone on its context (vkc.h,
+     * thread safety) and holds objects_lock, which an enqueue takes inside
+     * m->lock (a new resource set): taking m->lock here inverts that order. */
     m->cur = 0;
     m->pending = 0;
     vkc_result r = VKC_SUCCESS;
@@ -327,7 +329,6 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx)
         if (r >= 0)
             r = vkc_seq_begin(m->batches[i]);
     }
-    pthread_mutex_unlock(&m->lock);
     return r;
 }
 
