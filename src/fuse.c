@@ -559,7 +559,7 @@ vkc_result vkc_fuse_cast(vkc_fuse *f, vkc_value value, vkc_dtype to, vkc_value *
 vkc_result vkc_fuse_output_as(vkc_fuse *f, vkc_value value, vkc_dtype type, uint32_t *out_index)
 {
     VKC_CHECK_FUSE(f);
-    uint32_t idx;
+    uint32_t idx = 0;
     const vkc__fnode *n = NULL;
     VKC_FORWARD(resolve(f, value, "output", &idx, &n));
     uint8_t st = type ? (uint8_t)type : n->type;
@@ -596,7 +596,7 @@ vkc_result vkc_fuse_output(vkc_fuse *f, vkc_value value, uint32_t *out_index)
 vkc_result vkc_fuse_reduce(vkc_fuse *f, vkc_value value, vkc_reduce_op op)
 {
     VKC_CHECK_FUSE(f);
-    uint32_t idx;
+    uint32_t idx = 0;
     const vkc__fnode *n = NULL;
     VKC_FORWARD(resolve(f, value, "reduce", &idx, &n));
     if (op < VKC_REDUCE_SUM || op > VKC_REDUCE_MEAN)

@@ -83,7 +83,7 @@ uint64_t vkc__box_bytes(const vkc_image *img, const vkc__box *b)
 
 uint64_t vkc_image_region_size(const vkc_image *img, const vkc_image_region *region)
 {
-    vkc__box b;
+    vkc__box b = {0};
     if (!img || img->obj.magic != VKC_MAGIC_IMAGE ||
         vkc__resolve_region(img, region, "vkc_image_region_size", &b) < 0)
         return 0;
@@ -210,7 +210,7 @@ static vkc_result vkc__image_io(vkc_image *img, const vkc_image_region *region, 
                                 uint64_t size, bool download, const char *what)
 {
     vkc_context *ctx = img->obj.ctx;
-    vkc__box b;
+    vkc__box b = {0};
     VKC_FORWARD(vkc__resolve_region(img, region, what, &b));
     VKC_FORWARD(vkc__check_at_rest(img, what));
     uint64_t need = vkc__box_bytes(img, &b);
