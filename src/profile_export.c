@@ -365,26 +365,27 @@ static vkc_result vkc__write_svg_locked(vkc_context *ctx, vkc__pstate *st, const
     return VKC_SUCCESS;
 }
 
-vkc_result vkc_profile_write_trace(vkc_context *ctx, const char *path)
+/* Settle what is pending, then write one export, under the profile lock. */
+static vkc_result vkc__write_export(vkc_context *ctx, const char *path, const char *what,
+                                    vkc_result (*write)(vkc_context *, vkc__pstate *, const char *))
 {
     VKC_CHECK_PROFILE(ctx, st);
-    VKC_RETURN_IF(!path, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_profile_write_trace: path is NULL");
+    VKC_RETURN_IF(!path, ctx, VKC_ERROR_INVALID_ARGUMENT, "%s: path is NULL", what);
     pthread_mutex_lock(&st->lock);
     vkc__settle_locked(ctx, st);
-    vkc_result r = vkc__write_trace_locked(ctx, st, path);
+    vkc_result r = write(ctx, st, path);
     pthread_mutex_unlock(&st->lock);
     return r;
 }
 
+vkc_result vkc_profile_write_trace(vkc_context *ctx, const char *path)
+{
+    return vkc__write_export(ctx, path, "vkc_profile_write_trace", vkc__write_trace_locked);
+}
+
 vkc_result vkc_profile_write_svg(vkc_context *ctx, const char *path)
 {
-    VKC_CHECK_PROFILE(ctx, st);
-    VKC_RETURN_IF(!path, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_profile_write_svg: path is NULL");
-    pthread_mutex_lock(&st->lock);
-    vkc__settle_locked(ctx, st);
-    vkc_result r = vkc__write_svg_locked(ctx, st, path);
-    pthread_mutex_unlock(&st->lock);
-    return r;
+    return vkc__write_export(ctx, path, "vkc_profile_write_svg", vkc__write_svg_locked);
 }
 
 /* The trace at json_path and the picture beside it (.json -> .svg). */
