@@ -191,7 +191,9 @@ vkc_result vkc__seq_check_range(vkc_seq *s, const vkc_buffer *b, uint64_t offset
 
 static uint32_t vkc__grid_groups(const vkc_context *ctx, uint64_t count, uint32_t wg)
 {
-    uint64_t need = (count + wg - 1) / wg;
+    /* Workgroup sizes are nearly always powers of two: a shift then. */
+    uint64_t need =
+        (wg & (wg - 1)) ? (count + wg - 1) / wg : (count + wg - 1) >> (unsigned)__builtin_ctz(wg);
     uint64_t cap = ctx->features.max_grid_groups;
     return (uint32_t)(need < cap ? need : cap);
 }
@@ -387,8 +389,9 @@ static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, con
                              "range [%llu, +%llu) is outside buffer \"%s\" of %llu bytes",
                              (unsigned long long)a->offset, (unsigned long long)size, b->name,
                              (unsigned long long)b->size);
+    /* A power of two (the limit's definition): a mask, not a division. */
     const uint64_t align = ctx->info.min_storage_buffer_offset_alignment;
-    if (align > 1 && (a->offset + b->offset) % align)
+    if (align > 1 && ((a->offset + b->offset) & (align - 1)))
         return vkc__arg_fail(s, VKC_ERROR_INVALID_ARGUMENT, k, i,
                              "offset %llu is not a multiple of "
                              "minStorageBufferOffsetAlignment %llu",
@@ -403,7 +406,9 @@ static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, con
         return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
                              "range of %llu bytes does not fit the shader's block (%llu bytes)",
                              (unsigned long long)size, (unsigned long long)bi->min_size);
-    if (count && bi->array_stride && (size - bi->min_size) / bi->array_stride < count)
+    /* floor(x / stride) < count <=> x < count * stride, which fits 64 bits
+     * (count < 2^32, stride < 2^32): no division on the recording path. */
+    if (count && bi->array_stride && size - bi->min_size < count * bi->array_stride)
         return vkc__arg_fail(s, VKC_ERROR_MISMATCH, k, i,
                              "buffer holds %llu elements of %llu bytes, which does not fit the "
                              "%llu elements the dispatch covers",

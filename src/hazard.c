@@ -14,12 +14,21 @@
  * memory (vkc__realloc) and the error latch. */
 #include "seq.h"
 
+/* The two buffers found last are tried first: a dispatch usually reads one
+ * buffer and writes another, so the lookups alternate between two. */
 static vkc__bufrec *vkc__find_buf(vkc_seq *s, VkBuffer vk)
 {
     if (s->buf_last < s->buf_count && s->bufs[s->buf_last].vk == vk)
         return &s->bufs[s->buf_last];
+    if (s->buf_prev < s->buf_count && s->bufs[s->buf_prev].vk == vk) {
+        uint32_t i = s->buf_prev;
+        s->buf_prev = s->buf_last;
+        s->buf_last = i;
+        return &s->bufs[i];
+    }
     for (uint32_t i = 0; i < s->buf_count; ++i) {
         if (s->bufs[i].vk == vk) {
+            s->buf_prev = s->buf_last;
             s->buf_last = i;
             return &s->bufs[i];
         }
@@ -27,9 +36,12 @@ static vkc__bufrec *vkc__find_buf(vkc_seq *s, VkBuffer vk)
     return NULL;
 }
 
-/* First range whose offset is >= off. */
+/* First range whose offset is >= off. Ranges recorded in increasing order
+ * (a loop over the slices of a buffer) land after the last one: no search. */
 static uint32_t vkc__lower_bound(const vkc__range *r, uint32_t n, uint64_t off)
 {
+    if (n == 0 || r[n - 1].off < off)
+        return n;
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -210,6 +222,7 @@ static vkc_result vkc__track_uses(vkc_seq *s, const vkc__use *uses, uint32_t n, 
                 return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "hazard table");
             memset(s->bufs + old, 0, (s->buf_cap - old) * sizeof(*b));
             b = &s->bufs[s->buf_count];
+            s->buf_prev = s->buf_last;
             s->buf_last = s->buf_count++;
             b->vk = u->vk; /* keeps b->r and b->cap from an earlier recording */
             b->n = 0;

@@ -122,7 +122,7 @@ struct vkc_seq {
     uint8_t *push;
     uint32_t push_len, push_cap;
     vkc__bufrec *bufs;
-    uint32_t buf_count, buf_cap, buf_last;
+    uint32_t buf_count, buf_cap, buf_last, buf_prev;
     uint32_t *order; /* emission order (by level) */
     uint32_t order_cap;
     vkc__imgrec *imgs;
