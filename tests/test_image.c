@@ -1161,6 +1161,115 @@ static void test_bad_input(void **state)
     vkc_test_context_destroy(ctx);
 }
 
+/* The sampler's LOD fields: each mip of an R32F image holds its own
+ * level number, so a NEAREST-mip lookup returns the level it used; the
+ * expected level is Vulkan's clamp(lod + mip_lod_bias, min_lod, max_lod)
+ * rounded to the nearest level (the image's last level at most). Then the
+ * rules: each broken one is a clear error. */
+static void test_sampler_lod(void **state)
+{
+    (void)state;
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    const uint32_t M = 4; /* 8x8 .. 1x1 */
+    vkc_image *img = image(ctx, &(vkc_image_desc){.format = VKC_FORMAT_R32F,
+                                                  .width = 8,
+                                                  .height = 8,
+                                                  .mip_levels = M,
+                                                  .usage = VKC_IMAGE_USAGE_SAMPLED});
+    for (uint32_t m = 0; m < M; ++m) {
+        vkc_clear_value v = {.f32 = {(float)m, 0, 0, 0}};
+        assert_int_equal(
+            vkc_image_clear(img, &(vkc_image_range){.base_mip = m, .mip_count = 1}, &v),
+            VKC_SUCCESS);
+    }
+    vkc_buffer *coords, *outb;
+    const float cs[2] = {0.4f, 0.6f};
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 8}, &coords), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 16}, &outb), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_upload(coords, 0, cs, 8), VKC_SUCCESS);
+    vkc_kernel *k = KERNEL(ctx, img_sample);
+    VkPhysicalDeviceProperties props;
+    ctx->vki.vkGetPhysicalDeviceProperties(ctx->phys, &props);
+    const bool bias_ok = props.limits.maxSamplerLodBias >= 1.0f;
+    struct {
+        float min_lod, max_lod, bias, lod;
+    } cases[] = {
+        {0, 0, 0, 0},     {0, 0, 0, 2},    {0, 0, 0, 7}, /* no clamp: up to the last level */
+        {1, 0, 0, 0},     {2, 0, 0, 1},    {1, 0, 0, 3}, /* min_lod */
+        {0, 1, 0, 3},     {0, 2, 0, 2.8f}, {1, 2, 0, 0}, /* max_lod */
+        {0, 0, 1, 0},     {0, 0, 1, 1.2f}, {0, 2, 1, 2}, /* mip_lod_bias, then clamped */
+        {0, 0, -1, 2.2f}, {1, 0, -1, 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+        if (cases[i].bias && !bias_ok)
+            continue;
+        vkc_sampler *sm;
+        assert_int_equal(vkc_sampler_get(ctx,
+                                         &(vkc_sampler_desc){.min_lod = cases[i].min_lod,
+                                                             .max_lod = cases[i].max_lod,
+                                                             .mip_lod_bias = cases[i].bias},
+                                         &sm),
+                         VKC_SUCCESS);
+        float l = cases[i].lod + cases[i].bias;
+        l = fmaxf(l, cases[i].min_lod);
+        if (cases[i].max_lod)
+            l = fminf(l, cases[i].max_lod);
+        /* NEAREST mipmap mode: level ceil(l + 0.5) - 1, within the image */
+        float want = fminf(ceilf(l + 0.5f) - 1.0f, (float)(M - 1));
+        struct {
+            uint32_t n;
+            float lod;
+        } p = {1, cases[i].lod};
+        vkc_arg args[3] = {{.image = img, .sampler = sm}, {.buffer = coords}, {.buffer = outb}};
+        assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
+                                                                .args = args,
+                                                                .arg_count = 3,
+                                                                .push = &p,
+                                                                .push_size = sizeof(p),
+                                                                .groups = {1, 1, 1}}),
+                         VKC_SUCCESS);
+        float got[4];
+        assert_int_equal(vkc_buffer_download(outb, 0, got, 16), VKC_SUCCESS);
+        if (got[0] != want)
+            fail_msg("min_lod %g max_lod %g bias %g lod %g: level %g, want %g",
+                     (double)cases[i].min_lod, (double)cases[i].max_lod, (double)cases[i].bias,
+                     (double)cases[i].lod, (double)got[0], (double)want);
+    }
+    if (!bias_ok)
+        printf("  maxSamplerLodBias %g < 1: bias cases skipped\n",
+               (double)props.limits.maxSamplerLodBias);
+    /* -0 and the zeroed desc are one sampler. */
+    vkc_sampler *a, *b;
+    assert_int_equal(vkc_sampler_get(ctx, NULL, &a), VKC_SUCCESS);
+    assert_int_equal(
+        vkc_sampler_get(ctx, &(vkc_sampler_desc){.min_lod = -0.0f, .mip_lod_bias = -0.0f}, &b),
+        VKC_SUCCESS);
+    assert_ptr_equal(a, b);
+
+    vkc_test_quiet_errors(1);
+    expect(ctx, vkc_sampler_get(ctx, &(vkc_sampler_desc){.min_lod = 2, .max_lod = 1}, &b),
+           VKC_ERROR_INVALID_ARGUMENT, "min_lod <= max_lod");
+    assert_null(b);
+    expect(ctx, vkc_sampler_get(ctx, &(vkc_sampler_desc){.min_lod = -1}, &b),
+           VKC_ERROR_INVALID_ARGUMENT, "min_lod");
+    expect(ctx, vkc_sampler_get(ctx, &(vkc_sampler_desc){.max_lod = NAN}, &b),
+           VKC_ERROR_INVALID_ARGUMENT, "finite");
+    expect(ctx, vkc_sampler_get(ctx, &(vkc_sampler_desc){.unnormalized = true, .min_lod = 1}, &b),
+           VKC_ERROR_INVALID_ARGUMENT, "unnormalized");
+    expect(ctx,
+           vkc_sampler_get(
+               ctx,
+               &(vkc_sampler_desc){.mip_lod_bias = props.limits.maxSamplerLodBias * 2.0f + 1.0f},
+               &b),
+           VKC_ERROR_LIMIT, "maxSamplerLodBias");
+    vkc_test_quiet_errors(0);
+    vkc_kernel_destroy(k);
+    vkc_buffer_destroy(coords);
+    vkc_buffer_destroy(outb);
+    vkc_image_destroy(img);
+    vkc_test_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1176,6 +1285,7 @@ int main(void)
         cmocka_unit_test(test_copies),
         cmocka_unit_test(test_fallback_paths),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_sampler_lod),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

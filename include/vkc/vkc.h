@@ -931,6 +931,16 @@ typedef struct vkc_sampler_desc {
      * CLAMP_TO_BORDER, and the bound image one mip of one layer of a 2D
      * image; else VKC_ERROR_INVALID_ARGUMENT. */
     bool unnormalized;
+    /* The level of detail (Vulkan's minLod, maxLod, mipLodBias): the LOD a
+     * lookup computes (or names, as textureLod does) plus mip_lod_bias is
+     * clamped to [min_lod, max_lod], in mip levels of the bound view.
+     * max_lod 0 means no upper clamp (VK_LOD_CLAMP_NONE), the default; to
+     * sample one level only, bind a one-mip range of the image (vkc_arg's
+     * range). Finite values, 0 <= min_lod <= max_lod (when max_lod is set);
+     * with unnormalized, min_lod and max_lod stay 0; else
+     * VKC_ERROR_INVALID_ARGUMENT. |mip_lod_bias| above the device's
+     * maxSamplerLodBias: VKC_ERROR_LIMIT. */
+    float min_lod, max_lod, mip_lod_bias;
 } vkc_sampler_desc;
 
 /* The context's sampler for desc: created on first use, then shared by
