@@ -22,6 +22,8 @@ const vkc__format_row vkc__formats[VKC_FORMAT_COUNT_] = {
     [VKC_FORMAT_RGBA32F] = {"RGBA32F", VK_FORMAT_R32G32B32A32_SFLOAT, 16},
     [VKC_FORMAT_R32UI] = {"R32UI", VK_FORMAT_R32_UINT, 4},
     [VKC_FORMAT_R32I] = {"R32I", VK_FORMAT_R32_SINT, 4},
+    [VKC_FORMAT_BGRA8_UNORM] = {"BGRA8_UNORM", VK_FORMAT_B8G8R8A8_UNORM, 4},
+    [VKC_FORMAT_BGRA8_SRGB] = {"BGRA8_SRGB", VK_FORMAT_B8G8R8A8_SRGB, 4},
 };
 
 const char *vkc_format_name(vkc_format format)

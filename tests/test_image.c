@@ -1270,6 +1270,120 @@ static void test_sampler_lod(void **state)
     vkc_test_context_destroy(ctx);
 }
 
+/* BGRA8, a swapchain's format: the bytes on the host are B, G, R, A and
+ * kernels see R, G, B, A. A clear to red, a sampled read of known bytes and
+ * (where the device can) a storage write through a kernel without a format
+ * qualifier, each checked byte by byte; the SRGB form round-trips. */
+static void test_bgra8(void **state)
+{
+    (void)state;
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    const uint32_t w = 16, h = 8;
+    round_trip(ctx,
+               &(vkc_image_desc){.format = VKC_FORMAT_BGRA8_SRGB,
+                                 .width = w,
+                                 .height = h,
+                                 .usage = VKC_IMAGE_USAGE_SAMPLED},
+               NULL, 77);
+    vkc_image *img = image(ctx, &(vkc_image_desc){.format = VKC_FORMAT_BGRA8_UNORM,
+                                                  .width = w,
+                                                  .height = h,
+                                                  .usage = VKC_IMAGE_USAGE_SAMPLED});
+    assert_int_equal(vkc_format_vk(VKC_FORMAT_BGRA8_UNORM), VK_FORMAT_B8G8R8A8_UNORM);
+    assert_int_equal(vkc_format_texel_size(VKC_FORMAT_BGRA8_UNORM), 4);
+    uint8_t bytes[16 * 8 * 4];
+    assert_int_equal(vkc_image_clear(img, NULL, &(vkc_clear_value){.f32 = {1, 0, 0, 1}}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_image_download(img, NULL, bytes, sizeof(bytes)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < w * h; ++i)
+        if (bytes[4 * i] != 0 || bytes[4 * i + 1] != 0 || bytes[4 * i + 2] != 255 ||
+            bytes[4 * i + 3] != 255)
+            fail_msg("clear to red: texel %u is %u %u %u %u, want B G R A = 0 0 255 255", i,
+                     bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]);
+
+    /* Sampling: texel centres with NEAREST return (R, G, B, A) / 255. */
+    fill_random(bytes, sizeof(bytes), 5);
+    assert_int_equal(vkc_image_upload(img, NULL, bytes, sizeof(bytes)), VKC_SUCCESS);
+    const uint32_t n = w * h;
+    vkc_buffer *coords, *outb;
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 8}, &coords),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 16}, &outb),
+                     VKC_SUCCESS);
+    float cs[16 * 8 * 2], got[16 * 8 * 4];
+    for (uint32_t i = 0; i < n; ++i) {
+        cs[2 * i] = ((float)(i % w) + 0.5f) / (float)w;
+        cs[2 * i + 1] = ((float)(i / w) + 0.5f) / (float)h;
+    }
+    assert_int_equal(vkc_buffer_upload(coords, 0, cs, sizeof(cs)), VKC_SUCCESS);
+    vkc_sampler *sm;
+    assert_int_equal(vkc_sampler_get(ctx, NULL, &sm), VKC_SUCCESS);
+    vkc_kernel *k = KERNEL(ctx, img_sample);
+    struct {
+        uint32_t n;
+        float lod;
+    } p = {n, 0.0f};
+    vkc_arg args[3] = {{.image = img, .sampler = sm}, {.buffer = coords}, {.buffer = outb}};
+    assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
+                                                            .args = args,
+                                                            .arg_count = 3,
+                                                            .push = &p,
+                                                            .push_size = sizeof(p),
+                                                            .groups = {groups(n, 64), 1, 1}}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_download(outb, 0, got, sizeof(got)), VKC_SUCCESS);
+    static const int from[4] = {2, 1, 0, 3}; /* R G B A from the B G R A bytes */
+    for (uint32_t i = 0; i < n; ++i)
+        for (int c = 0; c < 4; ++c)
+            if (fabsf(got[4 * i + c] - (float)bytes[4 * i + from[c]] / 255.0f) > 1e-6f)
+                fail_msg("sampled texel %u channel %d: %f, want %u/255", i, c,
+                         (double)got[4 * i + c], bytes[4 * i + from[c]]);
+    vkc_kernel_destroy(k);
+    vkc_buffer_destroy(coords);
+    vkc_buffer_destroy(outb);
+    vkc_image_destroy(img);
+
+    /* Storage, where the device allows it. */
+    const vkc_device_info *di = vkc_context_device(ctx);
+    vkc_image *st;
+    vkc_test_quiet_errors(1);
+    vkc_result r = vkc_image_create(ctx,
+                                    &(vkc_image_desc){.format = VKC_FORMAT_BGRA8_UNORM,
+                                                      .width = w,
+                                                      .height = h,
+                                                      .usage = VKC_IMAGE_USAGE_STORAGE},
+                                    &st);
+    vkc_test_quiet_errors(0);
+    if (r == VKC_ERROR_UNSUPPORTED || !di->storage_image_write_without_format) {
+        printf("  BGRA8 storage: not on this device (%s)\n",
+               r < 0 ? vkc_context_last_error(ctx) : "no shaderStorageImageWriteWithoutFormat");
+        if (r >= 0)
+            vkc_image_destroy(st);
+        vkc_test_context_destroy(ctx);
+        return;
+    }
+    assert_int_equal(r, VKC_SUCCESS);
+    vkc_kernel *wk = KERNEL(ctx, img_write_unfmt);
+    vkc_arg sa = {.image = st};
+    assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = wk,
+                                                            .args = &sa,
+                                                            .arg_count = 1,
+                                                            .groups = {w / 8, h / 8, 1}}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_image_download(st, NULL, bytes, sizeof(bytes)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint8_t want[4] = {200, (uint8_t)(i / w), (uint8_t)(i % w), 255};
+        if (memcmp(&bytes[4 * i], want, 4))
+            fail_msg("stored texel %u: %u %u %u %u, want B G R A = %u %u %u %u", i, bytes[4 * i],
+                     bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3], want[0], want[1],
+                     want[2], want[3]);
+    }
+    printf("  BGRA8 storage: written through a format-less storage image\n");
+    vkc_kernel_destroy(wk);
+    vkc_image_destroy(st);
+    vkc_test_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1286,6 +1400,7 @@ int main(void)
         cmocka_unit_test(test_fallback_paths),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_sampler_lod),
+        cmocka_unit_test(test_bgra8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

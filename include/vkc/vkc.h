@@ -776,6 +776,13 @@ typedef enum vkc_format {
     VKC_FORMAT_RGBA32F,
     VKC_FORMAT_R32UI,
     VKC_FORMAT_R32I,
+    /* A renderer's usual swapchain format: texels are stored B, G, R, A
+     * (in uploads and downloads too) and kernels see R, G, B, A. Storage
+     * where the device allows it (its kernels declare no format qualifier
+     * and need shaderStorageImageRead/WriteWithoutFormat); the SRGB form is
+     * sampled only. VKC_ERROR_UNSUPPORTED where the device has neither. */
+    VKC_FORMAT_BGRA8_UNORM,
+    VKC_FORMAT_BGRA8_SRGB,
     VKC_FORMAT_COUNT_
 } vkc_format;
 
