@@ -104,6 +104,26 @@ static VkImageUsageFlags vkc__vk_usage(uint32_t usage)
     return u;
 }
 
+vkc_result vkc_format_support_get(vkc_context *ctx, vkc_format format, vkc_format_support *out)
+{
+    if (out)
+        memset(out, 0, sizeof(*out));
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_format_support_get: out is NULL");
+    VKC_RETURN_IF((unsigned)format >= VKC_FORMAT_COUNT_, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_format_support_get: unknown format %d", (int)format);
+    const VkFormatFeatureFlags have = vkc__format_features(ctx, vkc__formats[format].vk);
+    const VkFormatFeatureFlags transfer = vkc__usage_features(0);
+    if ((have & transfer) != transfer)
+        return VKC_SUCCESS; /* no image of it can be made: nothing else matters */
+    for (uint32_t bit = 1; bit <= VKC_IMAGE_USAGE_COLOR_ATTACHMENT; bit <<= 1)
+        if ((have & vkc__usage_features(bit)) == vkc__usage_features(bit))
+            out->usage |= bit;
+    out->linear_filter = (out->usage & VKC_IMAGE_USAGE_SAMPLED) &&
+                         (have & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT);
+    return VKC_SUCCESS;
+}
+
 /* Resolve DEFAULT usage and check every usage against the device's format
  * features. */
 static vkc_result vkc__check_usage(vkc_context *ctx, vkc_format format, uint32_t *usage,

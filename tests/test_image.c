@@ -1384,6 +1384,58 @@ static void test_bgra8(void **state)
     vkc_test_context_destroy(ctx);
 }
 
+/* vkc_format_support_get against the device's format properties read
+ * here, and against what vkc_image_create accepts: each usage bit reported
+ * creates, each one not reported is VKC_ERROR_UNSUPPORTED. */
+static void test_format_support(void **state)
+{
+    (void)state;
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    const VkFormatFeatureFlags xfer =
+        VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    const struct {
+        uint32_t usage;
+        VkFormatFeatureFlags need;
+    } bits[] = {{VKC_IMAGE_USAGE_STORAGE, VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT},
+                {VKC_IMAGE_USAGE_SAMPLED, VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT},
+                {VKC_IMAGE_USAGE_COLOR_ATTACHMENT, VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT}};
+    for (int f = 1; f < VKC_FORMAT_COUNT_; ++f) {
+        vkc_format_support fs;
+        assert_int_equal(vkc_format_support_get(ctx, (vkc_format)f, &fs), VKC_SUCCESS);
+        VkFormatProperties fp;
+        ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->phys, vkc_format_vk((vkc_format)f), &fp);
+        const VkFormatFeatureFlags have = fp.optimalTilingFeatures;
+        const bool copies = (have & xfer) == xfer;
+        for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]); ++b) {
+            const bool want = copies && (have & bits[b].need);
+            if (!!(fs.usage & bits[b].usage) != want)
+                fail_msg("%s: usage 0x%x reported %d, format features 0x%x",
+                         vkc_format_name((vkc_format)f), bits[b].usage,
+                         !!(fs.usage & bits[b].usage), (unsigned)have);
+            vkc_image *img;
+            vkc_test_quiet_errors(1);
+            vkc_result r = vkc_image_create(
+                ctx, &(vkc_image_desc){.format = (vkc_format)f, .width = 4, .usage = bits[b].usage},
+                &img);
+            vkc_test_quiet_errors(0);
+            assert_int_equal(r, want ? VKC_SUCCESS : VKC_ERROR_UNSUPPORTED);
+            vkc_image_destroy(img);
+        }
+        assert_int_equal(fs.linear_filter,
+                         (fs.usage & VKC_IMAGE_USAGE_SAMPLED) &&
+                             (have & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT));
+    }
+    vkc_format_support fs = {.usage = 7};
+    vkc_test_quiet_errors(1);
+    expect(ctx, vkc_format_support_get(ctx, VKC_FORMAT_COUNT_, &fs), VKC_ERROR_INVALID_ARGUMENT,
+           "unknown format");
+    assert_int_equal(fs.usage, 0);
+    expect(ctx, vkc_format_support_get(ctx, VKC_FORMAT_R32F, NULL), VKC_ERROR_INVALID_ARGUMENT,
+           "out is NULL");
+    vkc_test_quiet_errors(0);
+    vkc_test_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1401,6 +1453,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_sampler_lod),
         cmocka_unit_test(test_bgra8),
+        cmocka_unit_test(test_format_support),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -803,6 +803,23 @@ typedef enum vkc_image_usage {
     VKC_IMAGE_USAGE_COLOR_ATTACHMENT = 4,
 } vkc_image_usage;
 
+/* What the context's device can do with images of a format (its format
+ * features for optimal tiling). usage: the vkc_image_usage bits an image of
+ * the format may have; 0 when the device cannot copy such images (then
+ * vkc_image_create gives VKC_ERROR_UNSUPPORTED for any usage).
+ * linear_filter: a LINEAR sampler may sample it. A storage image whose
+ * format GLSL cannot name (BGRA8) also needs a kernel without a format
+ * qualifier (vkc_device_info.storage_image_*_without_format). */
+typedef struct vkc_format_support {
+    uint32_t usage;
+    bool linear_filter;
+} vkc_format_support;
+
+/* Fill *out for format. VKC_ERROR_INVALID_ARGUMENT for an unknown format
+ * or a NULL out (then *out, where given, is zeroed). Thread-safe. */
+VKC_API vkc_result vkc_format_support_get(vkc_context *ctx, vkc_format format,
+                                          vkc_format_support *out);
+
 typedef struct vkc_image_desc {
     vkc_image_type type;
     vkc_format format;
