@@ -87,10 +87,15 @@ static frame_push push_for(const postfx_params *p)
  * frame's submission on the same queue (vkc's own command buffers cannot
  * carry the bench's queries).
  *
- * Gated (the figure compared): the begin bracket and the frame wait on a
- * timeline semaphore that the host signals only once the end bracket is
- * queued too, so the GPU finds the whole frame queued when it writes the
- * first timestamp. Ungated (the method before; kept as a row of its own),
+ * Gated (the figure compared): the begin bracket waits on a timeline
+ * semaphore that the host signals only once the frame and the end bracket
+ * are queued behind it, so the GPU finds the whole frame queued when it
+ * writes the first timestamp. The frame itself carries no wait: a wait
+ * would change vkc's submission (a submit with host waits also signals
+ * vkc's timeline, which a resubmitted sequence does not). That relies on
+ * the queue running its batches in submission order, as lavapipe's queue
+ * thread and NVIDIA's channel do; a frame run before the gate opened would
+ * show as a GPU time of about nothing. Ungated (the method before; kept as a row of its own),
  * the first timestamp is written as soon as the begin bracket arrives and
  * the GPU then idles until the frame's submission is made: the interval
  * holds the host's submit call, which is not GPU time and differs between
@@ -166,9 +171,8 @@ static bool queue_submit(raw *r, VkCommandBuffer cb, VkFence fence, VkSemaphore 
     return raw_ok(r, res, "vkQueueSubmit");
 }
 
-/* Submit one frame's work between the bracket's timestamps, waiting for
- * gate to reach value first when gate is given. */
-typedef bool (*frame_fn)(void *user, VkSemaphore gate, uint64_t value);
+/* Submit one frame's work between the bracket's timestamps. */
+typedef bool (*frame_fn)(void *user);
 
 /* GPU ns of warm + n frames into gpu[0..n), gated or not; *has false
  * without timestamps (or, gated, without timeline semaphores). */
@@ -182,7 +186,7 @@ static bool bracket_time(raw *r, bracket *k, frame_fn frame, void *user, bool ga
         VkSemaphoreSignalInfo open = {
             .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = gate, .value = value};
         double ns;
-        if (!queue_submit(r, k->begin, VK_NULL_HANDLE, gate, value) || !frame(user, gate, value) ||
+        if (!queue_submit(r, k->begin, VK_NULL_HANDLE, gate, value) || !frame(user) ||
             !queue_submit(r, k->end, k->fence, VK_NULL_HANDLE, 0) ||
             (gated && !raw_ok(r, k->signal(r->dev, &open), "vkSignalSemaphore")) ||
             !raw_ok(r, r->vkWaitForFences(r->dev, 1, &k->fence, VK_TRUE, UINT64_MAX),
@@ -386,10 +390,10 @@ typedef struct raw_frame {
     VkCommandBuffer cb;
 } raw_frame;
 
-static bool raw_chain_frame(void *user, VkSemaphore gate, uint64_t value)
+static bool raw_chain_frame(void *user)
 {
     raw_frame *f = user;
-    return queue_submit(f->r, f->cb, VK_NULL_HANDLE, gate, value);
+    return queue_submit(f->r, f->cb, VK_NULL_HANDLE, VK_NULL_HANDLE, 0);
 }
 
 static bool raw_chain_init(raw *r, raw_chain *c, const postfx_params *p, const uint16_t *hdr16)
@@ -474,13 +478,10 @@ static vkc_result vkc_chain_frame_submit(vkc_chain *c, vkc_ticket *t)
     return vkc_seq_submit(c->seq, t);
 }
 
-static bool vkc_chain_frame(void *user, VkSemaphore gate, uint64_t value)
+static bool vkc_chain_frame(void *user)
 {
-    vkc_chain *c = user;
     vkc_ticket t;
-    if (gate && vkc_wait_host_semaphore(c->ctx, gate, value) < 0)
-        return false;
-    return vkc_chain_frame_submit(c, &t) >= 0;
+    return vkc_chain_frame_submit(user, &t) >= 0;
 }
 
 static vkc_result chain_kernel(vkc_context *ctx, const uint32_t *spirv, size_t size,
