@@ -222,6 +222,24 @@ static uint32_t groups(uint32_t n, uint32_t g)
     return (n + g - 1) / g;
 }
 
+/* img_sample over n coordinates: out[i] = textureLod(img with sm, coords[i], lod). */
+static void run_sample(vkc_context *ctx, vkc_kernel *k, vkc_image *img, vkc_sampler *sm,
+                       vkc_buffer *coords, vkc_buffer *outb, uint32_t n, float lod)
+{
+    struct {
+        uint32_t n;
+        float lod;
+    } p = {n, lod};
+    vkc_arg args[3] = {{.image = img, .sampler = sm}, {.buffer = coords}, {.buffer = outb}};
+    assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
+                                                            .args = args,
+                                                            .arg_count = 3,
+                                                            .push = &p,
+                                                            .push_size = sizeof(p),
+                                                            .groups = {groups(n, 64), 1, 1}}),
+                     VKC_SUCCESS);
+}
+
 /* Reflection reports each kind, its dimensionality and format. */
 static void test_reflection(void **state)
 {
@@ -547,19 +565,7 @@ static void test_sampling(void **state)
                 }
             }
             assert_int_equal(vkc_buffer_upload(coords, 0, cs, n * 8), VKC_SUCCESS);
-            struct {
-                uint32_t n;
-                float lod;
-            } p = {(uint32_t)n, 0.0f};
-            vkc_arg args[3] = {{.image = img, .sampler = sm}, {.buffer = coords}, {.buffer = outb}};
-            assert_int_equal(
-                vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
-                                                       .args = args,
-                                                       .arg_count = 3,
-                                                       .push = &p,
-                                                       .push_size = sizeof(p),
-                                                       .groups = {groups(n, 64), 1, 1}}),
-                VKC_SUCCESS);
+            run_sample(ctx, k, img, sm, coords, outb, (uint32_t)n, 0.0f);
             assert_int_equal(vkc_buffer_download(outb, 0, got, n * 16), VKC_SUCCESS);
             float worst = 0;
             for (int i = 0; i < n; ++i) {
@@ -1216,18 +1222,7 @@ static void test_sampler_lod(void **state)
             l = fminf(l, cases[i].max_lod);
         /* NEAREST mipmap mode: level ceil(l + 0.5) - 1, within the image */
         float want = fminf(ceilf(l + 0.5f) - 1.0f, (float)(M - 1));
-        struct {
-            uint32_t n;
-            float lod;
-        } p = {1, cases[i].lod};
-        vkc_arg args[3] = {{.image = img, .sampler = sm}, {.buffer = coords}, {.buffer = outb}};
-        assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
-                                                                .args = args,
-                                                                .arg_count = 3,
-                                                                .push = &p,
-                                                                .push_size = sizeof(p),
-                                                                .groups = {1, 1, 1}}),
-                         VKC_SUCCESS);
+        run_sample(ctx, k, img, sm, coords, outb, 1, cases[i].lod);
         float got[4];
         assert_int_equal(vkc_buffer_download(outb, 0, got, 16), VKC_SUCCESS);
         if (got[0] != want)
@@ -1319,18 +1314,7 @@ static void test_bgra8(void **state)
     vkc_sampler *sm;
     assert_int_equal(vkc_sampler_get(ctx, NULL, &sm), VKC_SUCCESS);
     vkc_kernel *k = KERNEL(ctx, img_sample);
-    struct {
-        uint32_t n;
-        float lod;
-    } p = {n, 0.0f};
-    vkc_arg args[3] = {{.image = img, .sampler = sm}, {.buffer = coords}, {.buffer = outb}};
-    assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
-                                                            .args = args,
-                                                            .arg_count = 3,
-                                                            .push = &p,
-                                                            .push_size = sizeof(p),
-                                                            .groups = {groups(n, 64), 1, 1}}),
-                     VKC_SUCCESS);
+    run_sample(ctx, k, img, sm, coords, outb, n, 0.0f);
     assert_int_equal(vkc_buffer_download(outb, 0, got, sizeof(got)), VKC_SUCCESS);
     static const int from[4] = {2, 1, 0, 3}; /* R G B A from the B G R A bytes */
     for (uint32_t i = 0; i < n; ++i)
