@@ -748,7 +748,9 @@ VKC_API vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buf
  *
  * Texel data on the host and in buffers is tightly packed: rows of
  * width * texel size bytes, then height rows, then depth slices, then
- * layers. 16-bit floats are IEEE half, SRGB texels are stored encoded.
+ * layers. 16-bit floats are IEEE half, SRGB texels are stored encoded,
+ * BGRA8 texels as B, G, R, A. What the device allows per format (storage,
+ * sampling, linear filtering): vkc_format_support_get; vkc-info lists it.
  *
  * Thread safety: as buffers. Creation, destruction, blocking transfers and
  * vkc_sampler_get are thread-safe; one image must not be transferred from
