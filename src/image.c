@@ -6,6 +6,7 @@
  * (vkc__oneshot_transition), never dispatch. */
 #include "vkc_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 
 const vkc__format_row vkc__formats[VKC_FORMAT_COUNT_] = {
@@ -21,6 +22,8 @@ const vkc__format_row vkc__formats[VKC_FORMAT_COUNT_] = {
     [VKC_FORMAT_RGBA32F] = {"RGBA32F", VK_FORMAT_R32G32B32A32_SFLOAT, 16},
     [VKC_FORMAT_R32UI] = {"R32UI", VK_FORMAT_R32_UINT, 4},
     [VKC_FORMAT_R32I] = {"R32I", VK_FORMAT_R32_SINT, 4},
+    [VKC_FORMAT_BGRA8_UNORM] = {"BGRA8_UNORM", VK_FORMAT_B8G8R8A8_UNORM, 4},
+    [VKC_FORMAT_BGRA8_SRGB] = {"BGRA8_SRGB", VK_FORMAT_B8G8R8A8_SRGB, 4},
 };
 
 const char *vkc_format_name(vkc_format format)
@@ -99,6 +102,26 @@ static VkImageUsageFlags vkc__vk_usage(uint32_t usage)
     if (usage & VKC_IMAGE_USAGE_COLOR_ATTACHMENT)
         u |= VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
     return u;
+}
+
+vkc_result vkc_format_support_get(vkc_context *ctx, vkc_format format, vkc_format_support *out)
+{
+    if (out)
+        memset(out, 0, sizeof(*out));
+    VKC_CHECK_CONTEXT(ctx);
+    VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_format_support_get: out is NULL");
+    VKC_RETURN_IF((unsigned)format >= VKC_FORMAT_COUNT_, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_format_support_get: unknown format %d", (int)format);
+    const VkFormatFeatureFlags have = vkc__format_features(ctx, vkc__formats[format].vk);
+    const VkFormatFeatureFlags transfer = vkc__usage_features(0);
+    if ((have & transfer) != transfer)
+        return VKC_SUCCESS; /* no image of it can be made: nothing else matters */
+    for (uint32_t bit = 1; bit <= VKC_IMAGE_USAGE_COLOR_ATTACHMENT; bit <<= 1)
+        if ((have & vkc__usage_features(bit)) == vkc__usage_features(bit))
+            out->usage |= bit;
+    out->linear_filter = (out->usage & VKC_IMAGE_USAGE_SAMPLED) &&
+                         (have & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT);
+    return VKC_SUCCESS;
 }
 
 /* Resolve DEFAULT usage and check every usage against the device's format
@@ -568,12 +591,40 @@ static vkc_result vkc__sampler_make(vkc_context *ctx, vkc_sampler *s)
     ci.addressModeU = vkc__address(d->address_u);
     ci.addressModeV = vkc__address(d->address_v);
     ci.addressModeW = vkc__address(d->address_w);
-    ci.maxLod = d->unnormalized ? 0.0f : VK_LOD_CLAMP_NONE;
+    ci.minLod = d->min_lod;
+    ci.maxLod = d->unnormalized ? 0.0f : d->max_lod ? d->max_lod : VK_LOD_CLAMP_NONE;
+    ci.mipLodBias = d->mip_lod_bias;
     ci.borderColor = VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK;
     ci.unnormalizedCoordinates = d->unnormalized;
     VkResult vr =
         VKC_VK(vkCreateSampler, ctx->vk.vkCreateSampler(ctx->device, &ci, ctx->alloc, &s->sampler));
     VKC_RETURN_IF_VK(ctx, vr, "vkCreateSampler");
+    return VKC_SUCCESS;
+}
+
+/* The LOD fields against VkSamplerCreateInfo's rules (maxLod >= minLod;
+ * minLod = maxLod = 0 with unnormalized coordinates; |mipLodBias| <=
+ * maxSamplerLodBias), checked here so that the caller gets a message, not
+ * a validation error. */
+static vkc_result vkc__check_lod(vkc_context *ctx, const vkc_sampler_desc *d)
+{
+    VKC_RETURN_IF(!isfinite(d->min_lod) || !isfinite(d->max_lod) || !isfinite(d->mip_lod_bias), ctx,
+                  VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_sampler_get: min_lod, max_lod and mip_lod_bias must be finite");
+    VKC_RETURN_IF(d->min_lod < 0 || d->max_lod < 0 || (d->max_lod && d->min_lod > d->max_lod), ctx,
+                  VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_sampler_get: needs 0 <= min_lod <= max_lod (got %g, %g; max_lod 0 = no "
+                  "clamp)",
+                  (double)d->min_lod, (double)d->max_lod);
+    VKC_RETURN_IF(d->unnormalized && (d->min_lod || d->max_lod), ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_sampler_get: unnormalized coordinates need min_lod and max_lod 0");
+    if (d->mip_lod_bias) {
+        VkPhysicalDeviceProperties props;
+        ctx->vki.vkGetPhysicalDeviceProperties(ctx->phys, &props);
+        VKC_RETURN_IF(fabsf(d->mip_lod_bias) > props.limits.maxSamplerLodBias, ctx, VKC_ERROR_LIMIT,
+                      "vkc_sampler_get: mip_lod_bias %g exceeds the device's maxSamplerLodBias %g",
+                      (double)d->mip_lod_bias, (double)props.limits.maxSamplerLodBias);
+    }
     return VKC_SUCCESS;
 }
 
@@ -583,9 +634,23 @@ vkc_result vkc_sampler_get(vkc_context *ctx, const vkc_sampler_desc *desc, vkc_s
         *out = NULL;
     VKC_CHECK_CONTEXT(ctx);
     VKC_RETURN_IF(!out, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_sampler_get: out is NULL");
-    vkc_sampler_desc d = {0};
-    if (desc)
-        d = *desc;
+    /* Field by field into a zeroed desc: the cache compares whole descs,
+     * padding included. */
+    vkc_sampler_desc d;
+    memset(&d, 0, sizeof(d));
+    if (desc) {
+        d.filter = desc->filter;
+        d.mipmap_mode = desc->mipmap_mode;
+        d.address_u = desc->address_u;
+        d.address_v = desc->address_v;
+        d.address_w = desc->address_w;
+        d.unnormalized = desc->unnormalized;
+        /* + 0.0f: -0 and 0 are one sampler */
+        d.min_lod = desc->min_lod + 0.0f;
+        d.max_lod = desc->max_lod + 0.0f;
+        d.mip_lod_bias = desc->mip_lod_bias + 0.0f;
+    }
+    VKC_FORWARD(vkc__check_lod(ctx, &d));
     VKC_RETURN_IF((unsigned)d.filter > VKC_FILTER_LINEAR ||
                       (unsigned)d.mipmap_mode > VKC_FILTER_LINEAR,
                   ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_sampler_get: unknown filter");

@@ -222,6 +222,24 @@ static uint32_t groups(uint32_t n, uint32_t g)
     return (n + g - 1) / g;
 }
 
+/* img_sample over n coordinates: out[i] = textureLod(img with sm, coords[i], lod). */
+static void run_sample(vkc_context *ctx, vkc_kernel *k, vkc_image *img, vkc_sampler *sm,
+                       vkc_buffer *coords, vkc_buffer *outb, uint32_t n, float lod)
+{
+    struct {
+        uint32_t n;
+        float lod;
+    } p = {n, lod};
+    vkc_arg args[3] = {{.image = img, .sampler = sm}, {.buffer = coords}, {.buffer = outb}};
+    assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
+                                                            .args = args,
+                                                            .arg_count = 3,
+                                                            .push = &p,
+                                                            .push_size = sizeof(p),
+                                                            .groups = {groups(n, 64), 1, 1}}),
+                     VKC_SUCCESS);
+}
+
 /* Reflection reports each kind, its dimensionality and format. */
 static void test_reflection(void **state)
 {
@@ -547,19 +565,7 @@ static void test_sampling(void **state)
                 }
             }
             assert_int_equal(vkc_buffer_upload(coords, 0, cs, n * 8), VKC_SUCCESS);
-            struct {
-                uint32_t n;
-                float lod;
-            } p = {(uint32_t)n, 0.0f};
-            vkc_arg args[3] = {{.image = img, .sampler = sm}, {.buffer = coords}, {.buffer = outb}};
-            assert_int_equal(
-                vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
-                                                       .args = args,
-                                                       .arg_count = 3,
-                                                       .push = &p,
-                                                       .push_size = sizeof(p),
-                                                       .groups = {groups(n, 64), 1, 1}}),
-                VKC_SUCCESS);
+            run_sample(ctx, k, img, sm, coords, outb, (uint32_t)n, 0.0f);
             assert_int_equal(vkc_buffer_download(outb, 0, got, n * 16), VKC_SUCCESS);
             float worst = 0;
             for (int i = 0; i < n; ++i) {
@@ -1161,6 +1167,259 @@ static void test_bad_input(void **state)
     vkc_test_context_destroy(ctx);
 }
 
+/* The sampler's LOD fields: each mip of an R32F image holds its own
+ * level number, so a NEAREST-mip lookup returns the level it used; the
+ * expected level is Vulkan's clamp(lod + mip_lod_bias, min_lod, max_lod)
+ * rounded to the nearest level (the image's last level at most). Then the
+ * rules: each broken one is a clear error. */
+static void test_sampler_lod(void **state)
+{
+    (void)state;
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    const uint32_t M = 4; /* 8x8 .. 1x1 */
+    vkc_image *img = image(ctx, &(vkc_image_desc){.format = VKC_FORMAT_R32F,
+                                                  .width = 8,
+                                                  .height = 8,
+                                                  .mip_levels = M,
+                                                  .usage = VKC_IMAGE_USAGE_SAMPLED});
+    for (uint32_t m = 0; m < M; ++m) {
+        vkc_clear_value v = {.f32 = {(float)m, 0, 0, 0}};
+        assert_int_equal(
+            vkc_image_clear(img, &(vkc_image_range){.base_mip = m, .mip_count = 1}, &v),
+            VKC_SUCCESS);
+    }
+    vkc_buffer *coords, *outb;
+    const float cs[2] = {0.4f, 0.6f};
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 8}, &coords), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 16}, &outb), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_upload(coords, 0, cs, 8), VKC_SUCCESS);
+    vkc_kernel *k = KERNEL(ctx, img_sample);
+    VkPhysicalDeviceProperties props;
+    ctx->vki.vkGetPhysicalDeviceProperties(ctx->phys, &props);
+    const bool bias_ok = props.limits.maxSamplerLodBias >= 1.0f;
+    struct {
+        float min_lod, max_lod, bias, lod;
+    } cases[] = {
+        {0, 0, 0, 0},     {0, 0, 0, 2},    {0, 0, 0, 7}, /* no clamp: up to the last level */
+        {1, 0, 0, 0},     {2, 0, 0, 1},    {1, 0, 0, 3}, /* min_lod */
+        {0, 1, 0, 3},     {0, 2, 0, 2.8f}, {1, 2, 0, 0}, /* max_lod */
+        {0, 0, 1, 0},     {0, 0, 1, 1.2f}, {0, 2, 1, 2}, /* mip_lod_bias, then clamped */
+        {0, 0, -1, 2.2f}, {1, 0, -1, 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+        if (cases[i].bias && !bias_ok)
+            continue;
+        vkc_sampler *sm;
+        assert_int_equal(vkc_sampler_get(ctx,
+                                         &(vkc_sampler_desc){.min_lod = cases[i].min_lod,
+                                                             .max_lod = cases[i].max_lod,
+                                                             .mip_lod_bias = cases[i].bias},
+                                         &sm),
+                         VKC_SUCCESS);
+        float l = cases[i].lod + cases[i].bias;
+        l = fmaxf(l, cases[i].min_lod);
+        if (cases[i].max_lod)
+            l = fminf(l, cases[i].max_lod);
+        /* NEAREST mipmap mode: level ceil(l + 0.5) - 1, within the image */
+        float want = fminf(ceilf(l + 0.5f) - 1.0f, (float)(M - 1));
+        run_sample(ctx, k, img, sm, coords, outb, 1, cases[i].lod);
+        float got[4];
+        assert_int_equal(vkc_buffer_download(outb, 0, got, 16), VKC_SUCCESS);
+        if (got[0] != want)
+            fail_msg("min_lod %g max_lod %g bias %g lod %g: level %g, want %g",
+                     (double)cases[i].min_lod, (double)cases[i].max_lod, (double)cases[i].bias,
+                     (double)cases[i].lod, (double)got[0], (double)want);
+    }
+    if (!bias_ok)
+        printf("  maxSamplerLodBias %g < 1: bias cases skipped\n",
+               (double)props.limits.maxSamplerLodBias);
+    /* -0 and the zeroed desc are one sampler. */
+    vkc_sampler *a, *b;
+    assert_int_equal(vkc_sampler_get(ctx, NULL, &a), VKC_SUCCESS);
+    assert_int_equal(
+        vkc_sampler_get(ctx, &(vkc_sampler_desc){.min_lod = -0.0f, .mip_lod_bias = -0.0f}, &b),
+        VKC_SUCCESS);
+    assert_ptr_equal(a, b);
+
+    vkc_test_quiet_errors(1);
+    expect(ctx, vkc_sampler_get(ctx, &(vkc_sampler_desc){.min_lod = 2, .max_lod = 1}, &b),
+           VKC_ERROR_INVALID_ARGUMENT, "min_lod <= max_lod");
+    assert_null(b);
+    expect(ctx, vkc_sampler_get(ctx, &(vkc_sampler_desc){.min_lod = -1}, &b),
+           VKC_ERROR_INVALID_ARGUMENT, "min_lod");
+    expect(ctx, vkc_sampler_get(ctx, &(vkc_sampler_desc){.max_lod = NAN}, &b),
+           VKC_ERROR_INVALID_ARGUMENT, "finite");
+    expect(ctx, vkc_sampler_get(ctx, &(vkc_sampler_desc){.unnormalized = true, .min_lod = 1}, &b),
+           VKC_ERROR_INVALID_ARGUMENT, "unnormalized");
+    expect(ctx,
+           vkc_sampler_get(
+               ctx,
+               &(vkc_sampler_desc){.mip_lod_bias = props.limits.maxSamplerLodBias * 2.0f + 1.0f},
+               &b),
+           VKC_ERROR_LIMIT, "maxSamplerLodBias");
+    vkc_test_quiet_errors(0);
+    vkc_kernel_destroy(k);
+    vkc_buffer_destroy(coords);
+    vkc_buffer_destroy(outb);
+    vkc_image_destroy(img);
+    vkc_test_context_destroy(ctx);
+}
+
+/* BGRA8, a swapchain's format: the bytes on the host are B, G, R, A and
+ * kernels see R, G, B, A. A clear to red, a sampled read of known bytes and
+ * (where the device can) a storage write through a kernel without a format
+ * qualifier, each checked byte by byte; the SRGB form round-trips. */
+static void test_bgra8(void **state)
+{
+    (void)state;
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    const uint32_t w = 16, h = 8;
+    round_trip(ctx,
+               &(vkc_image_desc){.format = VKC_FORMAT_BGRA8_SRGB,
+                                 .width = w,
+                                 .height = h,
+                                 .usage = VKC_IMAGE_USAGE_SAMPLED},
+               NULL, 77);
+    vkc_image *img = image(ctx, &(vkc_image_desc){.format = VKC_FORMAT_BGRA8_UNORM,
+                                                  .width = w,
+                                                  .height = h,
+                                                  .usage = VKC_IMAGE_USAGE_SAMPLED});
+    assert_int_equal(vkc_format_vk(VKC_FORMAT_BGRA8_UNORM), VK_FORMAT_B8G8R8A8_UNORM);
+    assert_int_equal(vkc_format_texel_size(VKC_FORMAT_BGRA8_UNORM), 4);
+    uint8_t bytes[16 * 8 * 4];
+    assert_int_equal(vkc_image_clear(img, NULL, &(vkc_clear_value){.f32 = {1, 0, 0, 1}}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_image_download(img, NULL, bytes, sizeof(bytes)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < w * h; ++i)
+        if (bytes[4 * i] != 0 || bytes[4 * i + 1] != 0 || bytes[4 * i + 2] != 255 ||
+            bytes[4 * i + 3] != 255)
+            fail_msg("clear to red: texel %u is %u %u %u %u, want B G R A = 0 0 255 255", i,
+                     bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]);
+
+    /* Sampling: texel centres with NEAREST return (R, G, B, A) / 255. */
+    fill_random(bytes, sizeof(bytes), 5);
+    assert_int_equal(vkc_image_upload(img, NULL, bytes, sizeof(bytes)), VKC_SUCCESS);
+    const uint32_t n = w * h;
+    vkc_buffer *coords, *outb;
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 8}, &coords),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 16}, &outb),
+                     VKC_SUCCESS);
+    float cs[16 * 8 * 2], got[16 * 8 * 4];
+    for (uint32_t i = 0; i < n; ++i) {
+        cs[2 * i] = ((float)(i % w) + 0.5f) / (float)w;
+        cs[2 * i + 1] = ((float)(i / w) + 0.5f) / (float)h;
+    }
+    assert_int_equal(vkc_buffer_upload(coords, 0, cs, sizeof(cs)), VKC_SUCCESS);
+    vkc_sampler *sm;
+    assert_int_equal(vkc_sampler_get(ctx, NULL, &sm), VKC_SUCCESS);
+    vkc_kernel *k = KERNEL(ctx, img_sample);
+    run_sample(ctx, k, img, sm, coords, outb, n, 0.0f);
+    assert_int_equal(vkc_buffer_download(outb, 0, got, sizeof(got)), VKC_SUCCESS);
+    static const int from[4] = {2, 1, 0, 3}; /* R G B A from the B G R A bytes */
+    for (uint32_t i = 0; i < n; ++i)
+        for (int c = 0; c < 4; ++c)
+            if (fabsf(got[4 * i + c] - (float)bytes[4 * i + from[c]] / 255.0f) > 1e-6f)
+                fail_msg("sampled texel %u channel %d: %f, want %u/255", i, c,
+                         (double)got[4 * i + c], bytes[4 * i + from[c]]);
+    vkc_kernel_destroy(k);
+    vkc_buffer_destroy(coords);
+    vkc_buffer_destroy(outb);
+    vkc_image_destroy(img);
+
+    /* Storage, where the device allows it. */
+    const vkc_device_info *di = vkc_context_device(ctx);
+    vkc_image *st;
+    vkc_test_quiet_errors(1);
+    vkc_result r = vkc_image_create(ctx,
+                                    &(vkc_image_desc){.format = VKC_FORMAT_BGRA8_UNORM,
+                                                      .width = w,
+                                                      .height = h,
+                                                      .usage = VKC_IMAGE_USAGE_STORAGE},
+                                    &st);
+    vkc_test_quiet_errors(0);
+    if (r == VKC_ERROR_UNSUPPORTED || !di->storage_image_write_without_format) {
+        printf("  BGRA8 storage: not on this device (%s)\n",
+               r < 0 ? vkc_context_last_error(ctx) : "no shaderStorageImageWriteWithoutFormat");
+        if (r >= 0)
+            vkc_image_destroy(st);
+        vkc_test_context_destroy(ctx);
+        return;
+    }
+    assert_int_equal(r, VKC_SUCCESS);
+    vkc_kernel *wk = KERNEL(ctx, img_write_unfmt);
+    vkc_arg sa = {.image = st};
+    assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = wk,
+                                                            .args = &sa,
+                                                            .arg_count = 1,
+                                                            .groups = {w / 8, h / 8, 1}}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_image_download(st, NULL, bytes, sizeof(bytes)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint8_t want[4] = {200, (uint8_t)(i / w), (uint8_t)(i % w), 255};
+        if (memcmp(&bytes[4 * i], want, 4))
+            fail_msg("stored texel %u: %u %u %u %u, want B G R A = %u %u %u %u", i, bytes[4 * i],
+                     bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3], want[0], want[1],
+                     want[2], want[3]);
+    }
+    printf("  BGRA8 storage: written through a format-less storage image\n");
+    vkc_kernel_destroy(wk);
+    vkc_image_destroy(st);
+    vkc_test_context_destroy(ctx);
+}
+
+/* vkc_format_support_get against the device's format properties read
+ * here, and against what vkc_image_create accepts: each usage bit reported
+ * creates, each one not reported is VKC_ERROR_UNSUPPORTED. */
+static void test_format_support(void **state)
+{
+    (void)state;
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    const VkFormatFeatureFlags xfer =
+        VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    const struct {
+        uint32_t usage;
+        VkFormatFeatureFlags need;
+    } bits[] = {{VKC_IMAGE_USAGE_STORAGE, VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT},
+                {VKC_IMAGE_USAGE_SAMPLED, VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT},
+                {VKC_IMAGE_USAGE_COLOR_ATTACHMENT, VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT}};
+    for (int f = 1; f < VKC_FORMAT_COUNT_; ++f) {
+        vkc_format_support fs;
+        assert_int_equal(vkc_format_support_get(ctx, (vkc_format)f, &fs), VKC_SUCCESS);
+        VkFormatProperties fp;
+        ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->phys, vkc_format_vk((vkc_format)f), &fp);
+        const VkFormatFeatureFlags have = fp.optimalTilingFeatures;
+        const bool copies = (have & xfer) == xfer;
+        for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]); ++b) {
+            const bool want = copies && (have & bits[b].need);
+            if (!!(fs.usage & bits[b].usage) != want)
+                fail_msg("%s: usage 0x%x reported %d, format features 0x%x",
+                         vkc_format_name((vkc_format)f), bits[b].usage,
+                         !!(fs.usage & bits[b].usage), (unsigned)have);
+            vkc_image *img;
+            vkc_test_quiet_errors(1);
+            vkc_result r = vkc_image_create(
+                ctx, &(vkc_image_desc){.format = (vkc_format)f, .width = 4, .usage = bits[b].usage},
+                &img);
+            vkc_test_quiet_errors(0);
+            assert_int_equal(r, want ? VKC_SUCCESS : VKC_ERROR_UNSUPPORTED);
+            vkc_image_destroy(img);
+        }
+        assert_int_equal(fs.linear_filter,
+                         (fs.usage & VKC_IMAGE_USAGE_SAMPLED) &&
+                             (have & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT));
+    }
+    vkc_format_support fs = {.usage = 7};
+    vkc_test_quiet_errors(1);
+    expect(ctx, vkc_format_support_get(ctx, VKC_FORMAT_COUNT_, &fs), VKC_ERROR_INVALID_ARGUMENT,
+           "unknown format");
+    assert_int_equal(fs.usage, 0);
+    expect(ctx, vkc_format_support_get(ctx, VKC_FORMAT_R32F, NULL), VKC_ERROR_INVALID_ARGUMENT,
+           "out is NULL");
+    vkc_test_quiet_errors(0);
+    vkc_test_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1176,6 +1435,9 @@ int main(void)
         cmocka_unit_test(test_copies),
         cmocka_unit_test(test_fallback_paths),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_sampler_lod),
+        cmocka_unit_test(test_bgra8),
+        cmocka_unit_test(test_format_support),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

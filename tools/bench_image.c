@@ -11,8 +11,10 @@
  *
  * Per frame: CPU time (submit + wait, the sequence or command buffer recorded
  * once) and GPU time, from timestamps written by two command buffers that
- * bracket the frame's submission on the same queue (the same method for both,
- * since vkc's own command buffers cannot carry the bench's queries). */
+ * bracket the frame's submission on the same queue (the same method for both;
+ * see "the GPU-time bracket" for why it is gated). Two more raw recordings
+ * add, one step at a time, what vkc records beyond raw, so that the GPU rows
+ * say what each costs. */
 #include "bench.h"
 #include "bench_shaders.h"
 #include "postfx.h"
@@ -81,9 +83,30 @@ static frame_push push_for(const postfx_params *p)
 
 /* ---- the GPU-time bracket -------------------------------------------------- */
 
+/* Two command buffers with a timestamp each, submitted before and after the
+ * frame's submission on the same queue (vkc's own command buffers cannot
+ * carry the bench's queries).
+ *
+ * Gated (the figure compared): the begin bracket waits on a timeline
+ * semaphore that the host signals only once the frame and the end bracket
+ * are queued behind it, so the GPU finds the whole frame queued when it
+ * writes the first timestamp. The frame itself carries no wait: a wait
+ * would change vkc's submission (a submit with host waits also signals
+ * vkc's timeline, which a resubmitted sequence does not). That relies on
+ * the queue running its batches in submission order, as lavapipe's queue
+ * thread and NVIDIA's channel do; a frame run before the gate opened would
+ * show as a GPU time of about nothing. Ungated (the method before; kept as a row of its own),
+ * the first timestamp is written as soon as the begin bracket arrives and
+ * the GPU then idles until the frame's submission is made: the interval
+ * holds the host's submit call, which is not GPU time and differs between
+ * vkc (vkc_seq_submit: its bookkeeping, vkQueueSubmit2 with a timeline
+ * signal) and raw (one vkQueueSubmit). */
 typedef struct bracket {
     VkCommandBuffer begin, end;
     VkFence fence;
+    VkSemaphore gate; /* VK_NULL_HANDLE without timeline semaphores: ungated only */
+    uint64_t gate_value;
+    PFN_vkSignalSemaphore signal;
 } bracket;
 
 static bool bracket_init(raw *r, bracket *k)
@@ -102,11 +125,22 @@ static bool bracket_init(raw *r, bracket *k)
         !raw_ok(r, r->vkBeginCommandBuffer(k->end, &bi), "vkBeginCommandBuffer"))
         return false;
     raw_cmd_ts_end(r, k->end);
-    return raw_ok(r, r->vkEndCommandBuffer(k->end), "vkEndCommandBuffer");
+    if (!raw_ok(r, r->vkEndCommandBuffer(k->end), "vkEndCommandBuffer"))
+        return false;
+    if (r->vkGetSemaphoreCounterValue)
+        k->signal = (PFN_vkSignalSemaphore)r->h.get_device_proc_addr(r->dev, "vkSignalSemaphore");
+    if (!k->signal)
+        return true;
+    VkSemaphoreTypeCreateInfo tci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                     .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci};
+    return raw_ok(r, r->vkCreateSemaphore(r->dev, &sci, NULL, &k->gate), "vkCreateSemaphore");
 }
 
 static void bracket_finish(raw *r, bracket *k)
 {
+    if (k->gate)
+        r->vkDestroySemaphore(r->dev, k->gate, NULL);
     if (k->fence)
         r->vkDestroyFence(r->dev, k->fence, NULL);
     VkCommandBuffer cbs[2] = {k->begin, k->end};
@@ -115,64 +149,128 @@ static void bracket_finish(raw *r, bracket *k)
             r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cbs[i]);
 }
 
-static bool queue_submit(raw *r, VkCommandBuffer cb, VkFence fence)
+/* Submit cb, waiting (on every stage) for gate to reach value when gate is
+ * given. */
+static bool queue_submit(raw *r, VkCommandBuffer cb, VkFence fence, VkSemaphore gate,
+                         uint64_t value)
 {
-    VkSubmitInfo si = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+    const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                        .waitSemaphoreValueCount = 1,
+                                        .pWaitSemaphoreValues = &value};
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .pNext = gate ? &ts : NULL,
+                       .waitSemaphoreCount = gate ? 1 : 0,
+                       .pWaitSemaphores = &gate,
+                       .pWaitDstStageMask = &stage,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &cb};
     vkc_queue_lock(r->ctx);
     VkResult res = r->vkQueueSubmit(r->h.queue, 1, &si, fence);
     vkc_queue_unlock(r->ctx);
     return raw_ok(r, res, "vkQueueSubmit");
 }
 
-/* One frame's work between the bracket's timestamps. */
+/* Submit one frame's work between the bracket's timestamps. */
 typedef bool (*frame_fn)(void *user);
 
-/* GPU ns of t->warm + t->iters frames into t->gpu (t->has_gpu false without
- * timestamps). */
-static bool bracket_time(raw *r, bracket *k, frame_fn frame, void *user, bench_times *t)
+/* GPU ns of warm + n frames into gpu[0..n), gated or not; *has false
+ * without timestamps (or, gated, without timeline semaphores). */
+static bool bracket_time(raw *r, bracket *k, frame_fn frame, void *user, bool gated, uint32_t warm,
+                         uint32_t n, double *gpu, bool *has)
 {
-    t->has_gpu = r->queries != VK_NULL_HANDLE;
-    for (uint32_t i = 0; t->has_gpu && i < t->warm + t->iters; ++i) {
+    *has = r->queries != VK_NULL_HANDLE && (!gated || k->gate);
+    for (uint32_t i = 0; *has && i < warm + n; ++i) {
+        VkSemaphore gate = gated ? k->gate : VK_NULL_HANDLE;
+        uint64_t value = gated ? ++k->gate_value : 0;
+        VkSemaphoreSignalInfo open = {
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = gate, .value = value};
         double ns;
-        if (!queue_submit(r, k->begin, VK_NULL_HANDLE) || !frame(user) ||
-            !queue_submit(r, k->end, k->fence) ||
+        if (!queue_submit(r, k->begin, VK_NULL_HANDLE, gate, value) || !frame(user) ||
+            !queue_submit(r, k->end, k->fence, VK_NULL_HANDLE, 0) ||
+            (gated && !raw_ok(r, k->signal(r->dev, &open), "vkSignalSemaphore")) ||
             !raw_ok(r, r->vkWaitForFences(r->dev, 1, &k->fence, VK_TRUE, UINT64_MAX),
                     "vkWaitForFences") ||
             !raw_ok(r, r->vkResetFences(r->dev, 1, &k->fence), "vkResetFences"))
             return false;
         if (!raw_ts_read(r, &ns))
-            t->has_gpu = false;
-        else if (i >= t->warm)
-            t->gpu[i - t->warm] = ns;
+            *has = false;
+        else if (i >= warm)
+            gpu[i - warm] = ns;
     }
     return true;
 }
 
-/* Records of one variant: CPU time per frame and (with timestamps) GPU time
- * per frame, each with its percentiles. */
-static void emit_times(bench *b, bench_times *t, const char *variant, const char *baseline,
-                       const char *gpu_baseline, bool ok, const char *note, int64_t barriers)
+/* One variant's samples: CPU time per frame (t.wall), GPU time gated
+ * (t.gpu) and ungated (ungated). */
+typedef struct frame_times {
+    bench_times t;
+    double *ungated;
+    bool has_ungated;
+} frame_times;
+
+static bool frame_times_init(frame_times *f, uint32_t warm, uint32_t iters)
 {
-    char gv[64];
-    bench_rec rec = bench_rec_init(b, variant, baseline);
-    bench_times_rec(t, &rec, POSTFX_PASSES);
+    f->ungated = calloc(iters, sizeof(double));
+    return bench_times_init(&f->t, warm, iters) && f->ungated;
+}
+
+static void frame_times_free(frame_times *f)
+{
+    bench_times_free(&f->t);
+    free(f->ungated);
+    f->ungated = NULL;
+}
+
+/* Both GPU figures of a frame function. */
+static bool frame_times_gpu(raw *r, bracket *k, frame_fn frame, void *user, frame_times *f)
+{
+    return bracket_time(r, k, frame, user, true, f->t.warm, f->t.iters, f->t.gpu, &f->t.has_gpu) &&
+           bracket_time(r, k, frame, user, false, f->t.warm, f->t.iters, f->ungated,
+                        &f->has_ungated);
+}
+
+#define GATED_NOTE                                                                                 \
+    "GPU: timestamps around the frame, the GPU gated until the frame and both brackets are "       \
+    "queued (host submit time left out)"
+#define UNGATED_NOTE                                                                               \
+    "GPU: timestamps bracketing the frame's submission, ungated: includes the host's submit call"
+
+/* A GPU record "<variant><suffix>" from n samples (skipped without them). */
+static void emit_gpu(bench *b, const char *variant, const char *suffix, double *gpu, uint32_t n,
+                     bool has, bool baseline, bool ok, int64_t barriers, const char *note)
+{
+    char name[64], base[64];
+    snprintf(name, sizeof(name), "%s%s", variant, suffix);
+    if (!has) {
+        bench_skip(b, name, "no timestamps (or, gated, no timeline semaphores) on this queue");
+        return;
+    }
+    snprintf(base, sizeof(base), "postfx/raw%s", suffix);
+    bench_rec g = bench_rec_init(b, name, baseline ? base : NULL);
+    bench_rec_stats(&g, gpu, n, false);
+    g.gpu_per_dispatch_ns = g.p50_us * 1e3 / POSTFX_PASSES;
+    g.ok = ok;
+    g.barriers = barriers;
+    bench_note(&g, "%s", note);
+    bench_add(b, &g);
+}
+
+/* Records of one variant: CPU time per frame and GPU time per frame, gated
+ * and ungated, each with its percentiles; against raw's when baseline. */
+static void emit_times(bench *b, frame_times *f, const char *variant, bool baseline, bool ok,
+                       const char *note, int64_t barriers)
+{
+    bench_rec rec = bench_rec_init(b, variant, baseline ? "postfx/raw" : NULL);
+    bench_times_rec(&f->t, &rec, POSTFX_PASSES);
     rec.ok = ok;
     rec.barriers = barriers;
     bench_note(&rec, "CPU: submit + wait per frame; %s", note);
     bench_add(b, &rec);
-    snprintf(gv, sizeof(gv), "%s gpu", variant);
-    if (!t->has_gpu) {
-        bench_skip(b, gv, "no timestamps on this queue");
-        return;
-    }
-    bench_rec g = bench_rec_init(b, gv, gpu_baseline);
-    bench_rec_stats(&g, t->gpu, t->iters, false);
-    g.gpu_per_dispatch_ns = g.p50_us * 1e3 / POSTFX_PASSES;
-    g.ok = ok;
-    g.barriers = barriers;
-    bench_note(&g, "GPU: timestamps bracketing the frame's submission");
-    bench_add(b, &g);
+    emit_gpu(b, variant, " gpu", f->t.gpu, f->t.iters, f->t.has_gpu, baseline, ok, barriers,
+             GATED_NOTE);
+    emit_gpu(b, variant, " gpu-ungated", f->ungated, f->t.iters, f->has_ungated, baseline, ok,
+             barriers, UNGATED_NOTE);
 }
 
 /* Compare an output with the reference (and the other variant's, when
@@ -194,14 +292,31 @@ static bool check_out(const uint8_t *got, const uint8_t *ref, const uint8_t *oth
 
 /* ---- raw Vulkan ------------------------------------------------------------ */
 
+/* What a raw recording holds besides the chain, so that the H200 can price
+ * what vkc records beyond raw (the command streams differ in these only;
+ * descriptors, push constants, workgroup counts and layouts are equal). */
+enum {
+    RAW_PLAIN = 0,
+    /* vkc's barriers: a leading one (after earlier submissions) and, as
+     * vkc records them, synchronization2 with COMPUTE|TRANSFER sources */
+    RAW_VKC_BARRIERS = 1,
+    /* and vkc's completion marker: a barrier, a one-workgroup dispatch
+     * that counts the submission, a barrier to the host */
+    RAW_VKC_MARKER = 2,
+    RAW_FORMS = 3
+};
+static const char *const raw_form_name[RAW_FORMS] = {"raw", "raw+vkc-barriers",
+                                                     "raw+vkc-barriers+marker"};
+
 typedef struct raw_chain {
     raw *r;
-    raw_pipe bright, blur, comp;
+    raw_pipe bright, blur, comp, mark;
     raw_img hdr, a, b, ldr;
-    raw_args args[POSTFX_PASSES];
+    raw_buf mx, mseq, mdev; /* the marker's buffers */
+    raw_args args[POSTFX_PASSES], margs;
     frame_push push;
     frame_groups g;
-    VkCommandBuffer cb;
+    VkCommandBuffer cb[RAW_FORMS];
     VkFence fence;
 } raw_chain;
 
@@ -210,22 +325,75 @@ static VkDescriptorImageInfo storage(const raw_img *img)
     return (VkDescriptorImageInfo){VK_NULL_HANDLE, img->view, VK_IMAGE_LAYOUT_GENERAL};
 }
 
-static void raw_chain_record(raw *r, VkCommandBuffer cb, void *user)
+/* A memory barrier as vkc records it (synchronization2 where enabled). */
+static void vkc_like_barrier(raw *r, VkCommandBuffer cb, VkPipelineStageFlags2 src,
+                             VkAccessFlags2 sa, VkPipelineStageFlags2 dst, VkAccessFlags2 da)
 {
-    raw_chain *c = user;
-    raw_cmd_dispatch(r, cb, &c->bright, &c->args[0], &c->push.bright, c->g.g[0][0], c->g.g[0][1]);
-    raw_cmd_barrier(r, cb); /* a: bright wrote it, blur_h reads it */
-    raw_cmd_dispatch(r, cb, &c->blur, &c->args[1], &c->push.blur_h, c->g.g[1][0], c->g.g[1][1]);
-    raw_cmd_barrier(r, cb); /* b: written, then read; a: read, then written */
-    raw_cmd_dispatch(r, cb, &c->blur, &c->args[2], &c->push.blur_v, c->g.g[2][0], c->g.g[2][1]);
-    raw_cmd_barrier(r, cb); /* a: blur_v wrote it, composite reads it */
-    raw_cmd_dispatch(r, cb, &c->comp, &c->args[3], &c->push.comp, c->g.g[3][0], c->g.g[3][1]);
+    if (r->vkCmdPipelineBarrier2) {
+        VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                               .srcStageMask = src,
+                               .srcAccessMask = sa,
+                               .dstStageMask = dst,
+                               .dstAccessMask = da};
+        VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+                               .memoryBarrierCount = 1,
+                               .pMemoryBarriers = &mb};
+        r->vkCmdPipelineBarrier2(cb, &di);
+        return;
+    }
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = (VkAccessFlags)sa,
+                          .dstAccessMask = (VkAccessFlags)da};
+    r->vkCmdPipelineBarrier(cb, (VkPipelineStageFlags)src, (VkPipelineStageFlags)dst, 0, 1, &mb, 0,
+                            NULL, 0, NULL);
 }
+
+/* vkc's barrier between levels (and before the first: after earlier
+ * submissions' compute and transfer work). */
+static void vkc_level_barrier(raw *r, VkCommandBuffer cb)
+{
+    vkc_like_barrier(r, cb,
+                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+                     VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                     VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+}
+
+static void raw_chain_record(raw *r, VkCommandBuffer cb, raw_chain *c, int form)
+{
+    const void *push[POSTFX_PASSES] = {&c->push.bright, &c->push.blur_h, &c->push.blur_v,
+                                       &c->push.comp};
+    raw_pipe *pipes[POSTFX_PASSES] = {&c->bright, &c->blur, &c->blur, &c->comp};
+    /* Between passes: a (bright wrote it, blur_h reads it); b (written, then
+     * read) and a (read, then written); a (blur_v wrote it, composite reads
+     * it). */
+    for (int i = 0; i < POSTFX_PASSES; ++i) {
+        if (form != RAW_PLAIN)
+            vkc_level_barrier(r, cb);
+        else if (i > 0)
+            raw_cmd_barrier(r, cb);
+        raw_cmd_dispatch(r, cb, pipes[i], &c->args[i], push[i], c->g.g[i][0], c->g.g[i][1]);
+    }
+    if (form == RAW_VKC_MARKER) {
+        const uint32_t mark[3] = {0, 0, 2}; /* count in device memory, store to the word */
+        vkc_level_barrier(r, cb);
+        raw_cmd_dispatch(r, cb, &c->mark, &c->margs, mark, 1, 1);
+        vkc_like_barrier(r, cb, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                         VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                         VK_ACCESS_2_HOST_READ_BIT);
+    }
+}
+
+/* One raw form's frame for the bracket. */
+typedef struct raw_frame {
+    raw *r;
+    VkCommandBuffer cb;
+} raw_frame;
 
 static bool raw_chain_frame(void *user)
 {
-    raw_chain *c = user;
-    return queue_submit(c->r, c->cb, VK_NULL_HANDLE);
+    raw_frame *f = user;
+    return queue_submit(f->r, f->cb, VK_NULL_HANDLE, VK_NULL_HANDLE, 0);
 }
 
 static bool raw_chain_init(raw *r, raw_chain *c, const postfx_params *p, const uint16_t *hdr16)
@@ -241,28 +409,39 @@ static bool raw_chain_init(raw *r, raw_chain *c, const postfx_params *p, const u
                                 &c->blur) ||
         !raw_pipe_create_images(r, BENCH_SPV(postfx_composite), 3, 7, sizeof(postfx_composite_push),
                                 &c->comp) ||
+        !raw_pipe_create(r, BENCH_SPV(inc_seq), 3, 12, TINY_WG, 0, &c->mark) ||
         !raw_img_create(r, f16, 8, p->w, p->h, &c->hdr) ||
         !raw_img_create(r, f16, 8, p->half_w, p->half_h, &c->a) ||
         !raw_img_create(r, f16, 8, p->half_w, p->half_h, &c->b) ||
         !raw_img_create(r, VK_FORMAT_R8G8B8A8_UNORM, 4, p->w, p->h, &c->ldr) ||
-        !raw_img_upload(r, &c->hdr, hdr16))
+        !raw_img_upload(r, &c->hdr, hdr16) || !raw_buf_create(r, TINY_N * 4, false, &c->mx) ||
+        !raw_buf_create(r, 64, true, &c->mseq) || !raw_buf_create(r, 64, false, &c->mdev))
         return false;
     c->args[0] = (raw_args){.img = {storage(&c->hdr), storage(&c->a)}, .n = 2};
     c->args[1] = (raw_args){.img = {storage(&c->a), storage(&c->b)}, .n = 2};
     c->args[2] = (raw_args){.img = {storage(&c->b), storage(&c->a)}, .n = 2};
     c->args[3] = (raw_args){.img = {storage(&c->hdr), storage(&c->a), storage(&c->ldr)}, .n = 3};
+    c->margs = (raw_args){.b = {{c->mx.buf, 0, VK_WHOLE_SIZE},
+                                {c->mseq.buf, 0, VK_WHOLE_SIZE},
+                                {c->mdev.buf, 0, VK_WHOLE_SIZE}},
+                          .n = 3};
     raw_pipe *pipes[POSTFX_PASSES] = {&c->bright, &c->blur, &c->blur, &c->comp};
     for (int i = 0; i < POSTFX_PASSES; ++i)
         if (!raw_prepare(r, pipes[i], &c->args[i]))
             return false;
+    if (!raw_prepare(r, &c->mark, &c->margs))
+        return false;
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    if (!raw_new_cb(r, &c->cb) ||
-        !raw_ok(r, r->vkBeginCommandBuffer(c->cb, &bi), "vkBeginCommandBuffer"))
-        return false;
-    raw_chain_record(r, c->cb, c);
-    return raw_ok(r, r->vkEndCommandBuffer(c->cb), "vkEndCommandBuffer") &&
-           raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, &c->fence), "vkCreateFence");
+    for (int f = 0; f < RAW_FORMS; ++f) {
+        if (!raw_new_cb(r, &c->cb[f]) ||
+            !raw_ok(r, r->vkBeginCommandBuffer(c->cb[f], &bi), "vkBeginCommandBuffer"))
+            return false;
+        raw_chain_record(r, c->cb[f], c, f);
+        if (!raw_ok(r, r->vkEndCommandBuffer(c->cb[f]), "vkEndCommandBuffer"))
+            return false;
+    }
+    return raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, &c->fence), "vkCreateFence");
 }
 
 static void raw_chain_finish(raw *r, raw_chain *c)
@@ -271,14 +450,19 @@ static void raw_chain_finish(raw *r, raw_chain *c)
         r->vkDeviceWaitIdle(r->dev);
     if (c->fence)
         r->vkDestroyFence(r->dev, c->fence, NULL);
-    if (c->cb)
-        r->vkFreeCommandBuffers(r->dev, r->pool, 1, &c->cb);
+    for (int f = 0; f < RAW_FORMS; ++f)
+        if (c->cb[f])
+            r->vkFreeCommandBuffers(r->dev, r->pool, 1, &c->cb[f]);
     raw_img *imgs[4] = {&c->hdr, &c->a, &c->b, &c->ldr};
     for (int i = 0; i < 4; ++i)
         raw_img_destroy(r, imgs[i]);
+    raw_buf *bufs[3] = {&c->mx, &c->mseq, &c->mdev};
+    for (int i = 0; i < 3; ++i)
+        raw_buf_destroy(r, bufs[i]);
     raw_pipe_destroy(r, &c->bright);
     raw_pipe_destroy(r, &c->blur);
     raw_pipe_destroy(r, &c->comp);
+    raw_pipe_destroy(r, &c->mark);
 }
 
 /* ---- vkc ------------------------------------------------------------------- */
@@ -368,7 +552,7 @@ void scen_postfx(bench *b, raw *r)
     uint16_t *hdr16 = malloc(px * 8);
     float *hdr = malloc(px * 16);
     uint8_t *ref = malloc(px * 4), *out_raw = malloc(px * 4), *out_vkc = malloc(px * 4);
-    bench_times tr = {0}, tv = {0};
+    frame_times tr = {0}, tv = {0}, tx[RAW_FORMS] = {0};
     raw_chain rc;
     vkc_chain vc;
     bracket k;
@@ -380,9 +564,12 @@ void scen_postfx(bench *b, raw *r)
     make_frame(w, h, hdr16, hdr);
     MTRY(postfx_cpu(&p, hdr, ref));
     uint32_t warm = bench_n(b, 2, 10), iters = bench_n(b, 10, 200);
-    MTRY(bench_times_init(&tr, warm, iters) && bench_times_init(&tv, warm, iters));
+    MTRY(frame_times_init(&tr, warm, iters) && frame_times_init(&tv, warm, iters));
+    for (int f = 1; f < RAW_FORMS; ++f)
+        MTRY(frame_times_init(&tx[f], warm, iters));
 
-    /* raw Vulkan, hand-placed barriers */
+    /* raw Vulkan, hand-placed barriers; then the same recorded with what
+     * vkc records beyond it (GPU time only) */
     if (!r) {
         bench_skip(b, "raw", "raw Vulkan could not be set up");
     } else {
@@ -390,17 +577,31 @@ void scen_postfx(bench *b, raw *r)
         bool ok = have_raw;
         for (uint32_t i = 0; ok && i < warm + iters; ++i) {
             uint64_t t0 = bench_now_ns();
-            ok = raw_submit_wait(r, rc.cb, rc.fence, true);
-            bench_times_put(&tr, i, (double)(bench_now_ns() - t0));
+            ok = raw_submit_wait(r, rc.cb[RAW_PLAIN], rc.fence, true);
+            bench_times_put(&tr.t, i, (double)(bench_now_ns() - t0));
         }
-        ok = ok && bracket_time(r, &k, raw_chain_frame, &rc, &tr) &&
+        raw_frame fr = {r, rc.cb[RAW_PLAIN]};
+        ok = ok && frame_times_gpu(r, &k, raw_chain_frame, &fr, &tr) &&
              raw_img_download(r, &rc.ldr, out_raw);
+        for (int f = 1; ok && f < RAW_FORMS; ++f) {
+            fr.cb = rc.cb[f];
+            ok = bracket_time(r, &k, raw_chain_frame, &fr, true, warm, iters, tx[f].t.gpu,
+                              &tx[f].t.has_gpu);
+        }
         if (!ok) {
             bench_fail(b, "raw", "%s", r->err);
             have_raw = false;
         } else {
             bool good = check_out(out_raw, ref, NULL, &p, note, sizeof(note));
-            emit_times(b, &tr, "raw", NULL, NULL, good, note, 3);
+            emit_times(b, &tr, "raw", false, good, note, 3);
+            for (int f = 1; f < RAW_FORMS; ++f)
+                emit_gpu(b, raw_form_name[f], " gpu", tx[f].t.gpu, iters, tx[f].t.has_gpu, true,
+                         good, 3,
+                         f == RAW_VKC_BARRIERS
+                             ? "GPU, gated: raw with vkc's barriers (a leading one; sync2, "
+                               "COMPUTE|TRANSFER sources)"
+                             : "GPU, gated: raw with vkc's barriers and its completion marker "
+                               "(barrier, one-workgroup dispatch, host barrier)");
         }
     }
 
@@ -413,20 +614,19 @@ void scen_postfx(bench *b, raw *r)
         uint64_t t0 = bench_now_ns();
         VTRY(vkc_chain_frame_submit(&vc, &t));
         VTRY(vkc_wait(vctx, t, UINT64_MAX));
-        bench_times_put(&tv, i, (double)(bench_now_ns() - t0));
+        bench_times_put(&tv.t, i, (double)(bench_now_ns() - t0));
     }
     if (r && !k.fence && !bracket_init(r, &k)) {
         snprintf(err, sizeof(err), "%s", r->err);
         goto fail;
     }
-    if (r && !bracket_time(r, &k, vkc_chain_frame, &vc, &tv)) {
+    if (r && !frame_times_gpu(r, &k, vkc_chain_frame, &vc, &tv)) {
         snprintf(err, sizeof(err), "%s", r->err);
         goto fail;
     }
     VTRY(vkc_image_download(vc.c.ldr, NULL, out_vkc, px * 4));
     bool good = check_out(out_vkc, ref, have_raw ? out_raw : NULL, &p, note, sizeof(note));
-    emit_times(b, &tv, "vkc", have_raw ? "postfx/raw" : NULL, have_raw ? "postfx/raw gpu" : NULL,
-               good, note, (int64_t)info.barriers);
+    emit_times(b, &tv, "vkc", have_raw, good, note, (int64_t)info.barriers);
 
 fail:
     if (err[0])
@@ -436,8 +636,10 @@ fail:
         raw_chain_finish(r, &rc);
         bracket_finish(r, &k);
     }
-    bench_times_free(&tr);
-    bench_times_free(&tv);
+    frame_times_free(&tr);
+    frame_times_free(&tv);
+    for (int f = 1; f < RAW_FORMS; ++f)
+        frame_times_free(&tx[f]);
     free(hdr16);
     free(hdr);
     free(ref);

@@ -125,6 +125,47 @@ static void probe_resident(vkc_context *ctx)
     vkc_resident_destroy(r);
 }
 
+/* The image formats on vkc's device: filled while main's context exists. */
+static vkc_format_support g_fmt[VKC_FORMAT_COUNT_];
+static bool g_have_fmt;
+
+static void probe_formats(vkc_context *ctx)
+{
+    g_have_fmt = true;
+    for (int f = 1; f < VKC_FORMAT_COUNT_; ++f)
+        if (vkc_format_support_get(ctx, (vkc_format)f, &g_fmt[f]) != VKC_SUCCESS)
+            g_have_fmt = false;
+}
+
+/* "storage sampled linear" (what vkc can do with the format), or "-". */
+static const char *format_uses(const vkc_format_support *fs, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s%s", fs->usage & VKC_IMAGE_USAGE_STORAGE ? " storage" : "",
+             fs->usage & VKC_IMAGE_USAGE_SAMPLED ? " sampled" : "",
+             fs->linear_filter ? " linear-filter" : "",
+             fs->usage & VKC_IMAGE_USAGE_COLOR_ATTACHMENT ? " attachment" : "");
+    return buf[0] ? buf + 1 : "- (not even copies: vkc_image_create says UNSUPPORTED)";
+}
+
+static void json_formats(json_w *w)
+{
+    json_key(w, "image_formats");
+    json_arr_begin(w);
+    for (int f = 1; f < VKC_FORMAT_COUNT_; ++f) {
+        const vkc_format_support *fs = &g_fmt[f];
+        json_obj_begin(w);
+        json_kstr(w, "format", vkc_format_name((vkc_format)f));
+        json_kuint(w, "vk_format", (uint32_t)vkc_format_vk((vkc_format)f));
+        json_kbool(w, "images", fs->usage != 0);
+        json_kbool(w, "storage", fs->usage & VKC_IMAGE_USAGE_STORAGE);
+        json_kbool(w, "sampled", fs->usage & VKC_IMAGE_USAGE_SAMPLED);
+        json_kbool(w, "linear_filter", fs->linear_filter);
+        json_kbool(w, "color_attachment", fs->usage & VKC_IMAGE_USAGE_COLOR_ATTACHMENT);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+}
+
 static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
                         const vkc_context_features *f)
 {
@@ -206,6 +247,8 @@ static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
             json_kuint(w, "poll_ns", (uint32_t)(g_res.poll_ns + 0.5));
             json_obj_end(w);
         }
+        if (g_have_fmt)
+            json_formats(w);
         json_obj_end(w);
     }
     json_obj_end(w);
@@ -337,6 +380,17 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                        g_res.device_local ? "device-local" : "system memory", g_res.poll_ns);
             else if (g_have_res)
                 printf("  resident kernels: ordinary submits (fallback): %s\n", g_res.reason);
+            if (g_have_fmt) {
+                printf("  image formats (what vkc images of each can be):\n");
+                for (int fm = 1; fm < VKC_FORMAT_COUNT_; ++fm) {
+                    char buf[96];
+                    printf("    %-12s %s\n", vkc_format_name((vkc_format)fm),
+                           format_uses(&g_fmt[fm], buf, sizeof(buf)));
+                }
+                printf("  storage images without a format qualifier: read %s, write %s\n",
+                       d->storage_image_read_without_format ? "yes" : "no",
+                       d->storage_image_write_without_format ? "yes" : "no");
+            }
         }
     }
     /* Several devices in one group could be driven by one VkDevice; vkc
@@ -532,6 +586,7 @@ int main(int argc, char **argv)
         if (cr == VKC_SUCCESS) {
             have_f = vkc_context_features_get(ctx, &f) == VKC_SUCCESS;
             probe_resident(ctx);
+            probe_formats(ctx);
             vkc_context_destroy(ctx);
         } else {
             snprintf(si.problem, sizeof(si.problem), "creating a device failed: %s: %s",

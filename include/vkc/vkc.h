@@ -748,7 +748,9 @@ VKC_API vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buf
  *
  * Texel data on the host and in buffers is tightly packed: rows of
  * width * texel size bytes, then height rows, then depth slices, then
- * layers. 16-bit floats are IEEE half, SRGB texels are stored encoded.
+ * layers. 16-bit floats are IEEE half, SRGB texels are stored encoded,
+ * BGRA8 texels as B, G, R, A. What the device allows per format (storage,
+ * sampling, linear filtering): vkc_format_support_get; vkc-info lists it.
  *
  * Thread safety: as buffers. Creation, destruction, blocking transfers and
  * vkc_sampler_get are thread-safe; one image must not be transferred from
@@ -776,6 +778,13 @@ typedef enum vkc_format {
     VKC_FORMAT_RGBA32F,
     VKC_FORMAT_R32UI,
     VKC_FORMAT_R32I,
+    /* A renderer's usual swapchain format: texels are stored B, G, R, A
+     * (in uploads and downloads too) and kernels see R, G, B, A. Storage
+     * where the device allows it (its kernels declare no format qualifier
+     * and need shaderStorageImageRead/WriteWithoutFormat); the SRGB form is
+     * sampled only. VKC_ERROR_UNSUPPORTED where the device has neither. */
+    VKC_FORMAT_BGRA8_UNORM,
+    VKC_FORMAT_BGRA8_SRGB,
     VKC_FORMAT_COUNT_
 } vkc_format;
 
@@ -795,6 +804,23 @@ typedef enum vkc_image_usage {
      * through vkc_image_vk(). */
     VKC_IMAGE_USAGE_COLOR_ATTACHMENT = 4,
 } vkc_image_usage;
+
+/* What the context's device can do with images of a format (its format
+ * features for optimal tiling). usage: the vkc_image_usage bits an image of
+ * the format may have; 0 when the device cannot copy such images (then
+ * vkc_image_create gives VKC_ERROR_UNSUPPORTED for any usage).
+ * linear_filter: a LINEAR sampler may sample it. A storage image whose
+ * format GLSL cannot name (BGRA8) also needs a kernel without a format
+ * qualifier (vkc_device_info.storage_image_*_without_format). */
+typedef struct vkc_format_support {
+    uint32_t usage;
+    bool linear_filter;
+} vkc_format_support;
+
+/* Fill *out for format. VKC_ERROR_INVALID_ARGUMENT for an unknown format
+ * or a NULL out (then *out, where given, is zeroed). Thread-safe. */
+VKC_API vkc_result vkc_format_support_get(vkc_context *ctx, vkc_format format,
+                                          vkc_format_support *out);
 
 typedef struct vkc_image_desc {
     vkc_image_type type;
@@ -931,6 +957,16 @@ typedef struct vkc_sampler_desc {
      * CLAMP_TO_BORDER, and the bound image one mip of one layer of a 2D
      * image; else VKC_ERROR_INVALID_ARGUMENT. */
     bool unnormalized;
+    /* The level of detail (Vulkan's minLod, maxLod, mipLodBias): the LOD a
+     * lookup computes (or names, as textureLod does) plus mip_lod_bias is
+     * clamped to [min_lod, max_lod], in mip levels of the bound view.
+     * max_lod 0 means no upper clamp (VK_LOD_CLAMP_NONE), the default; to
+     * sample one level only, bind a one-mip range of the image (vkc_arg's
+     * range). Finite values, 0 <= min_lod <= max_lod (when max_lod is set);
+     * with unnormalized, min_lod and max_lod stay 0; else
+     * VKC_ERROR_INVALID_ARGUMENT. |mip_lod_bias| above the device's
+     * maxSamplerLodBias: VKC_ERROR_LIMIT. */
+    float min_lod, max_lod, mip_lod_bias;
 } vkc_sampler_desc;
 
 /* The context's sampler for desc: created on first use, then shared by
