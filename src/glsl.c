@@ -35,63 +35,54 @@ static unsigned vkc__glslang_refs;
  * elsewhere. The barrier: thread 0 of each workgroup arrives on a
  * device-scope counter and spins, with acquire, on a generation number
  * that the last one to arrive moves on, so it can be passed any number of
- * times; a complete dispatch leaves the counter at zero. Data that crosses
- * it must live in coherent buffers. Include it before any code (it brings
- * an #extension). */
+ * times; a complete dispatch leaves the counter at zero. The counters are
+ * touched only by device-scope atomics, so the block is not coherent and
+ * the step words stay plain (cacheable) loads. Data that crosses the
+ * barrier must live in coherent buffers. Include it before any code (it
+ * brings an #extension). */
+/* clang-format off */
 static const char vkc__grid_glsl[] =
     "#extension GL_KHR_memory_scope_semantics : require\n"
     "#ifndef VKC_GRID_BINDING\n"
     "#define VKC_GRID_BINDING 0\n"
     "#endif\n"
-    "layout(constant_id = " VKC__STR(
-        VKC_GRID_SPEC_ID) ") const uint vkc_grid_binding_id = "
-                          "VKC_GRID_BINDING;\n"
-                          "layout(set = 0, binding = VKC_GRID_BINDING) coherent buffer "
-                          "vkc_grid_state {\n"
-                          "  uint vkc_grid_arrived;\n"
-                          "  uint vkc_grid_generation;\n"
-                          "  uint vkc_grid_first;\n"
-                          "  uint vkc_grid_count;\n"
-                          "  uint vkc_grid_cooperative;\n"
-                          "  uint vkc_grid_reserved[3];\n"
-                          "};\n"
-                          "uint vkc_grid_step_begin() { return vkc_grid_first; }\n"
-                          "uint vkc_grid_step_end() { return vkc_grid_first + vkc_grid_count; }\n"
-                          "#define VKC_GRID_STEPS(s) for (uint s = vkc_grid_step_begin(); s < "
-                          "vkc_grid_step_end(); "
-                          "++s)\n"
-                          "void vkc_grid_barrier() {\n"
-                          "  if (vkc_grid_cooperative == 0u) return;\n"
-                          "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, "
-                          "gl_StorageSemanticsBuffer,\n"
-                          "                 gl_SemanticsAcquireRelease);\n"
-                          "  if (gl_LocalInvocationIndex == 0u) {\n"
-                          "    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * "
-                          "gl_NumWorkGroups.z;\n"
-                          "    uint gen = atomicLoad(vkc_grid_generation, gl_ScopeDevice, "
-                          "gl_StorageSemanticsBuffer,\n"
-                          "                          gl_SemanticsAcquire);\n"
-                          "    uint prev = atomicAdd(vkc_grid_arrived, 1u, gl_ScopeDevice, "
-                          "gl_StorageSemanticsBuffer,\n"
-                          "                          gl_SemanticsAcquireRelease);\n"
-                          "    if (prev == groups - 1u) {\n"
-                          "      atomicStore(vkc_grid_arrived, 0u, gl_ScopeDevice, "
-                          "gl_StorageSemanticsBuffer,\n"
-                          "                  gl_SemanticsRelaxed);\n"
-                          "      atomicAdd(vkc_grid_generation, 1u, gl_ScopeDevice, "
-                          "gl_StorageSemanticsBuffer,\n"
-                          "                gl_SemanticsRelease);\n"
-                          "    } else {\n"
-                          "      while (atomicLoad(vkc_grid_generation, gl_ScopeDevice, "
-                          "gl_StorageSemanticsBuffer,\n"
-                          "                        gl_SemanticsAcquire) == gen) {\n"
-                          "      }\n"
-                          "    }\n"
-                          "  }\n"
-                          "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, "
-                          "gl_StorageSemanticsBuffer,\n"
-                          "                 gl_SemanticsAcquireRelease);\n"
-                          "}\n";
+    "layout(constant_id = " VKC__STR(VKC_GRID_SPEC_ID) ") const uint vkc_grid_binding_id = VKC_GRID_BINDING;\n"
+    "layout(set = 0, binding = VKC_GRID_BINDING) buffer vkc_grid_state {\n"
+    "  uint vkc_grid_arrived;\n"
+    "  uint vkc_grid_generation;\n"
+    "  uint vkc_grid_first;\n"
+    "  uint vkc_grid_count;\n"
+    "  uint vkc_grid_cooperative;\n"
+    "  uint vkc_grid_reserved[3];\n"
+    "};\n"
+    "uint vkc_grid_step_begin() { return vkc_grid_first; }\n"
+    "uint vkc_grid_step_end() { return vkc_grid_first + vkc_grid_count; }\n"
+    "#define VKC_GRID_STEPS(s) for (uint s = vkc_grid_step_begin(); s < vkc_grid_step_end(); ++s)\n"
+    "void vkc_grid_barrier() {\n"
+    "  if (vkc_grid_cooperative == 0u) return;\n"
+    "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                 gl_SemanticsAcquireRelease);\n"
+    "  if (gl_LocalInvocationIndex == 0u) {\n"
+    "    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;\n"
+    "    uint gen = atomicLoad(vkc_grid_generation, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                          gl_SemanticsAcquire);\n"
+    "    uint prev = atomicAdd(vkc_grid_arrived, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                          gl_SemanticsAcquireRelease);\n"
+    "    if (prev == groups - 1u) {\n"
+    "      atomicStore(vkc_grid_arrived, 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                  gl_SemanticsRelaxed);\n"
+    "      atomicAdd(vkc_grid_generation, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                gl_SemanticsRelease);\n"
+    "    } else {\n"
+    "      while (atomicLoad(vkc_grid_generation, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                        gl_SemanticsAcquire) == gen) {\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                 gl_SemanticsAcquireRelease);\n"
+    "}\n";
+/* clang-format on */
 
 static bool vkc__is_identifier(const char *s)
 {
