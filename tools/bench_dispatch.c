@@ -1,5 +1,6 @@
 /* Many dispatches per submit: chain, independent, levels, descriptors, record. */
 #include "bench.h"
+#include "bench_shaders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,64 @@ fail:
     free(host);
 }
 
+typedef struct persist_rec {
+    raw_pipe *p;
+    raw_args *a;
+    uint32_t push[2], groups;
+} persist_rec;
+
+static void record_persist(raw *r, VkCommandBuffer cb, void *user)
+{
+    const persist_rec *c = user;
+    raw_cmd_dispatch(r, cb, c->p, c->a, c->push, c->groups, 1);
+}
+
+/* The raw persistent kernel: the same K steps in one dispatch of one
+ * workgroup of TINY_WG per SM. Where the SM count is unknown (lavapipe) one
+ * workgroup of 8 (lavapipe's spin loops misbehave wider), to check it. */
+static void raw_persist_chain(bench *b, raw *r, uint32_t K, const char *baseline)
+{
+    char err[512] = "", variant[64];
+    snprintf(variant, sizeof(variant), "raw-persistent K=%u", K);
+    bench_times tm = {0};
+    raw_pipe p = {0};
+    raw_buf st = {0}, buf[2] = {{0}, {0}};
+    uint32_t *host = NULL;
+    bench_rec rec = bench_rec_init(b, variant, baseline);
+    K += K & 1; /* even: every submission ends in a, where the next one starts */
+    const uint32_t sms = b->dev->sm_count;
+    const uint32_t wg = sms ? TINY_WG : 8, groups = sms ? sms : 1;
+    const uint32_t n = TINY_N * (sms ? sms : 1);
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
+    MTRY(host = calloc(n, 4));
+    RTRY(raw_pipe_create(r, BENCH_SPV(persist_chain), 3, 8, wg, 0, &p));
+    RTRY(raw_buf_create(r, 64, false, &st) && raw_upload(r, &st, 0, host, 64));
+    for (int i = 0; i < 2; ++i)
+        RTRY(raw_buf_create(r, (uint64_t)n * 4, false, &buf[i]) &&
+             raw_upload(r, &buf[i], 0, host, (uint64_t)n * 4));
+    raw_args a = {.b = {{st.buf, 0, VK_WHOLE_SIZE},
+                        {buf[0].buf, 0, VK_WHOLE_SIZE},
+                        {buf[1].buf, 0, VK_WHOLE_SIZE}},
+                  .n = 3};
+    RTRY(raw_prepare(r, &p, &a));
+    RTRY(raw_time_replay(r, record_persist, &(persist_rec){&p, &a, {n, K}, groups}, &tm));
+    bench_rec_sweep(&rec, K, "K");
+    rec.barriers = 0;
+    RTRY(raw_download(r, &buf[0], 0, host, (uint64_t)n * 4));
+    rec.ok = bench_check_all(host, n, (tm.warm + tm.iters) * K, rec.note, sizeof(rec.note));
+    bench_note(&rec, "%u workgroups of %u, %u elements%s", groups, wg, n,
+               sms ? "" : " (no SM count: one workgroup)");
+    bench_times_rec(&tm, &rec, K);
+fail:
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    raw_buf_destroy(r, &buf[1]);
+    raw_buf_destroy(r, &buf[0]);
+    raw_buf_destroy(r, &st);
+    raw_pipe_destroy(r, &p);
+    free(host);
+}
+
 void scen_chain(bench *b, raw *r)
 {
     uint32_t ks[2] = {bench_n(b, 16, 100), bench_n(b, 256, 10000)};
@@ -202,6 +261,8 @@ void scen_chain(bench *b, raw *r)
         snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], ks[i]);
         bench_vkc_chain(b, b->ctx, v, ks[i], base);
         bench_vkc_coop_chain(b, ks[i], base);
+        if (r)
+            raw_persist_chain(b, r, ks[i], base);
     }
 }
 
