@@ -167,15 +167,13 @@ static void test_fallback(void **state)
         assert_int_equal(info.commands, steps);
         assert_int_equal(info.groups[0], 5);
         assert_non_null(strstr(info.reason, "fallback"));
-        /* The default form: the fallback where the SM count is unknown;
-         * elsewhere it would take the cooperative grid, which is checked by
-         * the H200 run (with 5 groups it fits any device). */
-        if (!cooperative) {
-            run_steps(&f, args, &(vkc_coop_desc){.steps = steps}, NULL, f.n, &info);
-            assert_false(info.cooperative);
-            assert_int_equal(info.groups[0], 5); /* a count of 40 in groups of 8 */
+        /* The default form: the fallback where the SM count is unknown,
+         * else one cooperative dispatch (5 groups fit any device). */
+        run_steps(&f, args, &(vkc_coop_desc){.steps = steps}, NULL, f.n, &info);
+        assert_int_equal(info.cooperative, cooperative);
+        assert_int_equal(info.groups[0], 5); /* a count of 40 in groups of 8 */
+        if (!cooperative)
             assert_non_null(strstr(info.reason, "no SM or CU count"));
-        }
     }
     vkc_context_features feat;
     assert_int_equal(vkc_context_features_get(ctx, &feat), VKC_SUCCESS);
@@ -206,6 +204,43 @@ static void test_forced_one_group(void **state)
               (uint32_t[3]){1, 1, 1}, 0, &info);
     assert_true(info.cooperative);
     fixture_finish(&f);
+    vkc_test_assert_clean();
+}
+
+/* Where the device reports its SM count (not lavapipe): the grid clamped
+ * to every workgroup the device keeps resident at once, submitted and
+ * checked, with the kernel's statistics on and off (registers known or
+ * not). */
+static void full_grid(vkc_context *ctx)
+{
+    fixture f;
+    fixture_init(&f, ctx, STEPS_GLSL, 1u << 16);
+    vkc_arg args[2] = {{.buffer = f.a, .access = VKC_ACCESS_READ_WRITE},
+                       {.buffer = f.b, .access = VKC_ACCESS_READ_WRITE}};
+    vkc_coop_info info;
+    run_steps(&f, args, &(vkc_coop_desc){.steps = 101}, (uint32_t[3]){1u << 20, 1, 1}, 0, &info);
+    assert_true(info.cooperative);
+    assert_int_equal(info.groups[0], info.capacity);
+    print_message("cooperative grid: %u workgroups (%s)\n", info.groups[0], info.reason);
+    fixture_finish(&f);
+}
+
+static void statistics_on(vkc_context_desc *d)
+{
+    d->kernel_statistics = VKC_ON;
+}
+
+static void test_full_grid(void **state)
+{
+    vkc_context *ctx = *state;
+    if (!vkc_context_device(ctx)->sm_count) {
+        print_message("skipped: the device reports no SM count (lavapipe)\n");
+        return;
+    }
+    full_grid(ctx);
+    vkc_context *stats = vkc_test_context_create(statistics_on);
+    full_grid(stats);
+    vkc_test_context_destroy(stats);
     vkc_test_assert_clean();
 }
 
@@ -431,8 +466,16 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_fallback),  T(test_forced_one_group),   T(test_binding_between), T(test_grid_fit),
-        T(test_bad_input), cmocka_unit_test(test_env), T(test_line_numbers),
+        /* clang-format off */
+        T(test_fallback),
+        T(test_forced_one_group),
+        T(test_binding_between),
+        T(test_full_grid),
+        T(test_grid_fit),
+        T(test_bad_input),
+        cmocka_unit_test(test_env),
+        T(test_line_numbers),
+        /* clang-format on */
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
