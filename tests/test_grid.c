@@ -66,6 +66,7 @@ typedef struct fixture {
     vkc_context *ctx;
     vkc_kernel *k;
     vkc_buffer *a, *b;
+    vkc_arg args[2]; /* a and b, read and written: the steps' hazards */
     uint32_t n;
     uint32_t *ref, *tmp, *got;
 } fixture;
@@ -80,6 +81,8 @@ static void fixture_init(fixture *f, vkc_context *ctx, const char *src, uint32_t
         VKC_SUCCESS);
     assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 4}, &f->a), VKC_SUCCESS);
     assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 4}, &f->b), VKC_SUCCESS);
+    f->args[0] = (vkc_arg){.buffer = f->a, .access = VKC_ACCESS_READ_WRITE};
+    f->args[1] = (vkc_arg){.buffer = f->b, .access = VKC_ACCESS_READ_WRITE};
     f->ref = calloc(n, 4);
     f->tmp = calloc(n, 4);
     f->got = calloc(n, 4);
@@ -114,14 +117,14 @@ static void reference_steps(fixture *f, uint32_t steps)
 
 /* Record the steps with `coop` and grid `groups` (or a count), submit the
  * sequence twice (each time from the previous result) and compare with the
- * CPU. The args are in binding order without the state. */
-static void run_steps(fixture *f, const vkc_arg *args, const vkc_coop_desc *coop,
-                      const uint32_t groups[3], uint64_t count, vkc_coop_info *info)
+ * CPU. */
+static void run_steps(fixture *f, const vkc_coop_desc *coop, const uint32_t groups[3],
+                      uint64_t count, vkc_coop_info *info)
 {
     vkc_seq *s = NULL;
     assert_int_equal(vkc_seq_create(f->ctx, NULL, &s), VKC_SUCCESS);
     vkc_dispatch_desc d = {.kernel = f->k,
-                           .args = args,
+                           .args = f->args,
                            .arg_count = 2,
                            .push = &f->n,
                            .push_size = 4,
@@ -156,12 +159,10 @@ static void test_fallback(void **state)
     vkc_context *ctx = *state;
     fixture f;
     fixture_init(&f, ctx, STEPS_GLSL, 40);
-    vkc_arg args[2] = {{.buffer = f.a, .access = VKC_ACCESS_READ_WRITE},
-                       {.buffer = f.b, .access = VKC_ACCESS_READ_WRITE}};
     vkc_coop_info info;
     const bool cooperative = vkc_context_device(ctx)->sm_count != 0;
     for (uint32_t steps = 1; steps <= 21; steps += 10) {
-        run_steps(&f, args, &(vkc_coop_desc){.steps = steps, .form = VKC_COOP_FALLBACK},
+        run_steps(&f, &(vkc_coop_desc){.steps = steps, .form = VKC_COOP_FALLBACK},
                   (uint32_t[3]){5, 1, 1}, 0, &info);
         assert_false(info.cooperative);
         assert_int_equal(info.commands, steps);
@@ -169,7 +170,7 @@ static void test_fallback(void **state)
         assert_non_null(strstr(info.reason, "fallback"));
         /* The default form: the fallback where the SM count is unknown,
          * else one cooperative dispatch (5 groups fit any device). */
-        run_steps(&f, args, &(vkc_coop_desc){.steps = steps}, NULL, f.n, &info);
+        run_steps(&f, &(vkc_coop_desc){.steps = steps}, NULL, f.n, &info);
         assert_int_equal(info.cooperative, cooperative);
         assert_int_equal(info.groups[0], 5); /* a count of 40 in groups of 8 */
         if (!cooperative)
@@ -191,17 +192,15 @@ static void test_forced_one_group(void **state)
     vkc_context *ctx = *state;
     fixture f;
     fixture_init(&f, ctx, STEPS_GLSL, 24);
-    vkc_arg args[2] = {{.buffer = f.a, .access = VKC_ACCESS_READ_WRITE},
-                       {.buffer = f.b, .access = VKC_ACCESS_READ_WRITE}};
     vkc_coop_info info;
-    run_steps(&f, args, &(vkc_coop_desc){.steps = 20, .form = VKC_COOP_FORCE},
-              (uint32_t[3]){1, 1, 1}, 0, &info);
+    run_steps(&f, &(vkc_coop_desc){.steps = 20, .form = VKC_COOP_FORCE}, (uint32_t[3]){1, 1, 1}, 0,
+              &info);
     assert_true(info.cooperative);
     assert_int_equal(info.commands, 1);
     assert_int_equal(info.groups[0], 1);
     assert_non_null(strstr(info.reason, "cooperative"));
-    run_steps(&f, args, &(vkc_coop_desc){.steps = 7, .form = VKC_COOP_FORCE},
-              (uint32_t[3]){1, 1, 1}, 0, &info);
+    run_steps(&f, &(vkc_coop_desc){.steps = 7, .form = VKC_COOP_FORCE}, (uint32_t[3]){1, 1, 1}, 0,
+              &info);
     assert_true(info.cooperative);
     fixture_finish(&f);
     vkc_test_assert_clean();
@@ -215,10 +214,8 @@ static void full_grid(vkc_context *ctx)
 {
     fixture f;
     fixture_init(&f, ctx, STEPS_GLSL, 1u << 16);
-    vkc_arg args[2] = {{.buffer = f.a, .access = VKC_ACCESS_READ_WRITE},
-                       {.buffer = f.b, .access = VKC_ACCESS_READ_WRITE}};
     vkc_coop_info info;
-    run_steps(&f, args, &(vkc_coop_desc){.steps = 101}, (uint32_t[3]){1u << 20, 1, 1}, 0, &info);
+    run_steps(&f, &(vkc_coop_desc){.steps = 101}, (uint32_t[3]){1u << 20, 1, 1}, 0, &info);
     assert_true(info.cooperative);
     assert_int_equal(info.groups[0], info.capacity);
     print_message("cooperative grid: %u workgroups (%s)\n", info.groups[0], info.reason);
@@ -251,14 +248,12 @@ static void test_binding_between(void **state)
     vkc_context *ctx = *state;
     fixture f;
     fixture_init(&f, ctx, STEPS_GLSL_B2, 16);
-    vkc_arg args[2] = {{.buffer = f.a, .access = VKC_ACCESS_READ_WRITE},
-                       {.buffer = f.b, .access = VKC_ACCESS_READ_WRITE}};
     vkc_coop_info info;
-    run_steps(&f, args, &(vkc_coop_desc){.steps = 6, .form = VKC_COOP_FALLBACK},
-              (uint32_t[3]){2, 1, 1}, 0, &info);
+    run_steps(&f, &(vkc_coop_desc){.steps = 6, .form = VKC_COOP_FALLBACK}, (uint32_t[3]){2, 1, 1},
+              0, &info);
     assert_false(info.cooperative);
-    run_steps(&f, args, &(vkc_coop_desc){.steps = 5, .form = VKC_COOP_FORCE},
-              (uint32_t[3]){1, 1, 1}, 0, &info);
+    run_steps(&f, &(vkc_coop_desc){.steps = 5, .form = VKC_COOP_FORCE}, (uint32_t[3]){1, 1, 1}, 0,
+              &info);
     assert_true(info.cooperative);
     fixture_finish(&f);
     vkc_test_assert_clean();
@@ -273,8 +268,6 @@ static void test_grid_fit(void **state)
     vkc_context *ctx = *state;
     fixture f;
     fixture_init(&f, ctx, STEPS_GLSL, 64);
-    vkc_arg args[2] = {{.buffer = f.a, .access = VKC_ACCESS_READ_WRITE},
-                       {.buffer = f.b, .access = VKC_ACCESS_READ_WRITE}};
     const vkc_device_info saved = ctx->info;
     if (!ctx->info.sm_count) {
         ctx->info.sm_count = 2;
@@ -284,7 +277,7 @@ static void test_grid_fit(void **state)
     vkc_seq *s = NULL;
     assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
     vkc_dispatch_desc d = {.kernel = f.k,
-                           .args = args,
+                           .args = f.args,
                            .arg_count = 2,
                            .push = &f.n,
                            .push_size = 4,
@@ -418,11 +411,9 @@ static void test_env(void **state)
         }
         fixture f;
         fixture_init(&f, ctx, STEPS_GLSL, 8);
-        vkc_arg args[2] = {{.buffer = f.a, .access = VKC_ACCESS_READ_WRITE},
-                           {.buffer = f.b, .access = VKC_ACCESS_READ_WRITE}};
         vkc_coop_info info;
-        run_steps(&f, args, &(vkc_coop_desc){.steps = 4, .form = VKC_COOP_FORCE},
-                  (uint32_t[3]){1, 1, 1}, 0, &info);
+        run_steps(&f, &(vkc_coop_desc){.steps = 4, .form = VKC_COOP_FORCE}, (uint32_t[3]){1, 1, 1},
+                  0, &info);
         assert_int_equal(info.cooperative, !cases[c].off);
         if (cases[c].off)
             assert_non_null(strstr(info.reason, "VKC_COOPERATIVE=off"));
