@@ -255,12 +255,17 @@ def sweep_rows(recs, rows):
           sweep(recs, "batch", "raw-record-submit"), "p50_us", 1.0, True)
     worst("immediate mode ns/dispatch from K=16: vkc vs CUDA stream launches", imm,
           sweep(recs, "batch", "cuda-stream"), "per_dispatch_ns", 1.0, True, xmin=16)
+    # vkc-bench's "vkc-cooperative K=..." records (the largest K); the note
+    # says which form ran: the fallback (one dispatch per step) is no
+    # cooperative figure, whatever its time.
     coop = find(recs, "chain", "vkc-cooperative")
     if coop and coop.get("per_dispatch_ns"):
-        ok = coop["per_dispatch_ns"] <= 1330
-        rows.append(("serial chain: vkc cooperative dispatch ns/step", "%.0f" % coop["per_dispatch_ns"],
-                     "1330", "%.3f" % (coop["per_dispatch_ns"] / 1330), "<= 1330 ns",
-                     "met" if ok else "MISSED"))
+        fallback = "FALLBACK" in (coop.get("note") or "")
+        ok = coop["per_dispatch_ns"] <= 1330 and not fallback
+        rows.append(("serial chain: vkc cooperative dispatch ns/step (%s)" % coop["variant"],
+                     "%.0f" % coop["per_dispatch_ns"], "1330",
+                     "%.3f" % (coop["per_dispatch_ns"] / 1330), "<= 1330 ns",
+                     "met" if ok else "MISSED (the fallback ran)" if fallback else "MISSED"))
     else:
         rows.append(("serial chain: vkc cooperative dispatch ns/step", "-", "1330", "-",
                      "<= 1330 ns", "MISSED (not measured)"))

@@ -756,6 +756,17 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
     }
     max_groups = VKC_MIN(max_groups, (uint64_t)info->max_workgroup_count[0]);
     f->max_grid_groups = (uint32_t)max_groups;
+    /* Cooperative dispatch needs the SM count to size a co-resident grid. */
+    bool coop_on = true;
+    vkc__env_flag(ctx, "VKC_COOPERATIVE", "the default: on where the SM count is known", &coop_on);
+    ctx->cooperative_off = !coop_on;
+    f->cooperative = coop_on && info->sm_count;
+    if (!coop_on)
+        f->cooperative_reason = "VKC_COOPERATIVE=off";
+    else if (!info->sm_count)
+        f->cooperative_reason = "the device reports no SM or CU count";
+    else
+        f->cooperative_reason = info->sm_source ? info->sm_source : "the SM count is known";
     ctx->profiling = vkc__profiling_wanted(desc->profile);
     ctx->profile_capacity = desc->profile_capacity ? desc->profile_capacity : 65536;
 }

@@ -436,10 +436,16 @@ static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, 
     if (k->obj.ctx != ctx)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "dispatch: kernel of another context");
     const vkc_kernel_info *ki = &k->info;
+    uint32_t grid_binding;
     if (d->arg_count != ki->binding_count)
         return VKC_SEQ_FAIL(s, VKC_ERROR_MISMATCH,
-                            "kernel \"%s\" has %u bindings but the dispatch passes %u args",
-                            k->name, ki->binding_count, d->arg_count);
+                            "kernel \"%s\" has %u bindings but the dispatch passes %u args%s",
+                            k->name, ki->binding_count, d->arg_count,
+                            vkc__kernel_grid_binding(k, &grid_binding)
+                                ? " (it uses vkc_grid.glsl: record it with "
+                                  "vkc_seq_dispatch_cooperative, which binds the grid state; "
+                                  "immediate mode has no cooperative form)"
+                                : "");
     if (d->arg_count && !d->args)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "dispatch: args is NULL");
     if (d->push_size != ki->push_constant_size)

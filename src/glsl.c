@@ -14,31 +14,52 @@
 #include <glslang/Public/resource_limits_c.h>
 #include <glslang/build_info.h>
 
+#define VKC__STR2(x) #x
+#define VKC__STR(x) VKC__STR2(x)
+
 /* glslang's process state is global: one reference per context that has
  * compiled, and compiles serialised (its C interface makes no promise about
  * concurrent use). The lock also guards every vkc__kstate.glslang_ref. */
 static pthread_mutex_t vkc__glslang_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned vkc__glslang_refs;
 
-/* `#include "vkc_grid.glsl"`: a device-wide barrier for kernels whose
- * workgroups are all resident at once (a cooperative grid). Thread 0 of each
- * workgroup arrives on a device-scope counter and spins, with acquire, on a
- * generation number that the last one to arrive moves on, so the barrier can
- * be passed any number of times. The state is two uints in a storage buffer
- * at binding VKC_GRID_BINDING (default 15) of set 0, zero before the first
- * dispatch and zero again after each complete one. Data that crosses the
+/* `#include "vkc_grid.glsl"`: the steps of a cooperative dispatch
+ * (vkc_seq_dispatch_cooperative) and the device-wide barrier between them.
+ * The state is a storage block at binding VKC_GRID_BINDING of set 0
+ * (default 0), which vkc binds itself: the steps this dispatch runs
+ * [first, first + count) and whether it is the cooperative form (one
+ * dispatch, real barriers) or one dispatch of the fallback (one step each,
+ * vkc's pipeline barrier between them, vkc_grid_barrier() a no-op). The
+ * spec constant VKC_GRID_SPEC_ID marks the kernel as a grid kernel and
+ * tells vkc the binding (its default value), also for SPIR-V compiled
+ * elsewhere. The barrier: thread 0 of each workgroup arrives on a
+ * device-scope counter and spins, with acquire, on a generation number
+ * that the last one to arrive moves on, so it can be passed any number of
+ * times; a complete dispatch leaves the counter at zero. The counters are
+ * touched only by device-scope atomics, so the block is not coherent and
+ * the step words stay plain (cacheable) loads. Data that crosses the
  * barrier must live in coherent buffers. Include it before any code (it
  * brings an #extension). */
+/* clang-format off */
 static const char vkc__grid_glsl[] =
     "#extension GL_KHR_memory_scope_semantics : require\n"
     "#ifndef VKC_GRID_BINDING\n"
-    "#define VKC_GRID_BINDING 15\n"
+    "#define VKC_GRID_BINDING 0\n"
     "#endif\n"
-    "layout(set = 0, binding = VKC_GRID_BINDING) coherent buffer vkc_grid_state {\n"
+    "layout(constant_id = " VKC__STR(VKC_GRID_SPEC_ID) ") const uint vkc_grid_binding_id = VKC_GRID_BINDING;\n"
+    "layout(set = 0, binding = VKC_GRID_BINDING) buffer vkc_grid_state {\n"
     "  uint vkc_grid_arrived;\n"
     "  uint vkc_grid_generation;\n"
+    "  uint vkc_grid_first;\n"
+    "  uint vkc_grid_count;\n"
+    "  uint vkc_grid_cooperative;\n"
+    "  uint vkc_grid_reserved[3];\n"
     "};\n"
+    "uint vkc_grid_step_begin() { return vkc_grid_first; }\n"
+    "uint vkc_grid_step_end() { return vkc_grid_first + vkc_grid_count; }\n"
+    "#define VKC_GRID_STEPS(s) for (uint s = vkc_grid_step_begin(); s < vkc_grid_step_end(); ++s)\n"
     "void vkc_grid_barrier() {\n"
+    "  if (vkc_grid_cooperative == 0u) return;\n"
     "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
     "                 gl_SemanticsAcquireRelease);\n"
     "  if (gl_LocalInvocationIndex == 0u) {\n"
@@ -61,6 +82,7 @@ static const char vkc__grid_glsl[] =
     "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
     "                 gl_SemanticsAcquireRelease);\n"
     "}\n";
+/* clang-format on */
 
 static bool vkc__is_identifier(const char *s)
 {
@@ -179,8 +201,6 @@ static void vkc__glslang_targets(const vkc_context *ctx, glslang_target_client_v
     }
 }
 
-#define VKC__STR2(x) #x
-#define VKC__STR(x) VKC__STR2(x)
 #define VKC_GLSLANG_VERSION                                                                        \
     VKC__STR(GLSLANG_VERSION_MAJOR)                                                                \
     "." VKC__STR(GLSLANG_VERSION_MINOR) "." VKC__STR(GLSLANG_VERSION_PATCH) GLSLANG_VERSION_FLAVOR

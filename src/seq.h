@@ -241,4 +241,8 @@ void vkc__seq_let_go(vkc_seq *s);
  * failure is one of resources, returned but not latched. */
 vkc_result vkc__record(vkc_seq *s, vkc__cmd **out);
 
+/* cooperative.c: whether k was built with vkc_grid.glsl (its spec constant
+ * VKC_GRID_SPEC_ID) and, if so, the binding of its state block. */
+bool vkc__kernel_grid_binding(const vkc_kernel *k, uint32_t *binding);
+
 #endif /* VKC_SEQ_H */

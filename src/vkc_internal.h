@@ -1029,6 +1029,8 @@ struct vkc_context {
     bool own_device;
     bool debug_utils;  /* VK_EXT_debug_utils available: names and labels */
     bool debug_labels; /* label every command (VKC_DEBUG_LABELS=1 or validation on) */
+    /* VKC_COOPERATIVE=off: cooperative dispatches always take the fallback. */
+    bool cooperative_off;
     /* Test-only: drop the barriers between levels, to prove on a GPU that
      * overlaps dispatches that the hazard tests catch a missing barrier. */
     bool test_drop_barriers;

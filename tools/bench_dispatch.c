@@ -1,5 +1,6 @@
 /* Many dispatches per submit: chain, independent, levels, descriptors, record. */
 #include "bench.h"
+#include "bench_shaders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,147 @@ fail:
     bench_tiny_finish(&t);
 }
 
+/* The cooperative chain: K dependent steps in one vkc_seq_dispatch_cooperative,
+ * step s writing dst[i] = src[(i + 1) % n] + 1 from the other buffer, so
+ * each step reads a neighbouring workgroup's result of the step before. n
+ * is TINY_N per SM (one workgroup of TINY_WG per SM, the grid of the raw
+ * persistent-kernel probe); TINY_N where the SM count is unknown. */
+static const char *coop_chain_glsl =
+    "#version 450\n"
+    "#include \"vkc_grid.glsl\"\n"
+    "layout(local_size_x_id = 0) in;\n"
+    "layout(set = 0, binding = 1) coherent buffer A { uint a[]; };\n"
+    "layout(set = 0, binding = 2) coherent buffer B { uint b[]; };\n"
+    "layout(push_constant) uniform P { uint n; };\n"
+    "void main() {\n"
+    "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
+    "  VKC_GRID_STEPS(s) {\n"
+    "    for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {\n"
+    "      uint j = (i + 1u) % n;\n"
+    "      if ((s & 1u) == 0u) b[i] = a[j] + 1u; else a[i] = b[j] + 1u;\n"
+    "    }\n"
+    "    vkc_grid_barrier();\n"
+    "  }\n"
+    "}\n";
+
+static void bench_vkc_coop_chain(bench *b, uint32_t K, const char *baseline)
+{
+    vkc_context *vctx = b->ctx;
+    char err[512] = "", variant[64];
+    snprintf(variant, sizeof(variant), "vkc-cooperative K=%u", K);
+    bench_times tm = {0};
+    vkc_kernel *k = NULL;
+    vkc_buffer *buf[2] = {NULL, NULL};
+    vkc_seq *s = NULL;
+    uint32_t *host = NULL;
+    bench_rec rec = bench_rec_init(b, variant, baseline);
+    /* Even K: every submission ends in a, where the next one starts. */
+    K += K & 1;
+    const uint32_t n = TINY_N * (b->dev->sm_count ? b->dev->sm_count : 1);
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
+    MTRY(host = malloc((size_t)n * 4));
+    VTRY(vkc_kernel_create_glsl(vctx,
+                                &(vkc_glsl_desc){.source = coop_chain_glsl,
+                                                 .name = "coop-chain",
+                                                 .workgroup_size = TINY_WG},
+                                &k));
+    for (int i = 0; i < 2; ++i)
+        VTRY(bench_buffer(vctx, (uint64_t)n * 4, i ? "b" : "a", &buf[i]));
+    VTRY(vkc_seq_create(vctx, &(vkc_seq_desc){.name = "coop-chain"}, &s));
+    vkc_arg args[2] = {{.buffer = buf[0], .access = VKC_ACCESS_READ_WRITE},
+                       {.buffer = buf[1], .access = VKC_ACCESS_READ_WRITE}};
+    vkc_coop_info info;
+    VTRY(vkc_seq_dispatch_cooperative(
+        s,
+        &(vkc_dispatch_desc){
+            .kernel = k, .args = args, .arg_count = 2, .push = &n, .push_size = 4, .count = n},
+        &(vkc_coop_desc){.steps = K}, &info));
+    VTRY(vkc_seq_end(s));
+    for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
+        vkc_ticket tk;
+        uint64_t t0 = bench_now_ns();
+        VTRY(vkc_seq_submit(s, &tk));
+        VTRY(vkc_wait(vctx, tk, UINT64_MAX));
+        bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
+    }
+    bench_rec_sweep(&rec, K, "K");
+    vkc_seq_info si;
+    VTRY(vkc_seq_info_get(s, &si));
+    rec.barriers = si.barriers;
+    VTRY(vkc_buffer_download(buf[0], 0, host, (uint64_t)n * 4));
+    rec.ok = bench_check_all(host, n, (tm.warm + tm.iters) * K, rec.note, sizeof(rec.note));
+    bench_note(&rec, "%s form, %u workgroups of %u, %u elements (%s)",
+               info.cooperative ? "cooperative" : "FALLBACK", info.groups[0], TINY_WG, n,
+               info.reason);
+    bench_times_rec(&tm, &rec, K);
+fail:
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(buf[1]);
+    vkc_buffer_destroy(buf[0]);
+    vkc_kernel_destroy(k);
+    free(host);
+}
+
+typedef struct persist_rec {
+    raw_pipe *p;
+    raw_args *a;
+    uint32_t push[2], groups;
+} persist_rec;
+
+static void record_persist(raw *r, VkCommandBuffer cb, void *user)
+{
+    const persist_rec *c = user;
+    raw_cmd_dispatch(r, cb, c->p, c->a, c->push, c->groups, 1);
+}
+
+/* The raw persistent kernel: the same K steps in one dispatch of one
+ * workgroup of TINY_WG per SM. Where the SM count is unknown (lavapipe) one
+ * workgroup of 8 (lavapipe's spin loops misbehave wider), to check it. */
+static void raw_persist_chain(bench *b, raw *r, uint32_t K, const char *baseline)
+{
+    char err[512] = "", variant[64];
+    snprintf(variant, sizeof(variant), "raw-persistent K=%u", K);
+    bench_times tm = {0};
+    raw_pipe p = {0};
+    raw_buf st = {0}, buf[2] = {{0}, {0}};
+    uint32_t *host = NULL;
+    bench_rec rec = bench_rec_init(b, variant, baseline);
+    K += K & 1; /* even: every submission ends in a, where the next one starts */
+    const uint32_t sms = b->dev->sm_count;
+    const uint32_t wg = sms ? TINY_WG : 8, groups = sms ? sms : 1;
+    const uint32_t n = TINY_N * (sms ? sms : 1);
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
+    MTRY(host = calloc(n, 4));
+    RTRY(raw_pipe_create(r, BENCH_SPV(persist_chain), 3, 8, wg, 0, &p));
+    RTRY(raw_buf_create(r, 64, false, &st) && raw_upload(r, &st, 0, host, 64));
+    for (int i = 0; i < 2; ++i)
+        RTRY(raw_buf_create(r, (uint64_t)n * 4, false, &buf[i]) &&
+             raw_upload(r, &buf[i], 0, host, (uint64_t)n * 4));
+    raw_args a = {.b = {{st.buf, 0, VK_WHOLE_SIZE},
+                        {buf[0].buf, 0, VK_WHOLE_SIZE},
+                        {buf[1].buf, 0, VK_WHOLE_SIZE}},
+                  .n = 3};
+    RTRY(raw_prepare(r, &p, &a));
+    RTRY(raw_time_replay(r, record_persist, &(persist_rec){&p, &a, {n, K}, groups}, &tm));
+    bench_rec_sweep(&rec, K, "K");
+    rec.barriers = 0;
+    RTRY(raw_download(r, &buf[0], 0, host, (uint64_t)n * 4));
+    rec.ok = bench_check_all(host, n, (tm.warm + tm.iters) * K, rec.note, sizeof(rec.note));
+    bench_note(&rec, "%u workgroups of %u, %u elements%s", groups, wg, n,
+               sms ? "" : " (no SM count: one workgroup)");
+    bench_times_rec(&tm, &rec, K);
+fail:
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    raw_buf_destroy(r, &buf[1]);
+    raw_buf_destroy(r, &buf[0]);
+    raw_buf_destroy(r, &st);
+    raw_pipe_destroy(r, &p);
+    free(host);
+}
+
 void scen_chain(bench *b, raw *r)
 {
     uint32_t ks[2] = {bench_n(b, 16, 100), bench_n(b, 256, 10000)};
@@ -118,6 +260,9 @@ void scen_chain(bench *b, raw *r)
         snprintf(v, sizeof(v), "vkc-seq K=%u", ks[i]);
         snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], ks[i]);
         bench_vkc_chain(b, b->ctx, v, ks[i], base);
+        bench_vkc_coop_chain(b, ks[i], base);
+        if (r)
+            raw_persist_chain(b, r, ks[i], base);
     }
 }
 

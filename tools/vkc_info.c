@@ -236,6 +236,8 @@ static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
         json_kuint(w, "max_grid_groups", f->max_grid_groups);
         json_kstr(w, "wait_mode", wait_mode_name(f->wait_mode));
         json_kstr(w, "wait_reason", f->wait_reason ? f->wait_reason : "");
+        json_kbool(w, "cooperative", f->cooperative);
+        json_kstr(w, "cooperative_reason", f->cooperative_reason ? f->cooperative_reason : "");
         if (g_have_res) {
             json_key(w, "resident_kernels");
             json_obj_begin(w);
@@ -373,6 +375,10 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                                     : "one invocation per element up to the device limit");
             printf("  vkc waits with: %s (%s)\n", wait_mode_name(f->wait_mode),
                    f->wait_reason ? f->wait_reason : "-");
+            printf("  cooperative dispatch: %s (%s)\n",
+                   f->cooperative ? "one launch, device-wide barriers"
+                                  : "one dispatch per step (fallback)",
+                   f->cooperative_reason ? f->cooperative_reason : "-");
             if (g_have_res && g_res.resident)
                 printf("  resident kernels: yes, on queue %u of family %u, ring in memory type "
                        "%u (%s), one poll about %.0f ns\n",

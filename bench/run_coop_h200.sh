@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Cooperative dispatch (issue 13, serial chains) on the H200 machine, in one
+# short job: vkc-info's line, test_grid under validation (core + sync) in
+# both forms (the cooperative grid clamped to the device, with kernel
+# statistics on and off; VKC_COOPERATIVE=off forcing the fallback),
+# vkc-bench's chain scenario (vkc-seq, raw barriers, vkc-cooperative,
+# raw-persistent) beside the CUDA reference's chain, and combine.py's
+# target row (<= 1330 ns per step).
+#
+#   bench/run_coop_h200.sh OUTDIR
+#
+# Expects in the repository root (they travel with the run): .gl/ (from
+# ../shared/gpu/fetch-vulkan-runtime.sh) and a Release build in build-gpu/:
+#   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DVKC_BUILD_TESTS=ON \
+#         -DVKC_BUILD_TOOLS=ON
+#   ninja -C build-gpu test_grid vkc-bench vkc-info
+# Writes into OUTDIR: *.txt logs, vkc.json, cuda.json, combined.md, and
+# summary.txt (one line per step with its exit status). Each step is bounded
+# (timeout 240 s): a cooperative grid that is not co-resident hangs in its
+# first barrier, which shows as exit 124.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: bench/run_coop_h200.sh OUTDIR}
+mkdir -p "$out"
+b=${VKC_BUILD:-build-gpu}
+status=0
+step() { # name, then the command; its output goes to OUTDIR/name.txt
+  local name=$1
+  shift
+  local t0=$SECONDS
+  timeout 240 "$@" > "$out/$name.txt" 2>&1
+  local rc=$?
+  echo "$name: exit $rc ($((SECONDS - t0)) s)" | tee -a "$out/summary.txt"
+  [ $rc -eq 0 ] || { tail -25 "$out/$name.txt"; status=1; }
+}
+
+. bench/vulkan_env.sh
+export VKC_CACHE_DIR=/tmp/vkc-cache
+
+step vkc-info "$b/tools/vkc-info"
+grep "cooperative dispatch" "$out/vkc-info.txt"
+
+# Validation core + sync, zero messages: the tests fail on any message.
+export VKC_VALIDATION=1
+step test_grid "$b/tests/test_grid"
+grep "cooperative grid" "$out/test_grid.txt"
+VKC_COOPERATIVE=off step test_grid-off "$b/tests/test_grid"
+step bench-validation "$b/tools/vkc-bench" --quick --validation --strict --scenario chain
+grep -E "^\| chain " "$out/bench-validation.txt"
+unset VKC_VALIDATION
+
+# Timing, without validation.
+step vkc-bench "$b/tools/vkc-bench" --scenario chain --json "$out/vkc.json"
+grep -E "^\| chain " "$out/vkc-bench.txt"
+
+if nvcc -O2 -arch=sm_90 -std=c++17 -o /tmp/vkc_cuda_ref bench/cuda/vkc_cuda_ref.cu \
+     > "$out/nvcc.txt" 2>&1; then
+  step cuda /tmp/vkc_cuda_ref --json "$out/cuda.json"
+else
+  echo "nvcc failed" | tee -a "$out/summary.txt"
+  tail -5 "$out/nvcc.txt"
+  status=1
+fi
+inputs=()
+for f in vkc.json cuda.json; do
+  [ -s "$out/$f" ] && inputs+=("$out/$f")
+done
+if [ ${#inputs[@]} -gt 0 ]; then
+  python3 bench/combine.py "${inputs[@]}" > "$out/combined.md" 2> "$out/combine.txt" || status=1
+  grep -E "^\| chain |cooperative" "$out/combined.md" | head -30
+fi
+cat "$out/summary.txt"
+exit $status
