@@ -233,7 +233,7 @@ vkc_result vkc_seq_dispatch_cooperative(vkc_seq *s, const vkc_dispatch_desc *d,
     if (d->arg_count && !d->args)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_ARGUMENT, "cooperative dispatch: args is NULL");
 
-    uint32_t g[3];
+    uint32_t g[3] = {0, 0, 0};
     VKC_FORWARD(vkc__coop_grid(s, d, g));
     if (!g[0])
         return VKC_SUCCESS; /* an empty input is not an error, as for vkc_seq_dispatch */
