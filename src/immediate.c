@@ -339,7 +339,8 @@ static void vkc__seq_ring_resolve(vkc_context *ctx)
     char fallback[48];
     snprintf(fallback, sizeof(fallback), "the default: %u", ctx->seq_ring);
     /* for experiments */
-    vkc__env_uint(ctx, "VKC_SEQ_RING", 1, VKC_SEQ_RING_MAX, fallback, &ctx->seq_ring);
+    ctx->seq_ring_env =
+        vkc__env_uint(ctx, "VKC_SEQ_RING", 1, VKC_SEQ_RING_MAX, fallback, &ctx->seq_ring);
 }
 
 /* VKC_MARKER_FORM (experiments): "lean", "atomic" or both, comma-separated. */

@@ -15,6 +15,9 @@
 /* In VKC_WAIT_SPIN_MARKER mode a round trip can finish well before the
  * driver retires the command buffer, so more copies are kept in turn. */
 #define VKC_SEQ_RING_MAX 8
+/* Sequences of more commands than this keep one recorded copy (see
+ * vkc__seq_ring_of in dispatch.c). */
+#define VKC_SEQ_RING_LONG 1024u
 
 typedef enum vkc__cmd_kind {
     VKC_CMD_DISPATCH,

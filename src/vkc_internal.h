@@ -1124,6 +1124,7 @@ struct vkc_context {
      * immediate work ordered before its own; NULL until dispatch is up. */
     vkc_result (*flush_immediate)(vkc_context *ctx);
     uint32_t seq_ring; /* recorded copies each sequence uses in turn */
+    bool seq_ring_env; /* VKC_SEQ_RING set it: long sequences keep it too */
 
     /* Profiling: on for every sequence (desc or VKC_PROFILE), the module's
      * hooks (NULL until its init) and state. */

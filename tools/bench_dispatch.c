@@ -107,6 +107,23 @@ fail:
     bench_tiny_finish(&t);
 }
 
+/* The long chain as vkc recorded it before the one-copy rule for long
+ * sequences: eight recorded copies in turn (VKC_SEQ_RING=8), so the H200
+ * shows what the copies cost beside vkc-seq. */
+static void vkc_chain_ring8(bench *b, uint32_t K)
+{
+    char v[64], base[96];
+    snprintf(v, sizeof(v), "vkc-seq-ring8 K=%u", K);
+    snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], K);
+    setenv("VKC_SEQ_RING", "8", 1);
+    vkc_context *c = bench_context_or_fail(b, &(vkc_context_desc){0}, v, NULL);
+    unsetenv("VKC_SEQ_RING");
+    if (!c)
+        return;
+    bench_vkc_chain(b, c, v, K, base);
+    vkc_context_destroy(c);
+}
+
 void scen_chain(bench *b, raw *r)
 {
     uint32_t ks[2] = {bench_n(b, 16, 100), bench_n(b, 256, 10000)};
@@ -119,6 +136,7 @@ void scen_chain(bench *b, raw *r)
         snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], ks[i]);
         bench_vkc_chain(b, b->ctx, v, ks[i], base);
     }
+    vkc_chain_ring8(b, ks[1]);
 }
 
 /* ---- levels: W ranges of one buffer, D levels; level d runs x_w += 1 on every w -- */
