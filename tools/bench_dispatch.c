@@ -456,10 +456,14 @@ void scen_descriptors(bench *b, raw *r)
     vkc_context_destroy(c);
 }
 
-/* record: the samples are ns per recorded dispatch, reported as such. */
+/* record: the samples are ns per recorded dispatch, reported as such: the
+ * p50 in per_dispatch_ns, the p95 and p99 beside it (the round-trip columns,
+ * in us per round, do not apply). */
 static void record_timing(bench_times *tm, bench_rec *rec)
 {
     bench_times_rec(tm, rec, 1);
+    rec->per_dispatch_p95_ns = rec->p95_us * 1e3;
+    rec->per_dispatch_p99_ns = rec->p99_us * 1e3;
     rec->p50_us = rec->p95_us = rec->p99_us = rec->mean_us = rec->min_us = rec->max_us = -1;
 }
 
