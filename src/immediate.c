@@ -26,14 +26,22 @@ struct vkc__imm {
     uint64_t *values;   /* ticket of each batch's last submit */
     uint32_t pending;   /* commands in the open batch */
     bool fixed;         /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
+    bool marker;        /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
     uint64_t opened_ns; /* when the open batch got its first command */
 };
+
+static bool vkc__imm_queue_idle(vkc_context *ctx);
 
 /* Caller holds m->lock. Submit the open batch and move to the next slot. */
 static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
 {
     vkc_seq *s = m->batches[m->cur];
     m->pending = 0;
+    /* A batch for an idle queue goes without the completion marker: a
+     * second, dependent dispatch the GPU would run after the batch's own
+     * (what raw Vulkan's record + submit of the same batch does not have);
+     * its ticket completes on the timeline, which its submit signals. */
+    s->marker_optional = !m->marker && vkc__marker_on(ctx) && vkc__imm_queue_idle(ctx);
     vkc_result r = vkc_seq_end(s);
     vkc_ticket t = {0};
     if (r >= 0)
@@ -256,6 +264,8 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     ctx->flush_immediate = vkc__imm_flush_hook;
     bool fixed = false; /* for experiments: the fixed-count flush only */
     m->fixed = vkc__env_flag(ctx, "VKC_IMM_FIXED", "the default: off", &fixed) && fixed;
+    bool marker = false; /* for experiments: the marker in every batch, as before */
+    m->marker = vkc__env_flag(ctx, "VKC_IMM_MARKER", "the default: off", &marker) && marker;
     m->count = ctx->features.batches_in_flight;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));

@@ -336,7 +336,8 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         if (r >= 0 && n)
             vkc__cmd_barrier2(ctx, cb, NULL, s->ibar, n);
     }
-    if (r >= 0 && s->writes_mapped && !vkc__marker_on(ctx)) {
+    const bool marker = vkc__marker_on(ctx) && !s->marker_optional;
+    if (r >= 0 && s->writes_mapped && !marker) {
         /* The host reads mapped memory after waiting on the ticket. */
         vkc__cmd_barrier(ctx, cb, last, vkc__writes_of(last), VK_PIPELINE_STAGE_2_HOST_BIT,
                          VK_ACCESS_2_HOST_READ_BIT);
@@ -345,8 +346,9 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
      * sees the marker may return before anything after it is written. */
     if (prof)
         vkc__cmd_span_end(ctx, unit, 0);
-    if (r >= 0)
+    if (r >= 0 && marker)
         vkc__cmd_marker(ctx, unit, last, s->writes_mapped); /* covers host reads too */
+    unit->marker_optional = !marker && vkc__marker_on(ctx);
     if (prof) {
         unit->record_ns[0] = record_start;
         unit->record_ns[1] = vkc__clock_ns();

@@ -154,6 +154,9 @@ struct vkc_seq {
     uint64_t gen;
     uint32_t next_unit;
     uint32_t ring; /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
+    /* An immediate batch for an idle queue: recorded without the completion
+     * marker, which its submit adds only if the queue got busy meanwhile. */
+    bool marker_optional;
     uint64_t submits;
     bool profile; /* recorded with timestamps (vkc_seq_desc.profile, the context's) */
 
