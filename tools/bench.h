@@ -356,6 +356,9 @@ vkc_result bench_kernel(vkc_context *ctx, const uint32_t *spirv, size_t size, ui
                         const char *name, vkc_kernel **out);
 /* A zero-filled buffer. */
 vkc_result bench_buffer(vkc_context *ctx, uint64_t size, const char *name, vkc_buffer **out);
+/* Record descs[i % n] for i < total in a new sequence *s and end it. */
+vkc_result bench_seq_record(vkc_context *ctx, const vkc_dispatch_desc *descs, uint32_t n,
+                            uint32_t total, vkc_seq **s);
 /* Record descs[i % n] for i < total in a new sequence, end it, submit it
  * t->warm + t->iters times (waiting each time; t->wall measured) and report
  * its info (may be NULL). */
