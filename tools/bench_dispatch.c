@@ -185,7 +185,7 @@ void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t 
 static void vkc_chain_ring8(bench *b, uint32_t K)
 {
     char v[64], base[96];
-    snprintf(v, sizeof(v), "vkc-seq-ring8 K=%u", K);
+    snprintf(v, sizeof(v), "vkc-ring8 K=%u", K);
     snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], K);
     setenv("VKC_SEQ_RING", "8", 1);
     vkc_context *c = bench_context_or_fail(b, &(vkc_context_desc){0}, v, NULL);
