@@ -109,13 +109,20 @@ static uint64_t vkc__imm_now_ns(void)
 }
 
 /* Nothing submitted is still running, as far as can be told without asking
- * the driver (the marker's count, or the completed value vkc saw last). */
+ * the driver (the marker's count, or the completed value vkc saw last),
+ * except for a last submission that went without the marker. */
 static bool vkc__imm_queue_idle(vkc_context *ctx)
 {
     uint64_t submitted = vkc__submitted_value(ctx);
     if (atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= submitted)
         return true;
-    return vkc__marker_on(ctx) && vkc__marker_done(ctx, submitted);
+    if (!vkc__marker_on(ctx))
+        return false;
+    if (vkc__marker_done(ctx, submitted))
+        return true;
+    /* The last submission went without the marker: only the timeline says. */
+    return submitted == atomic_load_explicit(&ctx->marker_skip, memory_order_acquire) &&
+           vkc__completed_value(ctx) >= submitted;
 }
 
 /* Caller holds m->lock; the open batch holds m->pending commands. A busy GPU
@@ -131,7 +138,7 @@ static bool vkc__imm_due(vkc_context *ctx, vkc__imm *m)
         m->opened_ns = vkc__imm_now_ns();
         return false;
     }
-    return vkc__imm_queue_idle(ctx) && vkc__imm_now_ns() - m->opened_ns >= VKC_IMM_IDLE_NS;
+    return vkc__imm_now_ns() - m->opened_ns >= VKC_IMM_IDLE_NS && vkc__imm_queue_idle(ctx);
 }
 
 /* One immediate command: what to record into the open batch. */
