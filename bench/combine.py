@@ -87,9 +87,12 @@ def main(argv):
             q = ratio(r, base)
             qs = "1 (base)" if base is r else ("-" if q is None else "%.2fx" % q)
             ok = "skip" if r.get("skipped") else ("yes" if r.get("ok") else "NO")
+            pd = fmt(r.get("per_dispatch_ns"), "%.0f")
+            if r.get("per_dispatch_p95_ns") is not None and r.get("per_dispatch_ns") is not None:
+                pd += " (p95 %.0f, p99 %.0f)" % (r["per_dispatch_p95_ns"], r["per_dispatch_p99_ns"])
             print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 sc, r["source"], r["variant"], r.get("iterations") or 0, fmt(r.get("p50_us")),
-                fmt(r.get("p95_us")), fmt(r.get("p99_us")), fmt(r.get("per_dispatch_ns"), "%.0f"),
+                fmt(r.get("p95_us")), fmt(r.get("p99_us")), pd,
                 fmt(r.get("gpu_per_dispatch_ns"), "%.0f"), fmt(r.get("gbps"), "%.1f"), qs, ok,
                 (r.get("note") or "").replace("|", "/")))
     print()

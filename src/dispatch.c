@@ -632,6 +632,20 @@ vkc_result vkc_seq_barrier(vkc_seq *s)
     return VKC_SUCCESS;
 }
 
+/* The recorded copies a submit takes in turn. More than one spares a tiny
+ * round trip the driver's stall on re-submitting the command buffer it has
+ * not retired yet; a long sequence has nothing to gain from that, and each
+ * copy costs a recording and, on the GPU, command memory: on the H200 a
+ * chain of 10,000 dependent dispatches in eight copies ran 8% slower per
+ * dispatch than one re-submitted command buffer (tools/bench_dispatch.c,
+ * chain). An explicit VKC_SEQ_RING is kept as given (experiments). */
+static uint32_t vkc__seq_ring_of(const vkc_seq *s)
+{
+    if (s->cmd_count > VKC_SEQ_RING_LONG && !s->obj.ctx->seq_ring_env)
+        return 1;
+    return s->ring;
+}
+
 /* Make unit slot `i` match the current commands. */
 static vkc_result vkc__ensure_unit(vkc_seq *s, uint32_t i)
 {
@@ -764,13 +778,14 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
                         "sequence \"%s\" is being submitted by another thread: a sequence is "
                         "submitted by one thread at a time",
                         s->name);
-    uint32_t i = s->next_unit;
+    const uint32_t ring = vkc__seq_ring_of(s);
+    uint32_t i = s->next_unit < ring ? s->next_unit : 0;
     uint64_t value = 0;
     vkc_result r = vkc__ensure_unit(s, i);
     if (r >= 0)
         r = vkc__submit(s->obj.ctx, s->units[i], &value);
     if (r >= 0) {
-        s->next_unit = (i + 1) % s->ring;
+        s->next_unit = (i + 1) % ring;
         s->submits++;
     }
     atomic_store_explicit(&s->busy, false, memory_order_release);

@@ -26,14 +26,22 @@ struct vkc__imm {
     uint64_t *values;   /* ticket of each batch's last submit */
     uint32_t pending;   /* commands in the open batch */
     bool fixed;         /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
+    bool marker;        /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
     uint64_t opened_ns; /* when the open batch got its first command */
 };
+
+static bool vkc__imm_queue_idle(vkc_context *ctx);
 
 /* Caller holds m->lock. Submit the open batch and move to the next slot. */
 static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
 {
     vkc_seq *s = m->batches[m->cur];
     m->pending = 0;
+    /* A batch for an idle queue goes without the completion marker: a
+     * second, dependent dispatch the GPU would run after the batch's own
+     * (what raw Vulkan's record + submit of the same batch does not have);
+     * its ticket completes on the timeline, which its submit signals. */
+    s->marker_optional = !m->marker && vkc__marker_on(ctx) && vkc__imm_queue_idle(ctx);
     vkc_result r = vkc_seq_end(s);
     vkc_ticket t = {0};
     if (r >= 0)
@@ -101,13 +109,20 @@ static uint64_t vkc__imm_now_ns(void)
 }
 
 /* Nothing submitted is still running, as far as can be told without asking
- * the driver (the marker's count, or the completed value vkc saw last). */
+ * the driver (the marker's count, or the completed value vkc saw last),
+ * except for a last submission that went without the marker. */
 static bool vkc__imm_queue_idle(vkc_context *ctx)
 {
     uint64_t submitted = vkc__submitted_value(ctx);
     if (atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= submitted)
         return true;
-    return vkc__marker_on(ctx) && vkc__marker_done(ctx, submitted);
+    if (!vkc__marker_on(ctx))
+        return false;
+    if (vkc__marker_done(ctx, submitted))
+        return true;
+    /* The last submission went without the marker: only the timeline says. */
+    return submitted == atomic_load_explicit(&ctx->marker_skip, memory_order_acquire) &&
+           vkc__completed_value(ctx) >= submitted;
 }
 
 /* Caller holds m->lock; the open batch holds m->pending commands. A busy GPU
@@ -123,7 +138,7 @@ static bool vkc__imm_due(vkc_context *ctx, vkc__imm *m)
         m->opened_ns = vkc__imm_now_ns();
         return false;
     }
-    return vkc__imm_queue_idle(ctx) && vkc__imm_now_ns() - m->opened_ns >= VKC_IMM_IDLE_NS;
+    return vkc__imm_now_ns() - m->opened_ns >= VKC_IMM_IDLE_NS && vkc__imm_queue_idle(ctx);
 }
 
 /* One immediate command: what to record into the open batch. */
@@ -256,6 +271,8 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     ctx->flush_immediate = vkc__imm_flush_hook;
     bool fixed = false; /* for experiments: the fixed-count flush only */
     m->fixed = vkc__env_flag(ctx, "VKC_IMM_FIXED", "the default: off", &fixed) && fixed;
+    bool marker = false; /* for experiments: the marker in every batch, as before */
+    m->marker = vkc__env_flag(ctx, "VKC_IMM_MARKER", "the default: off", &marker) && marker;
     m->count = ctx->features.batches_in_flight;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
@@ -339,7 +356,8 @@ static void vkc__seq_ring_resolve(vkc_context *ctx)
     char fallback[48];
     snprintf(fallback, sizeof(fallback), "the default: %u", ctx->seq_ring);
     /* for experiments */
-    vkc__env_uint(ctx, "VKC_SEQ_RING", 1, VKC_SEQ_RING_MAX, fallback, &ctx->seq_ring);
+    ctx->seq_ring_env =
+        vkc__env_uint(ctx, "VKC_SEQ_RING", 1, VKC_SEQ_RING_MAX, fallback, &ctx->seq_ring);
 }
 
 /* VKC_MARKER_FORM (experiments): "lean", "atomic" or both, comma-separated. */

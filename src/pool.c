@@ -198,6 +198,7 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
     c->last_value = 0;
     c->has_marker = false;
     c->needs_signal = false;
+    c->marker_optional = false;
     c->query_count = c->span_count = 0;
     c->record_ns[0] = c->record_ns[1] = 0;
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -622,7 +623,56 @@ vkc_result vkc__signal_through(vkc_context *ctx, uint64_t value)
         ctx->queue_unlock_fn(ctx->queue_lock_user);
     return r;
 }
-static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value);
+static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *marker,
+                                   uint64_t *out_value, bool *need_marker);
+
+/* Everything submitted is complete, as far as the host has seen (the
+ * timeline's cached value or the marker's count); caller holds queue_lock. */
+static bool vkc__queue_done_locked(vkc_context *ctx)
+{
+    const uint64_t last = ctx->next_value;
+    return atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= last ||
+           vkc__marker_done(ctx, last);
+}
+
+/* The completion marker alone, in a unit of its own: for a unit recorded
+ * without it (an immediate batch meant for an idle queue) whose queue got
+ * work meanwhile. It orders after everything before it and counts like
+ * the marker at the end of a recording. */
+static vkc_result vkc__marker_unit(vkc_context *ctx, vkc__cmd **out)
+{
+    VKC_FORWARD(vkc__cmd_acquire(ctx, out));
+    vkc__cmd *c = *out;
+    vkc__cmd_marker(ctx, c, VKC_WORK_STAGES, true);
+    VkResult vr = VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(c->cb));
+    vkc_result r = vr < 0 ? vkc__vk_fail(ctx, vr, "vkEndCommandBuffer", __FILE__, __LINE__)
+                   : !c->has_marker
+                       ? VKC_FAIL(ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY, "completion marker")
+                       : VKC_SUCCESS;
+    if (r < 0) {
+        vkc__cmd_release(ctx, c);
+        *out = NULL;
+    }
+    return r;
+}
+
+/* Submit cmd; a unit recorded without the marker goes without it onto an
+ * idle queue (its value then completes on the timeline, and the marker's
+ * count trails by one more: vkc__marker_done), else with a marker unit
+ * after it in the same submission. */
+static vkc_result vkc__submit_marked(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
+{
+    bool need = false;
+    vkc_result r = vkc__submit_unit(ctx, cmd, NULL, out_value, &need);
+    if (VKC_LIKELY(r < 0 || !need))
+        return r;
+    vkc__cmd *marker = NULL;
+    r = vkc__marker_unit(ctx, &marker);
+    if (r >= 0)
+        r = vkc__submit_unit(ctx, cmd, marker, out_value, &need);
+    vkc__cmd_release(ctx, marker); /* pending until its value completes */
+    return r;
+}
 
 vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
 {
@@ -632,11 +682,11 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
     VKC_FORWARD(vkc__resident_order(ctx));
     /* The one test profiling adds to an unprofiled submit. */
     if (VKC_LIKELY(!cmd->query_count))
-        return vkc__submit_unit(ctx, cmd, out_value);
+        return vkc__submit_marked(ctx, cmd, out_value);
     /* The queries of the previous submission are overwritten by this one. */
     vkc__cmd_profile_reuse(ctx, cmd);
     cmd->submit_ns[0] = vkc__now_ns();
-    vkc_result r = vkc__submit_unit(ctx, cmd, out_value);
+    vkc_result r = vkc__submit_marked(ctx, cmd, out_value);
     if (r >= 0 && ctx->profile) {
         cmd->submit_ns[1] = vkc__now_ns();
         cmd->submit_tid = vkc__thread_id();
@@ -646,18 +696,35 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
     return r;
 }
 
-static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
+/* marker: NULL, or the unit that carries cmd's completion marker, submitted
+ * right after it. *need_marker is set (and nothing submitted) when cmd
+ * goes without a marker onto a queue that is not idle. */
+static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *marker,
+                                   uint64_t *out_value, bool *need_marker)
 {
     if (ctx->queue_lock_fn)
         ctx->queue_lock_fn(ctx->queue_lock_user);
     pthread_mutex_lock(&ctx->queue_lock);
     uint64_t value = ctx->next_value + 1;
-    if (VKC_UNLIKELY(vkc__marker_on(ctx) && !cmd->has_marker)) {
-        /* The count of markers would fall behind the timeline for good:
-         * waits go back to the timeline (never wrong, only slower). */
-        atomic_store(&ctx->marker_on, false);
-        vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
-                 "a submission without a completion marker: VKC_WAIT_SPIN_MARKER disabled");
+    bool skip = false;
+    if (VKC_UNLIKELY(vkc__marker_on(ctx) && !cmd->has_marker && !marker)) {
+        if (cmd->marker_optional && vkc__queue_done_locked(ctx)) {
+            /* Nothing before it is still running: its own value completes
+             * on the timeline, every later one through the marker again. */
+            skip = true;
+        } else if (cmd->marker_optional) {
+            *need_marker = true;
+            pthread_mutex_unlock(&ctx->queue_lock);
+            if (ctx->queue_unlock_fn)
+                ctx->queue_unlock_fn(ctx->queue_lock_user);
+            return VKC_SUCCESS;
+        } else {
+            /* The count of markers would fall behind the timeline for good:
+             * waits go back to the timeline (never wrong, only slower). */
+            atomic_store(&ctx->marker_on, false);
+            vkc__log(ctx, VKC_LOG_WARN, VKC_LOG_ID_GENERAL,
+                     "a submission without a completion marker: VKC_WAIT_SPIN_MARKER disabled");
+        }
     }
     VkResult vr;
     vkc_result r = VKC_SUCCESS;
@@ -670,10 +737,15 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *ou
     /* Host semaphores registered by vkc_wait_host_semaphore (interop.c):
      * this submit waits on all of them, on every stage. */
     uint32_t nw = ctx->host_wait_count;
-    const bool signal = vkc__submit_signals(ctx, cmd, value, nw);
+    const bool signal = skip || vkc__submit_signals(ctx, cmd, value, nw);
+    const uint32_t ncb = marker ? 2 : 1;
+    VkCommandBuffer cbs[2] = {cmd->cb, marker ? marker->cb : VK_NULL_HANDLE};
     if (ctx->features.synchronization2) {
-        VkCommandBufferSubmitInfo cbi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-        cbi.commandBuffer = cmd->cb;
+        VkCommandBufferSubmitInfo cbi[2];
+        for (uint32_t i = 0; i < ncb; ++i) {
+            cbi[i] = (VkCommandBufferSubmitInfo){VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
+            cbi[i].commandBuffer = cbs[i];
+        }
         VkSemaphoreSubmitInfo si = {VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
         si.semaphore = ctx->timeline;
         si.value = value;
@@ -688,8 +760,8 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *ou
         VkSubmitInfo2 sub = {VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
         sub.waitSemaphoreInfoCount = nw;
         sub.pWaitSemaphoreInfos = nw ? wi : NULL;
-        sub.commandBufferInfoCount = 1;
-        sub.pCommandBufferInfos = &cbi;
+        sub.commandBufferInfoCount = ncb;
+        sub.pCommandBufferInfos = cbi;
         if (signal) {
             sub.signalSemaphoreInfoCount = 1;
             sub.pSignalSemaphoreInfos = &si;
@@ -713,8 +785,8 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *ou
         sub.waitSemaphoreCount = nw;
         sub.pWaitSemaphores = nw ? wsem : NULL;
         sub.pWaitDstStageMask = nw ? wstage : NULL;
-        sub.commandBufferCount = 1;
-        sub.pCommandBuffers = &cmd->cb;
+        sub.commandBufferCount = ncb;
+        sub.pCommandBuffers = cbs;
         if (signal) {
             sub.pNext = &ts;
             sub.signalSemaphoreCount = 1;
@@ -731,6 +803,15 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *ou
     if (signal) {
         vkc__signal_note_locked(ctx, value);
     }
+    if (skip) {
+        /* Skip before skew: vkc__marker_done reads them the other way. */
+        atomic_store_explicit(&ctx->marker_skip, value, memory_order_release);
+        atomic_store_explicit(&ctx->marker_skew,
+                              atomic_load_explicit(&ctx->marker_skew, memory_order_relaxed) + 1,
+                              memory_order_release);
+    }
+    if (marker)
+        marker->last_value = value;
     if (!ctx->features.timeline_semaphores) {
         uint32_t slot = (ctx->fence_head + ctx->fence_count) % ctx->fence_cap;
         ctx->fence_values[slot] = value;

@@ -196,6 +196,14 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         vkc__cmd_span_begin(ctx, unit, VKC__SPAN_SUBMISSION, s->name);
     }
     VkPipelineStageFlags2 before = VKC_WORK_STAGES; /* earlier submissions */
+    /* The level barriers wait on the level just before them only: each one
+     * chains after the barrier before that level (Vulkan's execution
+     * dependency chains), whose availability operation already covered the
+     * older writes, and the next barrier's visibility operation reaches
+     * everything available. A source scope of every stage used so far made
+     * each barrier of a compute chain wait on transfer work too, which the
+     * H200 charged on every dependent step. */
+    VkPipelineStageFlags2 last = VKC_WORK_STAGES;
     VkPipeline bound = VK_NULL_HANDLE;
     uint32_t i = 0;
     vkc_result r = VKC_SUCCESS;
@@ -231,13 +239,14 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                 mb.dstAccessMask = vkc__accesses_of(stages);
                 vkc__cmd_barrier2(ctx, cb, &mb, s->ibar, nib);
             } else {
-                vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), stages,
+                vkc__cmd_barrier(ctx, cb, last, vkc__writes_of(last), stages,
                                  vkc__accesses_of(stages));
             }
             if (prof)
                 vkc__cmd_span_end(ctx, unit, span);
         }
         before |= stages;
+        last = stages;
         for (; i < end; ++i) {
             const vkc__command *c = &s->cmds[s->order[i]];
             const vkc__use *u = &s->uses[c->use_first];
@@ -327,17 +336,19 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         if (r >= 0 && n)
             vkc__cmd_barrier2(ctx, cb, NULL, s->ibar, n);
     }
-    if (r >= 0 && s->writes_mapped && !vkc__marker_on(ctx)) {
+    const bool marker = vkc__marker_on(ctx) && !s->marker_optional;
+    if (r >= 0 && s->writes_mapped && !marker) {
         /* The host reads mapped memory after waiting on the ticket. */
-        vkc__cmd_barrier(ctx, cb, before, vkc__writes_of(before), VK_PIPELINE_STAGE_2_HOST_BIT,
+        vkc__cmd_barrier(ctx, cb, last, vkc__writes_of(last), VK_PIPELINE_STAGE_2_HOST_BIT,
                          VK_ACCESS_2_HOST_READ_BIT);
     }
     /* The submission's span ends before the completion marker: a wait that
      * sees the marker may return before anything after it is written. */
     if (prof)
         vkc__cmd_span_end(ctx, unit, 0);
-    if (r >= 0)
-        vkc__cmd_marker(ctx, unit, before, s->writes_mapped); /* covers host reads too */
+    if (r >= 0 && marker)
+        vkc__cmd_marker(ctx, unit, last, s->writes_mapped); /* covers host reads too */
+    unit->marker_optional = !marker && vkc__marker_on(ctx);
     if (prof) {
         unit->record_ns[0] = record_start;
         unit->record_ns[1] = vkc__clock_ns();

@@ -15,6 +15,9 @@
 /* In VKC_WAIT_SPIN_MARKER mode a round trip can finish well before the
  * driver retires the command buffer, so more copies are kept in turn. */
 #define VKC_SEQ_RING_MAX 8
+/* Sequences of more commands than this keep one recorded copy (see
+ * vkc__seq_ring_of in dispatch.c). */
+#define VKC_SEQ_RING_LONG 1024u
 
 typedef enum vkc__cmd_kind {
     VKC_CMD_DISPATCH,
@@ -151,6 +154,9 @@ struct vkc_seq {
     uint64_t gen;
     uint32_t next_unit;
     uint32_t ring; /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
+    /* An immediate batch for an idle queue: recorded without the completion
+     * marker, which its submit adds only if the queue got busy meanwhile. */
+    bool marker_optional;
     uint64_t submits;
     bool profile; /* recorded with timestamps (vkc_seq_desc.profile, the context's) */
 

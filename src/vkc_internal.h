@@ -294,6 +294,10 @@ typedef struct vkc__cmd {
     uint64_t last_value; /* timeline value of its last submit; 0 = never */
     bool has_marker;     /* VKC_WAIT_SPIN_MARKER: the completion marker is recorded */
     bool needs_signal;   /* its submit signals the timeline even where the marker rules */
+    /* Recorded without the marker, which its submit leaves out where the
+     * queue is idle (an immediate batch, see vkc__submit) or else adds in a
+     * unit of its own. */
+    bool marker_optional;
     /* Profiling (profile.c reads these; pool.c owns the query pool, which
      * is kept and reused with the unit). query_count is 0 for a recording
      * without timestamps: the only thing the submit path tests. */
@@ -1084,6 +1088,12 @@ struct vkc_context {
     vkc_buffer *marker_count; /* device-local: the count the marker adds to */
     vkc_kernel *marker_kernel;
     atomic_bool marker_on; /* cleared for good if a submission lacks the marker */
+    /* Submissions left without the marker (only onto an idle queue: every
+     * earlier value was complete then): how many since the count was reset,
+     * and the last one's value. The count then trails the timeline by
+     * marker_skew; the skipped value itself completes on the timeline (its
+     * submit signals). Written under queue_lock, skip before skew. */
+    atomic_uint_fast64_t marker_skip, marker_skew;
     volatile uint32_t *marker;
     /* VKC_MARKER_FORM (experiments): "lean" drops the barrier after the
      * marker, "atomic" adds to the host word instead of storing to it. */
@@ -1126,6 +1136,7 @@ struct vkc_context {
      * immediate work ordered before its own; NULL until dispatch is up. */
     vkc_result (*flush_immediate)(vkc_context *ctx);
     uint32_t seq_ring; /* recorded copies each sequence uses in turn */
+    bool seq_ring_env; /* VKC_SEQ_RING set it: long sequences keep it too */
 
     /* Profiling: on for every sequence (desc or VKC_PROFILE), the module's
      * hooks (NULL until its init) and state. */

@@ -222,6 +222,11 @@ static void test_marker_form_and_imm_fixed(void **state)
     expect_warning("VKC_IMM_FIXED", "sometimes", "the default: off");
     vkc_test_context_destroy(ctx);
     env_restore("VKC_IMM_FIXED");
+    env_set("VKC_IMM_MARKER", "maybe");
+    ctx = create();
+    expect_warning("VKC_IMM_MARKER", "maybe", "the default: off");
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_IMM_MARKER");
 }
 
 static void test_device(void **state)

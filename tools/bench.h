@@ -33,7 +33,10 @@ typedef struct bench_rec {
     char baseline[64]; /* "scenario/variant" the ratio column divides by; "" = none */
     uint32_t iterations;
     double p50_us, p95_us, p99_us, mean_us, min_us, max_us;
-    double per_dispatch_ns;     /* < 0: does not apply */
+    double per_dispatch_ns; /* < 0: does not apply */
+    /* Where each sample is one round's ns per dispatch (record): the p95
+     * and p99 beside per_dispatch_ns, the p50; < 0: not measured so. */
+    double per_dispatch_p95_ns, per_dispatch_p99_ns;
     double gpu_per_dispatch_ns; /* < 0: does not apply / no timestamps */
     double gbps;                /* < 0: does not apply */
     double x;                   /* sweep parameter (batch size, chain length, ...); < 0 none */
@@ -353,6 +356,9 @@ vkc_result bench_kernel(vkc_context *ctx, const uint32_t *spirv, size_t size, ui
                         const char *name, vkc_kernel **out);
 /* A zero-filled buffer. */
 vkc_result bench_buffer(vkc_context *ctx, uint64_t size, const char *name, vkc_buffer **out);
+/* Record descs[i % n] for i < total in a new sequence *s and end it. */
+vkc_result bench_seq_record(vkc_context *ctx, const vkc_dispatch_desc *descs, uint32_t n,
+                            uint32_t total, vkc_seq **s);
 /* Record descs[i % n] for i < total in a new sequence, end it, submit it
  * t->warm + t->iters times (waiting each time; t->wall measured) and report
  * its info (may be NULL). */

@@ -114,8 +114,8 @@ vkc_result bench_buffer(vkc_context *ctx, uint64_t size, const char *name, vkc_b
     return res < 0 ? res : vkc_buffer_fill(*out, 0, size, 0);
 }
 
-static vkc_result seq_record(vkc_context *ctx, const vkc_dispatch_desc *descs, uint32_t n,
-                             uint32_t total, vkc_seq **s)
+vkc_result bench_seq_record(vkc_context *ctx, const vkc_dispatch_desc *descs, uint32_t n,
+                            uint32_t total, vkc_seq **s)
 {
     vkc_result res = vkc_seq_create(ctx, NULL, s);
     for (uint32_t i = 0; res >= 0 && i < total; ++i)
@@ -127,7 +127,7 @@ vkc_result bench_seq_time(vkc_context *ctx, const vkc_dispatch_desc *descs, uint
                           uint32_t total, bench_times *t, vkc_seq_info *info)
 {
     vkc_seq *s = NULL;
-    vkc_result res = seq_record(ctx, descs, n, total, &s);
+    vkc_result res = bench_seq_record(ctx, descs, n, total, &s);
     if (res >= 0 && info)
         res = vkc_seq_info_get(s, info);
     for (uint32_t i = 0; res >= 0 && i < t->warm + t->iters; ++i) {
@@ -146,7 +146,7 @@ vkc_result bench_seq_once(vkc_context *ctx, const vkc_dispatch_desc *descs, uint
 {
     vkc_seq *s = NULL;
     vkc_ticket tk;
-    vkc_result res = seq_record(ctx, descs, n, n, &s);
+    vkc_result res = bench_seq_record(ctx, descs, n, n, &s);
     if (res >= 0)
         res = vkc_seq_submit(s, &tk);
     if (res >= 0)

@@ -81,9 +81,58 @@ fail:
     raw_tiny_finish(r, &t);
 }
 
-/* K dependent dispatches (x += 1 each) in one vkc sequence, replayed. */
-void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t K,
-                     const char *baseline)
+/* GPU time of a recorded vkc sequence per submit, as raw_time_replay's:
+ * a TOP_OF_PIPE timestamp in a raw submission just before it and a
+ * BOTTOM_OF_PIPE one just after (r shares vctx's queue), median over n
+ * submits, apart from the timed ones. The two submission boundaries are in
+ * it too. false where r has no timestamps. */
+static bool vkc_seq_gpu(raw *r, vkc_context *vctx, vkc_seq *s, uint32_t n, double *out_ns,
+                        uint32_t *submits)
+{
+    *submits = 0;
+    VkCommandBuffer cb[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+    VkFence fence = VK_NULL_HANDLE;
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    double *ns = calloc(n, sizeof(double));
+    bool ok = r->queries && ns && raw_new_cb(r, &cb[0]) && raw_new_cb(r, &cb[1]) &&
+              raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, &fence), "vkCreateFence");
+    for (int k = 0; ok && k < 2; ++k) {
+        ok = raw_ok(r, r->vkBeginCommandBuffer(cb[k], &bi), "vkBeginCommandBuffer");
+        if (ok && k == 0)
+            raw_cmd_ts_begin(r, cb[k]);
+        else if (ok)
+            raw_cmd_ts_end(r, cb[k]);
+        ok = ok && raw_ok(r, r->vkEndCommandBuffer(cb[k]), "vkEndCommandBuffer");
+    }
+    for (uint32_t i = 0; ok && i < n; ++i) {
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                           .commandBufferCount = 1,
+                           .pCommandBuffers = &cb[0]};
+        vkc_queue_lock(vctx);
+        VkResult vr = r->vkQueueSubmit(r->h.queue, 1, &si, VK_NULL_HANDLE);
+        vkc_queue_unlock(vctx);
+        vkc_ticket t;
+        ok = raw_ok(r, vr, "vkQueueSubmit") && vkc_seq_submit(s, &t) >= 0;
+        *submits += ok;
+        ok = ok && raw_submit_wait(r, cb[1], fence, true) && vkc_wait(vctx, t, UINT64_MAX) >= 0 &&
+             raw_ts_read(r, &ns[i]);
+    }
+    if (ok)
+        *out_ns = bench_median(ns, n);
+    if (fence)
+        r->vkDestroyFence(r->dev, fence, NULL);
+    for (int k = 0; k < 2; ++k)
+        if (cb[k])
+            r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cb[k]);
+    free(ns);
+    return ok;
+}
+
+/* K dependent dispatches (x += 1 each) in one vkc sequence, replayed; with
+ * r (on vctx's queue), its GPU time as the raw variants'. */
+static void vkc_chain(bench *b, raw *r, vkc_context *vctx, const char *variant, uint32_t K,
+                      const char *baseline)
 {
     char err[512] = "";
     bench_tiny t = {0};
@@ -102,6 +151,23 @@ void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t 
                  info.barriers, K);
     }
     bench_times_rec(&tm, &rec, K);
+    if (r && rec.ok) {
+        vkc_seq *s = NULL;
+        double gpu_ns = 0;
+        uint32_t more = 0;
+        const uint32_t gpu_n = bench_n(b, 5, 20);
+        VTRY(bench_seq_record(vctx, &t.d, 1, K, &s));
+        bool got = vkc_seq_gpu(r, vctx, s, gpu_n, &gpu_ns, &more);
+        vkc_seq_destroy(s);
+        if (got)
+            rec.gpu_per_dispatch_ns = gpu_ns / K;
+        VTRY(vkc_finish(vctx));
+        /* each extra submit added K more */
+        VTRY(bench_tiny_check(&t, (tm.warm + tm.iters + more) * K, &rec));
+        if (got)
+            bench_note(&rec, "GPU ns: timestamps in raw submits either side, %u more submits",
+                       gpu_n);
+    }
 fail:
     bench_emit(b, &rec, err);
     bench_times_free(&tm);
@@ -249,6 +315,29 @@ fail:
     free(host);
 }
 
+void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t K,
+                     const char *baseline)
+{
+    vkc_chain(b, NULL, vctx, variant, K, baseline);
+}
+
+/* The long chain as vkc recorded it before the one-copy rule for long
+ * sequences: eight recorded copies in turn (VKC_SEQ_RING=8), so the H200
+ * shows what the copies cost beside vkc-seq. */
+static void vkc_chain_ring8(bench *b, uint32_t K)
+{
+    char v[64], base[96];
+    snprintf(v, sizeof(v), "vkc-ring8 K=%u", K);
+    snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], K);
+    setenv("VKC_SEQ_RING", "8", 1);
+    vkc_context *c = bench_context_or_fail(b, &(vkc_context_desc){0}, v, NULL);
+    unsetenv("VKC_SEQ_RING");
+    if (!c)
+        return;
+    bench_vkc_chain(b, c, v, K, base);
+    vkc_context_destroy(c);
+}
+
 void scen_chain(bench *b, raw *r)
 {
     uint32_t ks[2] = {bench_n(b, 16, 100), bench_n(b, 256, 10000)};
@@ -259,11 +348,12 @@ void scen_chain(bench *b, raw *r)
                 raw_chain(b, r, (bar_kind)kind, ks[i]);
         snprintf(v, sizeof(v), "vkc-seq K=%u", ks[i]);
         snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], ks[i]);
-        bench_vkc_chain(b, b->ctx, v, ks[i], base);
+        vkc_chain(b, r, b->ctx, v, ks[i], base);
         bench_vkc_coop_chain(b, ks[i], base);
         if (r)
             raw_persist_chain(b, r, ks[i], base);
     }
+    vkc_chain_ring8(b, ks[1]);
 }
 
 /* ---- levels: W ranges of one buffer, D levels; level d runs x_w += 1 on every w -- */
@@ -583,10 +673,14 @@ void scen_descriptors(bench *b, raw *r)
     vkc_context_destroy(c);
 }
 
-/* record: the samples are ns per recorded dispatch, reported as such. */
+/* record: the samples are ns per recorded dispatch, reported as such: the
+ * p50 in per_dispatch_ns, the p95 and p99 beside it (the round-trip columns,
+ * in us per round, do not apply). */
 static void record_timing(bench_times *tm, bench_rec *rec)
 {
     bench_times_rec(tm, rec, 1);
+    rec->per_dispatch_p95_ns = rec->p95_us * 1e3;
+    rec->per_dispatch_p99_ns = rec->p99_us * 1e3;
     rec->p50_us = rec->p95_us = rec->p99_us = rec->mean_us = rec->min_us = rec->max_us = -1;
 }
 

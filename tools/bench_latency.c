@@ -406,6 +406,12 @@ void scen_batch(bench *b, raw *r)
     vkc_context *fixed =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-fixed", NULL);
     unsetenv("VKC_IMM_FIXED");
+    /* Every batch with the completion marker, as before batches for an idle
+     * queue went without it: what the marker costs beside vkc-immediate. */
+    setenv("VKC_IMM_MARKER", "1", 1);
+    vkc_context *marker =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-marker", NULL);
+    unsetenv("VKC_IMM_MARKER");
     uint32_t kmax = b->opt.quick ? 1024 : 4096;
     uint32_t total = bench_n(b, 4096, 200000); /* dispatches per K */
     for (uint32_t K = 1; K <= kmax; K *= 4) {
@@ -419,8 +425,11 @@ void scen_batch(bench *b, raw *r)
         vkc_batch(b, b->ctx, "vkc-immediate", K, iters);
         if (fixed)
             vkc_batch(b, fixed, "vkc-immediate-fixed", K, iters);
+        if (marker && K <= 64)
+            vkc_batch(b, marker, "vkc-immediate-marker", K, iters);
     }
     vkc_context_destroy(fixed);
+    vkc_context_destroy(marker);
 }
 
 /* ---- family -------------------------------------------------------------------- */

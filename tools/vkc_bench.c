@@ -107,6 +107,7 @@ bench_rec bench_rec_init(const bench *b, const char *variant, const char *baseli
     snprintf(r.variant, sizeof(r.variant), "%s", variant);
     snprintf(r.baseline, sizeof(r.baseline), "%s", baseline ? baseline : "");
     r.per_dispatch_ns = r.gpu_per_dispatch_ns = r.gbps = r.x = -1;
+    r.per_dispatch_p95_ns = r.per_dispatch_p99_ns = -1;
     r.barriers = r.expected_barriers = -1;
     r.p50_us = r.p95_us = r.p99_us = r.mean_us = r.min_us = r.max_us = -1;
     r.ok = true;
@@ -271,11 +272,14 @@ static void print_table(const bench *b)
     printf("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
     for (size_t i = 0; i < b->rec_count; ++i) {
         const bench_rec *r = &b->recs[i];
-        char p50[32], p95[32], p99[32], pd[32], gpd[32], gb[32], ra[48], bar[48];
+        char p50[32], p95[32], p99[32], pd[64], gpd[32], gb[32], ra[48], bar[48];
         fmt_num(p50, sizeof(p50), r->p50_us, "%.2f");
         fmt_num(p95, sizeof(p95), r->p95_us, "%.2f");
         fmt_num(p99, sizeof(p99), r->p99_us, "%.2f");
         fmt_num(pd, sizeof(pd), r->per_dispatch_ns, "%.0f");
+        if (r->per_dispatch_ns >= 0 && r->per_dispatch_p95_ns >= 0)
+            snprintf(pd, sizeof(pd), "%.0f (p95 %.0f, p99 %.0f)", r->per_dispatch_ns,
+                     r->per_dispatch_p95_ns, r->per_dispatch_p99_ns);
         fmt_num(gpd, sizeof(gpd), r->gpu_per_dispatch_ns, "%.0f");
         fmt_num(gb, sizeof(gb), r->gbps, "%.1f");
         const bench_rec *base = r->baseline[0] ? find_rec(b, r->baseline) : NULL;
@@ -342,6 +346,8 @@ static bool write_json(const bench *b, const char *path)
         json_opt_num(&w, "min_us", r->min_us);
         json_opt_num(&w, "max_us", r->max_us);
         json_opt_num(&w, "per_dispatch_ns", r->per_dispatch_ns);
+        json_opt_num(&w, "per_dispatch_p95_ns", r->per_dispatch_p95_ns);
+        json_opt_num(&w, "per_dispatch_p99_ns", r->per_dispatch_p99_ns);
         json_opt_num(&w, "gpu_per_dispatch_ns", r->gpu_per_dispatch_ns);
         json_opt_num(&w, "gbps", r->gbps);
         json_opt_num(&w, "x", r->x);

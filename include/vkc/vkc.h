@@ -263,6 +263,9 @@ typedef enum vkc_wait_mode {
      * earlier writes available to the host); vkc_wait and vkc_poll spin on
      * that word instead of asking the driver, which on some drivers signals
      * fences and semaphores tens of microseconds after the work is done.
+     * An immediate-mode batch flushed while nothing else runs goes without
+     * it (one dependent dispatch fewer): its ticket is polled on the
+     * timeline, which that submit signals.
      * Vulkan does not promise that a shader's write is seen before the
      * semaphore signals; this mode relies on the device making it visible
      * (it does on NVIDIA and lavapipe), so context creation checks it: a
