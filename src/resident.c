@@ -161,7 +161,7 @@ static void vkc__resident_fall_back(vkc_resident *r, const char *why)
 
 /* Take a queue of its own (or, with the test hook, vkc's). Sets the reason
  * when there is none. */
-static bool vkc__resident_take_queue(vkc_resident *r, vkc__rstate *st)
+static bool vkc__resident_take_queue(vkc_resident *r, vkc__rstate *st, bool share)
 {
     vkc_context *ctx = r->ctx;
     for (uint32_t i = 0; i < ctx->resident_queue_count; ++i)
@@ -172,7 +172,7 @@ static bool vkc__resident_take_queue(vkc_resident *r, vkc__rstate *st)
             r->queue_index = i + 1;
             return true;
         }
-    if (st->share_queue) {
+    if (st->share_queue || share) {
         r->queue_slot = -1;
         r->queue = ctx->queue;
         r->queue_index = 0;
@@ -304,10 +304,14 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
     }
     const char *env = vkc__env_string("VKC_RESIDENT");
     bool env_fallback = env && strcmp(env, "fallback") == 0;
-    if (env && !env_fallback)
-        vkc__env_ignored(ctx, "VKC_RESIDENT", env, "\"fallback\"", "the resident path");
+    /* Lets vkc-bench time the resident path on a device whose family has
+     * one queue (lavapipe): ordinary submits end the kernel first anyway. */
+    bool env_share = env && strcmp(env, "shared-queue") == 0;
+    if (env && !env_fallback && !env_share)
+        vkc__env_ignored(ctx, "VKC_RESIDENT", env, "\"fallback\" or \"shared-queue\"",
+                         "the resident path");
     bool forced = d->fallback == VKC_ON || env_fallback;
-    bool queue = !forced && id && vkc__resident_take_queue(r, st);
+    bool queue = !forced && id && vkc__resident_take_queue(r, st, env_share);
     pthread_mutex_unlock(&st->lock);
     if (!id) {
         res = VKC_FAIL(ctx, VKC_ERROR_LIMIT, "more than %d resident kernels in one context",

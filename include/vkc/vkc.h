@@ -1926,7 +1926,9 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
  * (vkc_resident_next returns the posted item once, then false), with the
  * same results; vkc_resident_info_get says which mode and why (vkc-info
  * prints it). VKC_RESIDENT=fallback in the environment (or fallback = ON in
- * the desc) forces the fallback.
+ * the desc) forces the fallback; VKC_RESIDENT=shared-queue runs the kernel
+ * on the context's own queue where no spare one exists (for timing the
+ * resident path on lavapipe: each ordinary submit then ends the kernel).
  *
  * On which devices it is safe, and why. Vulkan promises neither forward
  * progress for a kernel that waits on the host, nor preemption, nor that a
