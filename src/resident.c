@@ -413,7 +413,9 @@ vkc_result vkc_resident_post(vkc_resident *r, const void *payload, uint32_t size
             *ticket = t;
         return res;
     }
-    uint64_t seq = r->next_seq;
+    /* Relaxed: post_lock orders writers; readers outside it (a ticket's
+     * check) need no more than the value. */
+    uint64_t seq = atomic_load_explicit(&r->next_seq, memory_order_relaxed);
     if (seq > r->slots && !vkc__acked(r, seq - r->slots)) {
         /* Full: the slot's item is not acknowledged yet. */
         res = vkc__resident_wait_item(r, seq - r->slots,
@@ -432,7 +434,7 @@ vkc_result vkc_resident_post(vkc_resident *r, const void *payload, uint32_t size
             goto out;
     }
     vkc__resident_write_item(r, seq, payload, size, 0);
-    r->next_seq = seq + 1;
+    atomic_store_explicit(&r->next_seq, seq + 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&ctx->resident_posts, 1, memory_order_relaxed);
 out:
     pthread_mutex_unlock(&r->post_lock);
@@ -441,8 +443,11 @@ out:
     /* The kernel may have gone idle: look (one read across the bus) only
      * when no post came for half the idle time; a wait catches the rest. */
     uint64_t now = vkc__now_ns();
-    uint64_t last = atomic_exchange_explicit(&r->last_post_ns, now, memory_order_relaxed);
-    if (!r->launched || now - last > r->idle_ns / 2)
+    /* A plain load and store (no locked exchange): two posters racing here
+     * at worst both look, and revive is idempotent. */
+    uint64_t last = atomic_load_explicit(&r->last_post_ns, memory_order_relaxed);
+    atomic_store_explicit(&r->last_post_ns, now, memory_order_relaxed);
+    if (!atomic_load_explicit(&r->launched, memory_order_relaxed) || now - last > r->idle_ns / 2)
         VKC_FORWARD(vkc__resident_revive(r));
     if (ticket) {
         ticket->value = VKC__TICKET_RESIDENT | (uint64_t)r->id << VKC__TICKET_ID_SHIFT |
@@ -465,7 +470,7 @@ static vkc_result vkc__resident_wait_hook(vkc_context *ctx, vkc_ticket t, uint64
         return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE,
                         "resident ticket of a destroyed resident kernel (id %u)", id);
     /* Item numbers of one kernel fit in 40 bits for 2^40 posts. */
-    if (seq >= r->next_seq)
+    if (seq >= atomic_load_explicit(&r->next_seq, memory_order_relaxed))
         return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE, "resident ticket %llu was never issued",
                         (unsigned long long)seq);
     return vkc__resident_wait_item(r, seq, timeout_ns, poll);

@@ -243,8 +243,9 @@ vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_t timeo
         return VKC_SUCCESS;
     if (vkc__acked(r, seq))
         return VKC_SUCCESS;
-    uint64_t start = vkc__now_ns();
-    uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
+    /* The clock is read at the first look at the kernel's state, not
+     * before the first spins: most waits end before it. */
+    uint64_t deadline = 0;
     for (uint32_t iter = 1;; ++iter) {
         if (vkc__acked(r, seq))
             return VKC_SUCCESS;
@@ -256,7 +257,10 @@ vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_t timeo
             VKC_FORWARD(vkc__resident_revive(r));
             if (poll)
                 return vkc__acked(r, seq) ? VKC_SUCCESS : VKC_NOT_READY;
-            if (vkc__now_ns() >= deadline)
+            uint64_t now = vkc__now_ns();
+            if (!deadline)
+                deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+            else if (now >= deadline)
                 return VKC_FAIL(ctx, VKC_TIMEOUT,
                                 "resident kernel \"%s\": item %llu not acknowledged within %llu "
                                 "us (does the kernel call vkc_resident_done?)",
