@@ -374,7 +374,7 @@ static vkc_result vkc__resident_post_fallback(vkc_resident *r, const void *paylo
     }
     vkc_seq *s;
     VKC_FORWARD(vkc__resident_slot_seq(r, slot, &s));
-    vkc__resident_write_item(r, seq, payload, size, 0);
+    vkc__resident_write_item(r, seq, payload, size);
     vkc_ticket t;
     VKC_FORWARD(vkc_seq_submit(s, &t));
     r->slot_tick[slot] = t;
@@ -433,7 +433,7 @@ vkc_result vkc_resident_post(vkc_resident *r, const void *payload, uint32_t size
         if (res != VKC_SUCCESS)
             goto out;
     }
-    vkc__resident_write_item(r, seq, payload, size, 0);
+    vkc__resident_write_item(r, seq, payload, size);
     atomic_store_explicit(&r->next_seq, seq + 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&ctx->resident_posts, 1, memory_order_relaxed);
 out:

@@ -23,11 +23,11 @@ enum {
     RH_STRIDE = 6,
     RH_TAKEN = 7,
     RH_LAUNCH = 8,
+    RH_PROBE = 9,
     RH_WORDS = 16,
 };
-/* Slot words (VKC_RS_*). */
-enum { RS_SEQ = 0, RS_ACK = 1, RS_FLAGS = 2, RS_SIZE = 3, RS_PAYLOAD = 4 };
-#define RS_FLAG_PROBE 1u
+/* Slot words (VKC_RS_*); word 2 is reserved. */
+enum { RS_SEQ = 0, RS_ACK = 1, RS_SIZE = 3, RS_PAYLOAD = 4 };
 #define R_STATE_RUNNING 1u
 #define R_STATE_STOPPED 2u
 
@@ -149,8 +149,7 @@ vkc_result vkc__resident_revive(vkc_resident *r);
  * timeout 0 with poll: one look (VKC_NOT_READY). */
 vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_t timeout_ns, bool poll);
 /* Write an item into its slot, the sequence word (the doorbell) last. */
-void vkc__resident_write_item(vkc_resident *r, uint64_t seq, const void *payload, uint32_t size,
-                              uint32_t flags);
+void vkc__resident_write_item(vkc_resident *r, uint64_t seq, const void *payload, uint32_t size);
 /* The self-test: *ok false with r->reason set when the resident path cannot
  * be used. */
 vkc_result vkc__resident_selftest(vkc_resident *r, bool *ok);

@@ -163,7 +163,7 @@ vkc_result vkc__resident_join(vkc_resident *r, uint64_t timeout_ns)
 
 /* Launch the kernel from the first unacknowledged item. Caller holds
  * launch_lock; the previous launch has ended. */
-static vkc_result vkc__resident_launch(vkc_resident *r, uint32_t polls)
+static vkc_result vkc__resident_launch(vkc_resident *r, uint32_t polls, bool probe)
 {
     vkc_context *ctx = r->ctx;
     VKC_FORWARD(vkc__resident_join(r, vkc__resident_end_bound(r)));
@@ -185,6 +185,7 @@ static vkc_result vkc__resident_launch(vkc_resident *r, uint32_t polls)
     r->ring[RH_BASE] = (uint32_t)base;
     r->ring[RH_SPINS] = polls;
     r->ring[RH_LAUNCH] = r->launch_polls;
+    r->ring[RH_PROBE] = probe;
     r->ring[RH_ALIVE] = 0;
     r->ring[RH_STATE] = R_STATE_RUNNING;
     vkc__store_fence();
@@ -227,7 +228,7 @@ vkc_result vkc__resident_revive(vkc_resident *r)
     bool ended;
     vkc_result res = vkc__resident_ended(r, &ended);
     if (res >= 0 && ended)
-        res = vkc__resident_launch(r, r->idle_polls);
+        res = vkc__resident_launch(r, r->idle_polls, false);
     pthread_mutex_unlock(&r->launch_lock);
     return res;
 }
@@ -273,13 +274,11 @@ vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_t timeo
 
 /* ---- the self-test --------------------------------------------------------------------- */
 
-void vkc__resident_write_item(vkc_resident *r, uint64_t seq, const void *payload, uint32_t size,
-                              uint32_t flags)
+void vkc__resident_write_item(vkc_resident *r, uint64_t seq, const void *payload, uint32_t size)
 {
     volatile uint32_t *s = vkc__slot(r, seq);
     if (size)
         memcpy((void *)(uintptr_t)(s + RS_PAYLOAD), payload, size);
-    s[RS_FLAGS] = flags;
     s[RS_SIZE] = size;
     vkc__store_fence();
     s[RS_SEQ] = (uint32_t)seq;
@@ -294,7 +293,7 @@ static int vkc__resident_probe_one(vkc_resident *r, bool post, uint64_t bound, u
     if (post) {
         *seq = r->next_seq++;
         r->probes++;
-        vkc__resident_write_item(r, *seq, NULL, 0, RS_FLAG_PROBE);
+        vkc__resident_write_item(r, *seq, NULL, 0);
     }
     for (uint64_t t1 = vkc__now_ns(); vkc__now_ns() - t1 < bound;) {
         if ((int32_t)(vkc__slot(r, *seq)[RS_ACK] - (uint32_t)*seq) >= 0) {
@@ -319,7 +318,7 @@ static vkc_result vkc__resident_probe(vkc_resident *r, uint64_t window, bool pos
 {
     *seen = *ended = false;
     pthread_mutex_lock(&r->launch_lock);
-    vkc_result res = vkc__resident_launch(r, VKC__PROBE_POLLS);
+    vkc_result res = vkc__resident_launch(r, VKC__PROBE_POLLS, true);
     pthread_mutex_unlock(&r->launch_lock);
     VKC_FORWARD(res);
     uint64_t bound = VKC_MIN(r->timeout_ns, 2000000000ull);
