@@ -138,7 +138,7 @@ static vkc_result vkc__resident_slot_seq(vkc_resident *r, uint32_t slot, vkc_seq
                                                               .arg_count = r->arg_count,
                                                               .push = push,
                                                               .push_size = sizeof(push),
-                                                              .groups = {1, 1, 1},
+                                                              .groups = {r->grid, 1, 1},
                                                               .label = r->name});
     if (res >= 0)
         res = vkc_seq_end(s);
@@ -210,8 +210,13 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
                   VKC_ERROR_INVALID_ARGUMENT,
                   "vkc_resident_create: payload_size %u must be a multiple of 4, at most %u",
                   payload, VKC__RESIDENT_MAX_PAYLOAD);
-    VKC_RETURN_IF(d->grid > 1, ctx, VKC_ERROR_INVALID_ARGUMENT,
-                  "vkc_resident_create: grid %u: only one workgroup is supported", d->grid);
+    /* Every workgroup of the grid spins while it waits for the others: all
+     * must run at once, so at most one per SM. */
+    uint32_t grid_cap = ctx->info.sm_count ? ctx->info.sm_count : VKC__RESIDENT_GRID_UNKNOWN;
+    grid_cap = VKC_MIN(grid_cap, VKC__RESIDENT_GRID_MAX);
+    VKC_RETURN_IF(d->grid > grid_cap, ctx, VKC_ERROR_LIMIT,
+                  "vkc_resident_create: grid %u: at most %u workgroups stay co-resident here (%s)",
+                  d->grid, grid_cap, ctx->info.sm_count ? "one per SM" : "SM count unknown");
     uint32_t slots = d->slots ? d->slots : 64;
     VKC_RETURN_IF(slots > 65536, ctx, VKC_ERROR_LIMIT,
                   "vkc_resident_create: %u slots (at most 65536)", slots);
@@ -227,6 +232,7 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
     pthread_mutex_init(&r->launch_lock, NULL);
     snprintf(r->name, sizeof(r->name), "%s", d->name && *d->name ? d->name : "resident");
     r->slots = slots;
+    r->grid = d->grid ? d->grid : 1;
     r->payload_size = payload;
     /* Slots on 64-byte lines: the host's stores to one never share a line
      * with the kernel's ack of another. */
@@ -666,6 +672,7 @@ vkc_result vkc_resident_info_get(vkc_resident *r, vkc_resident_info *out)
     out->queue_family = r->ctx->info.queue_family;
     out->queue_index = r->resident ? r->queue_index : 0;
     out->slots = r->slots;
+    out->grid = r->grid;
     out->payload_size = r->payload_size;
     out->idle_timeout_ns = r->idle_ns;
     out->idle_polls = r->idle_polls;

@@ -24,10 +24,11 @@ enum {
     RH_TAKEN = 7,
     RH_LAUNCH = 8,
     RH_PROBE = 9,
+    RH_CLAIM = 10,
     RH_WORDS = 16,
 };
-/* Slot words (VKC_RS_*); word 2 is reserved. */
-enum { RS_SEQ = 0, RS_ACK = 1, RS_SIZE = 3, RS_PAYLOAD = 4 };
+/* Slot words (VKC_RS_*). */
+enum { RS_SEQ = 0, RS_ACK = 1, RS_COUNT = 2, RS_SIZE = 3, RS_PAYLOAD = 4 };
 #define R_STATE_RUNNING 1u
 #define R_STATE_STOPPED 2u
 
@@ -36,6 +37,10 @@ enum { RS_SEQ = 0, RS_ACK = 1, RS_SIZE = 3, RS_PAYLOAD = 4 };
 #define VKC__RESIDENT_MAX_PAYLOAD 4096u
 /* The include's push-constant block: mode, slot, two spare words. */
 #define VKC__RESIDENT_PUSH 16u
+/* Widest grid where the device does not report its SM count: small enough
+ * to stay co-resident on anything that runs resident kernels at all. */
+#define VKC__RESIDENT_GRID_UNKNOWN 8u
+#define VKC__RESIDENT_GRID_MAX 64u
 /* Polls of the self-test's launch before it ends: below lavapipe's loop
  * limit (65535), and tens of milliseconds on a GPU. */
 #define VKC__PROBE_POLLS 50000u
@@ -58,6 +63,7 @@ struct vkc_resident {
     vkc_arg *args; /* [0] is the ring; then the caller's */
     uint32_t arg_count;
     uint32_t slots, payload_size, stride; /* stride in words */
+    uint32_t grid;                        /* workgroups */
     uint64_t idle_ns, timeout_ns;
 
     VkBuffer vkbuf;

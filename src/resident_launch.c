@@ -111,7 +111,7 @@ vkc_result vkc__resident_record(vkc_resident *r)
     uint32_t push[4] = {0, 0, 0, 0};
     ctx->vk.vkCmdPushConstants(r->cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push),
                                push);
-    ctx->vk.vkCmdDispatch(r->cb, 1, 1, 1);
+    ctx->vk.vkCmdDispatch(r->cb, r->grid, 1, 1);
     VKC_RETURN_IF_VK(ctx, VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(r->cb)),
                      "vkEndCommandBuffer (resident)");
     return VKC_SUCCESS;
@@ -186,6 +186,13 @@ static vkc_result vkc__resident_launch(vkc_resident *r, uint32_t polls, bool pro
     r->ring[RH_SPINS] = polls;
     r->ring[RH_LAUNCH] = r->launch_polls;
     r->ring[RH_PROBE] = probe;
+    /* Grids: base is undecided. Every item the last launch took was
+     * finished by all its workgroups before its fence, but a kernel that
+     * skipped an ack leaves a partial count in its slot. */
+    r->ring[RH_CLAIM] = (uint32_t)(base - 1) << 1;
+    if (r->grid > 1)
+        for (uint32_t i = 0; i < r->slots; ++i)
+            r->ring[RH_WORDS + (size_t)i * r->stride + RS_COUNT] = 0;
     r->ring[RH_ALIVE] = 0;
     r->ring[RH_STATE] = R_STATE_RUNNING;
     vkc__store_fence();

@@ -1887,7 +1887,8 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
  *
  * The include owns binding 0 (the ring) and the push constants; the
  * kernel's own buffers are bindings 1.. (vkc_resident_desc.args). One
- * workgroup runs the loop; items come in post order, one at a time.
+ * workgroup runs the loop (or a small grid, every workgroup given every
+ * item: desc.grid); items come in post order, one at a time.
  *
  * The host:
  *
@@ -1989,8 +1990,11 @@ typedef struct vkc_resident_desc {
     uint32_t slots;           /* ring slots; 0 = 64 */
     uint32_t payload_size;    /* bytes per item (multiple of 4); 0 = 64; at most 4096 */
     uint64_t idle_timeout_ns; /* 0 = 20 ms */
-    uint32_t grid;            /* workgroups: 0 or 1 (wider grids are not done yet) */
-    vkc_toggle fallback;      /* ON: ordinary submits from the start */
+    /* Workgroups (0 = 1), each given every item (vkc_resident.glsl): at
+     * most the SM count (8 where unknown, 64 in all), so all stay
+     * co-resident. */
+    uint32_t grid;
+    vkc_toggle fallback; /* ON: ordinary submits from the start */
     /* Bound of the waits post, create and destroy make (full ring, the
      * self-test, draining): 0 = 1 s. */
     uint64_t timeout_ns;
@@ -2001,7 +2005,8 @@ typedef struct vkc_resident_desc {
  * run the self-test (or set up the fallback).
  *
  * VKC_ERROR_INVALID_ARGUMENT for a desc without exactly one kernel source,
- * a payload size that is not a multiple of 4 or above 4096, a grid above 1;
+ * a payload size that is not a multiple of 4 or above 4096; VKC_ERROR_LIMIT
+ * for a grid wider than the device keeps co-resident (desc.grid);
  * VKC_ERROR_MISMATCH for a kernel that does not use vkc_resident.glsl or
  * args that do not match bindings 1..; VKC_ERROR_COMPILE as
  * vkc_kernel_create_glsl. A failed self-test is not an error: the resident
@@ -2046,6 +2051,7 @@ typedef struct vkc_resident_info {
     double poll_ns;      /* one poll, measured by the self-test (0: not run) */
     uint64_t launches;   /* of the resident kernel (or fallback submits) */
     uint64_t posted, completed;
+    uint32_t grid; /* workgroups */
 } vkc_resident_info;
 
 VKC_API vkc_result vkc_resident_info_get(vkc_resident *r, vkc_resident_info *out);
