@@ -100,16 +100,21 @@ static void fixture_close(fixture *f)
     vkc_test_context_destroy(f->ctx);
 }
 
-static void read_data(fixture *f, uint32_t *out)
+static void read_words(fixture *f, uint32_t *out, uint32_t n)
 {
     /* Through the mapping where there is one: a download is ordinary work,
      * which on a shared queue waits for the kernel's idle exit. */
     const volatile uint32_t *m = vkc_buffer_map(f->data);
     if (m)
-        for (int i = 0; i < WORDS; ++i)
+        for (uint32_t i = 0; i < n; ++i)
             out[i] = m[i];
     else
-        assert_int_equal(vkc_buffer_download(f->data, 0, out, WORDS * 4), VKC_SUCCESS);
+        assert_int_equal(vkc_buffer_download(f->data, 0, out, n * 4), VKC_SUCCESS);
+}
+
+static void read_data(fixture *f, uint32_t *out)
+{
+    read_words(f, out, WORDS);
 }
 
 static void ref_step(fixture *f, const uint32_t *w)
@@ -653,16 +658,6 @@ static void grid_ref(uint32_t *ref, const uint32_t *w)
         ref[8 + g]++;
 }
 
-static void grid_read(fixture *f, uint32_t *out)
-{
-    const volatile uint32_t *m = vkc_buffer_map(f->data);
-    if (m)
-        for (uint32_t i = 0; i < GRID_WORDS; ++i)
-            out[i] = m[i];
-    else
-        assert_int_equal(vkc_buffer_download(f->data, 0, out, GRID_WORDS * 4), VKC_SUCCESS);
-}
-
 /* Dependent items, a stream that wraps the ring, and relaunches after idle
  * exits (the launch must end at the same item in every workgroup, or one
  * of them would do an item twice): against the CPU. */
@@ -670,7 +665,7 @@ static void grid_run(fixture *f, vkc_resident *r, uint32_t *ref, bool pause)
 {
     uint32_t got[GRID_WORDS];
     for (uint32_t s = 0; s < 24; ++s) {
-        grid_read(f, got);
+        read_words(f, got, GRID_WORDS);
         assert_memory_equal(got, ref, sizeof(got));
         uint32_t w[4] = {got[0] ^ s, got[3] + 1u, s * 7u, got[5] >> 1};
         vkc_ticket t;
@@ -687,7 +682,7 @@ static void grid_run(fixture *f, vkc_resident *r, uint32_t *ref, bool pause)
         grid_ref(ref, w);
     }
     assert_int_equal(vkc_wait(f->ctx, t, UINT64_MAX), VKC_SUCCESS);
-    grid_read(f, got);
+    read_words(f, got, GRID_WORDS);
     assert_memory_equal(got, ref, sizeof(got));
 }
 
