@@ -1900,31 +1900,27 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
  *   vkc_resident_post(r, &x, 4, 0, &t);
  *   vkc_wait(ctx, t, UINT64_MAX);         // spins on the item's ack
  *
- * How it runs. The kernel is launched on a queue of its own (index 1 of
- * the context's queue family: vkc asks for two queues where the family has
- * them and the context owns its device), never the queue ordinary work
- * uses, so nothing queues behind it. The ring (a header, then `slots`
- * slots of payload) lives in device-local host-visible memory where the
- * device has it (the BAR of a discrete GPU): the kernel polls each slot's
- * item number with device-scope loads (an acquire fence once it changes);
- * post copies the payload,
- * issues a store fence, then writes the item number (the doorbell);
- * vkc_resident_done release-stores the item's ack, on which vkc_wait and
- * vkc_poll spin. The ring never overwrites a slot whose item is not
- * acknowledged.
+ * How it runs. The kernel is launched on a queue of its own (index 1 of the
+ * context's queue family: vkc asks for two queues where the family has them and
+ * the context owns its device), never the queue ordinary work uses, so nothing
+ * queues behind it. The ring (a header, then `slots` slots of payload) lives in
+ * device-local host-visible memory where the device has it (the BAR of a
+ * discrete GPU): the kernel polls each slot's item number with device-scope
+ * loads (an acquire fence once it changes); post copies the payload, issues a
+ * store fence, then writes the item number (the doorbell); vkc_resident_done
+ * release-stores the item's ack, on which vkc_wait and vkc_poll spin. The ring
+ * never overwrites a slot whose item is not acknowledged.
  *
- * What an item costs. On a discrete GPU every access to the ring crosses
- * to memory the host maps: on an H200 a load from the kernel took about
- * 0.9 us (the self-test's poll time), and a host read of the ack is a PCIe
- * round trip (about 1 us). Between the doorbell
- * and the kernel's own code vkc adds no ring load (the header is read once
- * per launch) and one acquire fence; the host side of a post is the payload
- * copy, two store fences and no read of the ring (unless it is full). So
- * the round trip is the
- * doorbell's write, the kernel's poll, its payload loads, its work and its
- * ack, and the host's read of the ack. A grid adds one atomic per workgroup
- * and item (deciding the item where a launch ends) and the last
- * workgroup's add before the ack.
+ * What an item costs. On a discrete GPU every access to the ring crosses to
+ * memory the host maps: on an H200 a load from the kernel took about 0.9 us
+ * (the self-test's poll time), and a host read of the ack is a PCIe round trip
+ * (about 1 us). Between the doorbell and the kernel's own code vkc adds no ring
+ * load (the header is read once per launch) and one acquire fence; the host
+ * side of a post is the payload copy, two store fences and no read of the ring
+ * (unless it is full). So the round trip is the doorbell's write, the kernel's
+ * poll, its payload loads, its work and its ack, and the host's read of the
+ * ack. A grid adds one atomic per workgroup and item (deciding the item where a
+ * launch ends) and the last workgroup's add before the ack.
  *
  * Safety. The kernel ends itself after idle_timeout_ns without an item, so
  * an idle program occupies no SM and no driver watchdog sees an endless
