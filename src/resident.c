@@ -239,6 +239,8 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
     r->stride = (RS_PAYLOAD + payload / 4 + 15) & ~15u;
     r->idle_ns = d->idle_timeout_ns ? d->idle_timeout_ns : 20000000ull;
     r->timeout_ns = d->timeout_ns ? d->timeout_ns : 1000000000ull;
+    uint64_t tick = vkc__coarse_tick_ns();
+    r->coarse_ns = tick && tick * 4 <= r->idle_ns ? tick : 0;
     atomic_init(&r->next_seq, 1);
     /* lavapipe ends every loop of an invocation after 65535 iterations in
      * all: launches there end themselves well before (the user's loops
@@ -446,14 +448,19 @@ out:
     pthread_mutex_unlock(&r->post_lock);
     if (res != VKC_SUCCESS)
         return res;
-    /* The kernel may have gone idle: look (one read across the bus) only
-     * when no post came for half the idle time; a wait catches the rest. */
-    uint64_t now = vkc__now_ns();
+    /* The kernel may have gone idle: look (a driver call) only when no
+     * post came for half the idle time; a wait catches the rest. The clock
+     * is the coarse one where its tick is small against the idle time: it
+     * reads the kernel's tick time (a few ns), where the precise clock's
+     * source can cost a system call (some virtual machines). The tick is
+     * added so a coarse reading never makes the look late. */
+    uint64_t now = r->coarse_ns ? vkc__coarse_ns() : vkc__now_ns();
     /* A plain load and store (no locked exchange): two posters racing here
      * at worst both look, and revive is idempotent. */
     uint64_t last = atomic_load_explicit(&r->last_post_ns, memory_order_relaxed);
     atomic_store_explicit(&r->last_post_ns, now, memory_order_relaxed);
-    if (!atomic_load_explicit(&r->launched, memory_order_relaxed) || now - last > r->idle_ns / 2)
+    if (!atomic_load_explicit(&r->launched, memory_order_relaxed) ||
+        now - last + r->coarse_ns > r->idle_ns / 2)
         VKC_FORWARD(vkc__resident_revive(r));
     if (ticket) {
         ticket->value = VKC__TICKET_RESIDENT | (uint64_t)r->id << VKC__TICKET_ID_SHIFT |

@@ -6,6 +6,8 @@
 
 #include "vkc_internal.h"
 
+#include <time.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -65,6 +67,7 @@ struct vkc_resident {
     uint32_t slots, payload_size, stride; /* stride in words */
     uint32_t grid;                        /* workgroups */
     uint64_t idle_ns, timeout_ns;
+    uint64_t coarse_ns; /* the coarse clock's tick, when post's idle check uses it; 0: not */
 
     VkBuffer vkbuf;
     VkDeviceMemory mem;
@@ -117,6 +120,28 @@ static inline void vkc__store_fence(void)
 #else
     atomic_thread_fence(memory_order_seq_cst);
 #endif
+}
+
+/* CLOCK_MONOTONIC_COARSE (Linux) and its tick; 0 where there is none. */
+static inline uint64_t vkc__coarse_ns(void)
+{
+#ifdef CLOCK_MONOTONIC_COARSE
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+#else
+    return 0;
+#endif
+}
+
+static inline uint64_t vkc__coarse_tick_ns(void)
+{
+#ifdef CLOCK_MONOTONIC_COARSE
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts) == 0)
+        return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+#endif
+    return 0;
 }
 
 static inline volatile uint32_t *vkc__slot(vkc_resident *r, uint64_t seq)
