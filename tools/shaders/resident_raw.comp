@@ -39,7 +39,7 @@ void main()
                     break;
                 }
                 // lavapipe ends an invocation's loops after 65535 iterations in all.
-                if (bound != 0u && ++count >= bound)
+                if (++count >= bound && bound != 0u)
                     break;
                 if ((count & 63u) == 63u &&
                     atomicLoad(w[RB_STOP], gl_ScopeDevice, gl_StorageSemanticsBuffer,
