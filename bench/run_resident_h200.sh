@@ -8,7 +8,9 @@
 #   bench/run_resident_h200.sh OUTDIR
 #
 # Expects in the repository root (they travel with the run): .gl/ (from
-# ../shared/gpu/fetch-vulkan-runtime.sh) and a Release build in build-gpu/:
+# ../shared/gpu/fetch-vulkan-runtime.sh) and a Release build: either the
+# stripped one bench/resident_stage.sh makes (build-h200r/, carry it and
+# run with VKC_BUILD=build-h200r), or build-gpu/:
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DVKC_BUILD_TESTS=ON \
 #         -DVKC_BUILD_TOOLS=ON -DVKC_BUILD_SAMPLES=ON
 #   ninja -C build-gpu test_resident test_context test_dispatch vkc-bench vkc-info \
@@ -62,6 +64,10 @@ step sample "$b/samples/resident_control" 20000
 tail -3 "$out/sample.txt"
 step vkc-bench "$b/tools/vkc-bench" --scenario reuse,resident --json "$out/vkc.json"
 grep -E "^\| (reuse|resident) " "$out/vkc-bench.txt"
+# A second pass of the resident rows: raw-resident-roundtrip (the floor,
+# one doorbell slot) against vkc-resident-roundtrip, drift between passes.
+step vkc-bench-2 "$b/tools/vkc-bench" --scenario resident --json "$out/vkc2.json"
+grep -E "^\| resident \| (raw|vkc)-resident" "$out/vkc-bench-2.txt"
 
 if nvcc -O2 -arch=sm_90 -std=c++17 -o /tmp/vkc_cuda_ref bench/cuda/vkc_cuda_ref.cu \
      > "$out/nvcc.txt" 2>&1; then

@@ -138,7 +138,7 @@ static vkc_result vkc__resident_slot_seq(vkc_resident *r, uint32_t slot, vkc_seq
                                                               .arg_count = r->arg_count,
                                                               .push = push,
                                                               .push_size = sizeof(push),
-                                                              .groups = {1, 1, 1},
+                                                              .groups = {r->grid, 1, 1},
                                                               .label = r->name});
     if (res >= 0)
         res = vkc_seq_end(s);
@@ -161,7 +161,7 @@ static void vkc__resident_fall_back(vkc_resident *r, const char *why)
 
 /* Take a queue of its own (or, with the test hook, vkc's). Sets the reason
  * when there is none. */
-static bool vkc__resident_take_queue(vkc_resident *r, vkc__rstate *st)
+static bool vkc__resident_take_queue(vkc_resident *r, vkc__rstate *st, bool share)
 {
     vkc_context *ctx = r->ctx;
     for (uint32_t i = 0; i < ctx->resident_queue_count; ++i)
@@ -172,7 +172,7 @@ static bool vkc__resident_take_queue(vkc_resident *r, vkc__rstate *st)
             r->queue_index = i + 1;
             return true;
         }
-    if (st->share_queue) {
+    if (st->share_queue || share) {
         r->queue_slot = -1;
         r->queue = ctx->queue;
         r->queue_index = 0;
@@ -210,8 +210,13 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
                   VKC_ERROR_INVALID_ARGUMENT,
                   "vkc_resident_create: payload_size %u must be a multiple of 4, at most %u",
                   payload, VKC__RESIDENT_MAX_PAYLOAD);
-    VKC_RETURN_IF(d->grid > 1, ctx, VKC_ERROR_INVALID_ARGUMENT,
-                  "vkc_resident_create: grid %u: only one workgroup is supported", d->grid);
+    /* Every workgroup of the grid spins while it waits for the others: all
+     * must run at once, so at most one per SM. */
+    uint32_t grid_cap = ctx->info.sm_count ? ctx->info.sm_count : VKC__RESIDENT_GRID_UNKNOWN;
+    grid_cap = VKC_MIN(grid_cap, VKC__RESIDENT_GRID_MAX);
+    VKC_RETURN_IF(d->grid > grid_cap, ctx, VKC_ERROR_LIMIT,
+                  "vkc_resident_create: grid %u: at most %u workgroups stay co-resident here (%s)",
+                  d->grid, grid_cap, ctx->info.sm_count ? "one per SM" : "SM count unknown");
     uint32_t slots = d->slots ? d->slots : 64;
     VKC_RETURN_IF(slots > 65536, ctx, VKC_ERROR_LIMIT,
                   "vkc_resident_create: %u slots (at most 65536)", slots);
@@ -227,12 +232,15 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
     pthread_mutex_init(&r->launch_lock, NULL);
     snprintf(r->name, sizeof(r->name), "%s", d->name && *d->name ? d->name : "resident");
     r->slots = slots;
+    r->grid = d->grid ? d->grid : 1;
     r->payload_size = payload;
     /* Slots on 64-byte lines: the host's stores to one never share a line
      * with the kernel's ack of another. */
     r->stride = (RS_PAYLOAD + payload / 4 + 15) & ~15u;
     r->idle_ns = d->idle_timeout_ns ? d->idle_timeout_ns : 20000000ull;
     r->timeout_ns = d->timeout_ns ? d->timeout_ns : 1000000000ull;
+    uint64_t tick = vkc__coarse_tick_ns();
+    r->coarse_ns = tick && tick * 4 <= r->idle_ns ? tick : 0;
     atomic_init(&r->next_seq, 1);
     /* lavapipe ends every loop of an invocation after 65535 iterations in
      * all: launches there end themselves well before (the user's loops
@@ -304,10 +312,14 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
     }
     const char *env = vkc__env_string("VKC_RESIDENT");
     bool env_fallback = env && strcmp(env, "fallback") == 0;
-    if (env && !env_fallback)
-        vkc__env_ignored(ctx, "VKC_RESIDENT", env, "\"fallback\"", "the resident path");
+    /* Lets vkc-bench time the resident path on a device whose family has
+     * one queue (lavapipe): ordinary submits end the kernel first anyway. */
+    bool env_share = env && strcmp(env, "shared-queue") == 0;
+    if (env && !env_fallback && !env_share)
+        vkc__env_ignored(ctx, "VKC_RESIDENT", env, "\"fallback\" or \"shared-queue\"",
+                         "the resident path");
     bool forced = d->fallback == VKC_ON || env_fallback;
-    bool queue = !forced && id && vkc__resident_take_queue(r, st);
+    bool queue = !forced && id && vkc__resident_take_queue(r, st, env_share);
     pthread_mutex_unlock(&st->lock);
     if (!id) {
         res = VKC_FAIL(ctx, VKC_ERROR_LIMIT, "more than %d resident kernels in one context",
@@ -370,7 +382,7 @@ static vkc_result vkc__resident_post_fallback(vkc_resident *r, const void *paylo
     }
     vkc_seq *s;
     VKC_FORWARD(vkc__resident_slot_seq(r, slot, &s));
-    vkc__resident_write_item(r, seq, payload, size, 0);
+    vkc__resident_write_item(r, seq, payload, size);
     vkc_ticket t;
     VKC_FORWARD(vkc_seq_submit(s, &t));
     r->slot_tick[slot] = t;
@@ -409,7 +421,9 @@ vkc_result vkc_resident_post(vkc_resident *r, const void *payload, uint32_t size
             *ticket = t;
         return res;
     }
-    uint64_t seq = r->next_seq;
+    /* Relaxed: post_lock orders writers; readers outside it (a ticket's
+     * check) need no more than the value. */
+    uint64_t seq = atomic_load_explicit(&r->next_seq, memory_order_relaxed);
     if (seq > r->slots && !vkc__acked(r, seq - r->slots)) {
         /* Full: the slot's item is not acknowledged yet. */
         res = vkc__resident_wait_item(r, seq - r->slots,
@@ -427,18 +441,26 @@ vkc_result vkc_resident_post(vkc_resident *r, const void *payload, uint32_t size
         if (res != VKC_SUCCESS)
             goto out;
     }
-    vkc__resident_write_item(r, seq, payload, size, 0);
-    r->next_seq = seq + 1;
+    vkc__resident_write_item(r, seq, payload, size);
+    atomic_store_explicit(&r->next_seq, seq + 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&ctx->resident_posts, 1, memory_order_relaxed);
 out:
     pthread_mutex_unlock(&r->post_lock);
     if (res != VKC_SUCCESS)
         return res;
-    /* The kernel may have gone idle: look (one read across the bus) only
-     * when no post came for half the idle time; a wait catches the rest. */
-    uint64_t now = vkc__now_ns();
-    uint64_t last = atomic_exchange_explicit(&r->last_post_ns, now, memory_order_relaxed);
-    if (!r->launched || now - last > r->idle_ns / 2)
+    /* The kernel may have gone idle: look (a driver call) only when no
+     * post came for half the idle time; a wait catches the rest. The clock
+     * is the coarse one where its tick is small against the idle time: it
+     * reads the kernel's tick time (a few ns), where the precise clock's
+     * source can cost a system call (some virtual machines). The tick is
+     * added so a coarse reading never makes the look late. */
+    uint64_t now = r->coarse_ns ? vkc__coarse_ns() : vkc__now_ns();
+    /* A plain load and store (no locked exchange): two posters racing here
+     * at worst both look, and revive is idempotent. */
+    uint64_t last = atomic_load_explicit(&r->last_post_ns, memory_order_relaxed);
+    atomic_store_explicit(&r->last_post_ns, now, memory_order_relaxed);
+    if (!atomic_load_explicit(&r->launched, memory_order_relaxed) ||
+        now - last + r->coarse_ns > r->idle_ns / 2)
         VKC_FORWARD(vkc__resident_revive(r));
     if (ticket) {
         ticket->value = VKC__TICKET_RESIDENT | (uint64_t)r->id << VKC__TICKET_ID_SHIFT |
@@ -461,7 +483,7 @@ static vkc_result vkc__resident_wait_hook(vkc_context *ctx, vkc_ticket t, uint64
         return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE,
                         "resident ticket of a destroyed resident kernel (id %u)", id);
     /* Item numbers of one kernel fit in 40 bits for 2^40 posts. */
-    if (seq >= r->next_seq)
+    if (seq >= atomic_load_explicit(&r->next_seq, memory_order_relaxed))
         return VKC_FAIL(ctx, VKC_ERROR_INVALID_HANDLE, "resident ticket %llu was never issued",
                         (unsigned long long)seq);
     return vkc__resident_wait_item(r, seq, timeout_ns, poll);
@@ -657,6 +679,7 @@ vkc_result vkc_resident_info_get(vkc_resident *r, vkc_resident_info *out)
     out->queue_family = r->ctx->info.queue_family;
     out->queue_index = r->resident ? r->queue_index : 0;
     out->slots = r->slots;
+    out->grid = r->grid;
     out->payload_size = r->payload_size;
     out->idle_timeout_ns = r->idle_ns;
     out->idle_polls = r->idle_polls;

@@ -6,6 +6,8 @@
 
 #include "vkc_internal.h"
 
+#include <time.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -23,11 +25,12 @@ enum {
     RH_STRIDE = 6,
     RH_TAKEN = 7,
     RH_LAUNCH = 8,
+    RH_PROBE = 9,
+    RH_CLAIM = 10,
     RH_WORDS = 16,
 };
 /* Slot words (VKC_RS_*). */
-enum { RS_SEQ = 0, RS_ACK = 1, RS_FLAGS = 2, RS_SIZE = 3, RS_PAYLOAD = 4 };
-#define RS_FLAG_PROBE 1u
+enum { RS_SEQ = 0, RS_ACK = 1, RS_COUNT = 2, RS_SIZE = 3, RS_PAYLOAD = 4 };
 #define R_STATE_RUNNING 1u
 #define R_STATE_STOPPED 2u
 
@@ -36,6 +39,10 @@ enum { RS_SEQ = 0, RS_ACK = 1, RS_FLAGS = 2, RS_SIZE = 3, RS_PAYLOAD = 4 };
 #define VKC__RESIDENT_MAX_PAYLOAD 4096u
 /* The include's push-constant block: mode, slot, two spare words. */
 #define VKC__RESIDENT_PUSH 16u
+/* Widest grid where the device does not report its SM count: small enough
+ * to stay co-resident on anything that runs resident kernels at all. */
+#define VKC__RESIDENT_GRID_UNKNOWN 8u
+#define VKC__RESIDENT_GRID_MAX 64u
 /* Polls of the self-test's launch before it ends: below lavapipe's loop
  * limit (65535), and tens of milliseconds on a GPU. */
 #define VKC__PROBE_POLLS 50000u
@@ -58,7 +65,9 @@ struct vkc_resident {
     vkc_arg *args; /* [0] is the ring; then the caller's */
     uint32_t arg_count;
     uint32_t slots, payload_size, stride; /* stride in words */
+    uint32_t grid;                        /* workgroups */
     uint64_t idle_ns, timeout_ns;
+    uint64_t coarse_ns; /* the coarse clock's tick, when post's idle check uses it; 0: not */
 
     VkBuffer vkbuf;
     VkDeviceMemory mem;
@@ -99,13 +108,40 @@ struct vkc_resident {
 
 /* The host's payload stores reach a write-combined BAR mapping in any
  * order: the fence drains them before the doorbell, and again after it so
- * the doorbell leaves at once. */
+ * the doorbell leaves at once. On x86 sfence is all that takes (ordinary
+ * stores are ordered already, and no load after it needs ordering: a stale
+ * ack read only spins once more); an mfence (seq_cst) would add ~30-100
+ * cycles per fence to each post. */
 static inline void vkc__store_fence(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     _mm_sfence();
-#endif
+    atomic_signal_fence(memory_order_seq_cst);
+#else
     atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+/* CLOCK_MONOTONIC_COARSE (Linux) and its tick; 0 where there is none. */
+static inline uint64_t vkc__coarse_ns(void)
+{
+#ifdef CLOCK_MONOTONIC_COARSE
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+#else
+    return 0;
+#endif
+}
+
+static inline uint64_t vkc__coarse_tick_ns(void)
+{
+#ifdef CLOCK_MONOTONIC_COARSE
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts) == 0)
+        return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+#endif
+    return 0;
 }
 
 static inline volatile uint32_t *vkc__slot(vkc_resident *r, uint64_t seq)
@@ -144,8 +180,7 @@ vkc_result vkc__resident_revive(vkc_resident *r);
  * timeout 0 with poll: one look (VKC_NOT_READY). */
 vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_t timeout_ns, bool poll);
 /* Write an item into its slot, the sequence word (the doorbell) last. */
-void vkc__resident_write_item(vkc_resident *r, uint64_t seq, const void *payload, uint32_t size,
-                              uint32_t flags);
+void vkc__resident_write_item(vkc_resident *r, uint64_t seq, const void *payload, uint32_t size);
 /* The self-test: *ok false with r->reason set when the resident path cannot
  * be used. */
 vkc_result vkc__resident_selftest(vkc_resident *r, bool *ok);

@@ -111,7 +111,7 @@ vkc_result vkc__resident_record(vkc_resident *r)
     uint32_t push[4] = {0, 0, 0, 0};
     ctx->vk.vkCmdPushConstants(r->cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push),
                                push);
-    ctx->vk.vkCmdDispatch(r->cb, 1, 1, 1);
+    ctx->vk.vkCmdDispatch(r->cb, r->grid, 1, 1);
     VKC_RETURN_IF_VK(ctx, VKC_VK(vkEndCommandBuffer, ctx->vk.vkEndCommandBuffer(r->cb)),
                      "vkEndCommandBuffer (resident)");
     return VKC_SUCCESS;
@@ -163,7 +163,7 @@ vkc_result vkc__resident_join(vkc_resident *r, uint64_t timeout_ns)
 
 /* Launch the kernel from the first unacknowledged item. Caller holds
  * launch_lock; the previous launch has ended. */
-static vkc_result vkc__resident_launch(vkc_resident *r, uint32_t polls)
+static vkc_result vkc__resident_launch(vkc_resident *r, uint32_t polls, bool probe)
 {
     vkc_context *ctx = r->ctx;
     VKC_FORWARD(vkc__resident_join(r, vkc__resident_end_bound(r)));
@@ -185,6 +185,14 @@ static vkc_result vkc__resident_launch(vkc_resident *r, uint32_t polls)
     r->ring[RH_BASE] = (uint32_t)base;
     r->ring[RH_SPINS] = polls;
     r->ring[RH_LAUNCH] = r->launch_polls;
+    r->ring[RH_PROBE] = probe;
+    /* Grids: base is undecided. Every item the last launch took was
+     * finished by all its workgroups before its fence, but a kernel that
+     * skipped an ack leaves a partial count in its slot. */
+    r->ring[RH_CLAIM] = (uint32_t)(base - 1) << 1;
+    if (r->grid > 1)
+        for (uint32_t i = 0; i < r->slots; ++i)
+            r->ring[RH_WORDS + (size_t)i * r->stride + RS_COUNT] = 0;
     r->ring[RH_ALIVE] = 0;
     r->ring[RH_STATE] = R_STATE_RUNNING;
     vkc__store_fence();
@@ -227,7 +235,7 @@ vkc_result vkc__resident_revive(vkc_resident *r)
     bool ended;
     vkc_result res = vkc__resident_ended(r, &ended);
     if (res >= 0 && ended)
-        res = vkc__resident_launch(r, r->idle_polls);
+        res = vkc__resident_launch(r, r->idle_polls, false);
     pthread_mutex_unlock(&r->launch_lock);
     return res;
 }
@@ -243,8 +251,9 @@ vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_t timeo
         return VKC_SUCCESS;
     if (vkc__acked(r, seq))
         return VKC_SUCCESS;
-    uint64_t start = vkc__now_ns();
-    uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
+    /* The clock is read at the first look at the kernel's state, not
+     * before the first spins: most waits end before it. */
+    uint64_t deadline = 0;
     for (uint32_t iter = 1;; ++iter) {
         if (vkc__acked(r, seq))
             return VKC_SUCCESS;
@@ -256,7 +265,10 @@ vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_t timeo
             VKC_FORWARD(vkc__resident_revive(r));
             if (poll)
                 return vkc__acked(r, seq) ? VKC_SUCCESS : VKC_NOT_READY;
-            if (vkc__now_ns() >= deadline)
+            uint64_t now = vkc__now_ns();
+            if (!deadline)
+                deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+            else if (now >= deadline)
                 return VKC_FAIL(ctx, VKC_TIMEOUT,
                                 "resident kernel \"%s\": item %llu not acknowledged within %llu "
                                 "us (does the kernel call vkc_resident_done?)",
@@ -269,13 +281,11 @@ vkc_result vkc__resident_wait_item(vkc_resident *r, uint64_t seq, uint64_t timeo
 
 /* ---- the self-test --------------------------------------------------------------------- */
 
-void vkc__resident_write_item(vkc_resident *r, uint64_t seq, const void *payload, uint32_t size,
-                              uint32_t flags)
+void vkc__resident_write_item(vkc_resident *r, uint64_t seq, const void *payload, uint32_t size)
 {
     volatile uint32_t *s = vkc__slot(r, seq);
     if (size)
         memcpy((void *)(uintptr_t)(s + RS_PAYLOAD), payload, size);
-    s[RS_FLAGS] = flags;
     s[RS_SIZE] = size;
     vkc__store_fence();
     s[RS_SEQ] = (uint32_t)seq;
@@ -290,7 +300,7 @@ static int vkc__resident_probe_one(vkc_resident *r, bool post, uint64_t bound, u
     if (post) {
         *seq = r->next_seq++;
         r->probes++;
-        vkc__resident_write_item(r, *seq, NULL, 0, RS_FLAG_PROBE);
+        vkc__resident_write_item(r, *seq, NULL, 0);
     }
     for (uint64_t t1 = vkc__now_ns(); vkc__now_ns() - t1 < bound;) {
         if ((int32_t)(vkc__slot(r, *seq)[RS_ACK] - (uint32_t)*seq) >= 0) {
@@ -315,7 +325,7 @@ static vkc_result vkc__resident_probe(vkc_resident *r, uint64_t window, bool pos
 {
     *seen = *ended = false;
     pthread_mutex_lock(&r->launch_lock);
-    vkc_result res = vkc__resident_launch(r, VKC__PROBE_POLLS);
+    vkc_result res = vkc__resident_launch(r, VKC__PROBE_POLLS, true);
     pthread_mutex_unlock(&r->launch_lock);
     VKC_FORWARD(res);
     uint64_t bound = VKC_MIN(r->timeout_ns, 2000000000ull);

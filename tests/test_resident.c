@@ -48,6 +48,24 @@ static const char *NOACK_GLSL = "#version 450\n"
                                 "  }\n"
                                 "}\n";
 
+/* A grid of GRID workgroups of 2: workgroup g owns d[2g], d[2g + 1]:
+ * d[e] = d[e] * 3 + w[e % 4] + g, and counts its items in d[8 + g]. */
+#define GRID 3u
+static const char *GRID_GLSL =
+    "#version 450\n"
+    "#include \"vkc_resident.glsl\"\n"
+    "layout(local_size_x = 2) in;\n"
+    "layout(set = 0, binding = 1) coherent buffer D { uint d[]; };\n"
+    "void main() {\n"
+    "  vkc_item it;\n"
+    "  uint g = gl_WorkGroupID.x, e = g * 2u + gl_LocalInvocationIndex;\n"
+    "  while (vkc_resident_next(it)) {\n"
+    "    d[e] = d[e] * 3u + vkc_resident_word(it, e % 4u) + g;\n"
+    "    if (gl_LocalInvocationIndex == 0u) d[8u + g] += 1u;\n"
+    "    vkc_resident_done(it);\n"
+    "  }\n"
+    "}\n";
+
 /* A kernel without the include. */
 static const char *PLAIN_GLSL = "#version 450\n"
                                 "layout(local_size_x = 1) in;\n"
@@ -82,16 +100,21 @@ static void fixture_close(fixture *f)
     vkc_test_context_destroy(f->ctx);
 }
 
-static void read_data(fixture *f, uint32_t *out)
+static void read_words(fixture *f, uint32_t *out, uint32_t n)
 {
     /* Through the mapping where there is one: a download is ordinary work,
      * which on a shared queue waits for the kernel's idle exit. */
     const volatile uint32_t *m = vkc_buffer_map(f->data);
     if (m)
-        for (int i = 0; i < WORDS; ++i)
+        for (uint32_t i = 0; i < n; ++i)
             out[i] = m[i];
     else
-        assert_int_equal(vkc_buffer_download(f->data, 0, out, WORDS * 4), VKC_SUCCESS);
+        assert_int_equal(vkc_buffer_download(f->data, 0, out, n * 4), VKC_SUCCESS);
+}
+
+static void read_data(fixture *f, uint32_t *out)
+{
+    read_words(f, out, WORDS);
 }
 
 static void ref_step(fixture *f, const uint32_t *w)
@@ -424,11 +447,13 @@ static void test_bad_input(void **state)
                              .glsl = STEP_GLSL, .args = &a, .arg_count = 1, .payload_size = 8192},
                          &r),
                      VKC_ERROR_INVALID_ARGUMENT);
+    /* Wider than the device keeps co-resident (64 at most anywhere). */
     assert_int_equal(
         vkc_resident_create(
-            f.ctx, &(vkc_resident_desc){.glsl = STEP_GLSL, .args = &a, .arg_count = 1, .grid = 2},
-            &r),
-        VKC_ERROR_INVALID_ARGUMENT);
+            f.ctx,
+            &(vkc_resident_desc){.glsl = STEP_GLSL, .args = &a, .arg_count = 1, .grid = 1000}, &r),
+        VKC_ERROR_LIMIT);
+    assert_non_null(strstr(vkc_context_last_error(f.ctx), "co-resident"));
     /* A kernel without the include; args that do not match. */
     assert_int_equal(
         vkc_resident_create(
@@ -623,6 +648,86 @@ static void test_threads(void **state)
     fixture_close(&f);
 }
 
+#define GRID_WORDS (8 + GRID)
+
+static void grid_ref(uint32_t *ref, const uint32_t *w)
+{
+    for (uint32_t e = 0; e < 2 * GRID; ++e)
+        ref[e] = ref[e] * 3u + w[e % 4] + e / 2;
+    for (uint32_t g = 0; g < GRID; ++g)
+        ref[8 + g]++;
+}
+
+/* Dependent items, a stream that wraps the ring, and relaunches after idle
+ * exits (the launch must end at the same item in every workgroup, or one
+ * of them would do an item twice): against the CPU. */
+static void grid_run(fixture *f, vkc_resident *r, uint32_t *ref, bool pause)
+{
+    uint32_t got[GRID_WORDS];
+    for (uint32_t s = 0; s < 24; ++s) {
+        read_words(f, got, GRID_WORDS);
+        assert_memory_equal(got, ref, sizeof(got));
+        uint32_t w[4] = {got[0] ^ s, got[3] + 1u, s * 7u, got[5] >> 1};
+        vkc_ticket t;
+        assert_int_equal(vkc_resident_post(r, w, sizeof(w), 0, &t), VKC_SUCCESS);
+        assert_int_equal(vkc_wait(f->ctx, t, UINT64_MAX), VKC_SUCCESS);
+        grid_ref(ref, w);
+        if (pause && s % 4 == 3)
+            nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+    vkc_ticket t = {0};
+    for (uint32_t s = 0; s < 40; ++s) {
+        uint32_t w[4] = {s, s * 3u, 1u, 0xffffffffu - s};
+        assert_int_equal(vkc_resident_post(r, w, sizeof(w), 0, &t), VKC_SUCCESS);
+        grid_ref(ref, w);
+    }
+    assert_int_equal(vkc_wait(f->ctx, t, UINT64_MAX), VKC_SUCCESS);
+    read_words(f, got, GRID_WORDS);
+    assert_memory_equal(got, ref, sizeof(got));
+}
+
+static void test_grid(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_open(&f, true);
+    uint32_t ref[GRID_WORDS] = {0};
+    vkc_arg a = {.buffer = f.data};
+    /* idle 5 ms, then about 16 polls (ends between most items), then the
+     * fallback (one dispatch of the grid per item): the same results. */
+    const uint64_t idle[3] = {5000000, 1, 5000000};
+    for (int k = 0; k < 3; ++k) {
+        vkc_resident *r = NULL;
+        vkc_result res =
+            vkc_resident_create(f.ctx,
+                                &(vkc_resident_desc){.glsl = GRID_GLSL,
+                                                     .name = "grid",
+                                                     .args = &a,
+                                                     .arg_count = 1,
+                                                     .slots = 8,
+                                                     .payload_size = 16,
+                                                     .grid = GRID,
+                                                     .idle_timeout_ns = idle[k],
+                                                     .fallback = k == 2 ? VKC_ON : VKC_DEFAULT},
+                                &r);
+        if (res != VKC_SUCCESS)
+            fail_msg("vkc_resident_create: %s: %s", vkc_result_string(res),
+                     vkc_context_last_error(f.ctx));
+        vkc_resident_info info;
+        assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+        assert_int_equal(info.grid, GRID);
+        assert_int_equal(info.resident, k != 2);
+        grid_run(&f, r, ref, k == 1);
+        assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+        assert_int_equal(info.completed, 64);
+        printf("grid of %u (%s): %llu launches for %llu items\n", GRID,
+               info.resident ? "resident" : "fallback", (unsigned long long)info.launches,
+               (unsigned long long)info.posted);
+        vkc_resident_destroy(r);
+    }
+    fixture_close(&f);
+}
+
 /* Device loss (injected at an ordinary submit): every call reports it;
  * after recovery the resident kernel must be created again, and a new one
  * works. */
@@ -685,12 +790,19 @@ static void test_device_loss(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resident_path),     cmocka_unit_test(test_relaunch),
-        cmocka_unit_test(test_fallback_forced),   cmocka_unit_test(test_fallback_no_queue),
-        cmocka_unit_test(test_ordering),          cmocka_unit_test(test_never_acks),
-        cmocka_unit_test(test_destroy_in_flight), cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_full_ring),         cmocka_unit_test(test_device_loss),
-        cmocka_unit_test(test_device_address),    cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_resident_path),
+        cmocka_unit_test(test_relaunch),
+        cmocka_unit_test(test_fallback_forced),
+        cmocka_unit_test(test_fallback_no_queue),
+        cmocka_unit_test(test_ordering),
+        cmocka_unit_test(test_never_acks),
+        cmocka_unit_test(test_destroy_in_flight),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_full_ring),
+        cmocka_unit_test(test_device_loss),
+        cmocka_unit_test(test_device_address),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -184,6 +184,7 @@ typedef struct raw_buf {
     VkDeviceMemory mem;
     VkDeviceSize size;
     void *map; /* host-visible buffers only */
+    uint32_t mem_type;
 } raw_buf;
 
 #define RAW_MAX_BIND 4
@@ -214,6 +215,10 @@ typedef struct raw_args {
 bool raw_init(raw *r, vkc_context *ctx);
 void raw_finish(raw *r);
 bool raw_buf_create(raw *r, VkDeviceSize size, bool host, raw_buf *out);
+/* A buffer in the first memory type that has every flag of want[i], tried
+ * in order; mapped when map. */
+bool raw_buf_create_in(raw *r, VkDeviceSize size, const VkMemoryPropertyFlags *want,
+                       uint32_t want_count, bool map, raw_buf *out);
 void raw_buf_destroy(raw *r, raw_buf *b);
 bool raw_pipe_create(raw *r, const uint32_t *spirv, size_t size, uint32_t bindings,
                      uint32_t push_size, uint32_t wg, uint32_t spec1, raw_pipe *out);

@@ -107,7 +107,8 @@ static int32_t find_memory(raw *r, uint32_t type_bits, VkMemoryPropertyFlags wan
     return -1;
 }
 
-bool raw_buf_create(raw *r, VkDeviceSize size, bool host, raw_buf *out)
+bool raw_buf_create_in(raw *r, VkDeviceSize size, const VkMemoryPropertyFlags *want,
+                       uint32_t want_count, bool map, raw_buf *out)
 {
     memset(out, 0, sizeof(*out));
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
@@ -120,27 +121,15 @@ bool raw_buf_create(raw *r, VkDeviceSize size, bool host, raw_buf *out)
         return false;
     VkMemoryRequirements req;
     r->vkGetBufferMemoryRequirements(r->dev, out->buf, &req);
-    int32_t type;
-    if (host) {
-        type =
-            find_memory(r, req.memoryTypeBits,
-                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-                            VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
-                        0);
-        if (type < 0)
-            type = find_memory(
-                r, req.memoryTypeBits,
-                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
-    } else {
-        type = find_memory(r, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
-        if (type < 0)
-            type = find_memory(r, req.memoryTypeBits, 0, 0);
-    }
+    int32_t type = -1;
+    for (uint32_t i = 0; i < want_count && type < 0; ++i)
+        type = find_memory(r, req.memoryTypeBits, want[i], 0);
     if (type < 0) {
         snprintf(r->err, sizeof(r->err), "no suitable memory type");
         raw_buf_destroy(r, out);
         return false;
     }
+    out->mem_type = (uint32_t)type;
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                 .allocationSize = req.size,
                                 .memoryTypeIndex = (uint32_t)type};
@@ -149,13 +138,22 @@ bool raw_buf_create(raw *r, VkDeviceSize size, bool host, raw_buf *out)
         raw_buf_destroy(r, out);
         return false;
     }
-    if (host && !raw_ok(r, r->vkMapMemory(r->dev, out->mem, 0, VK_WHOLE_SIZE, 0, &out->map),
-                        "vkMapMemory")) {
+    if (map && !raw_ok(r, r->vkMapMemory(r->dev, out->mem, 0, VK_WHOLE_SIZE, 0, &out->map),
+                       "vkMapMemory")) {
         raw_buf_destroy(r, out);
         return false;
     }
     out->size = size;
     return true;
+}
+
+bool raw_buf_create(raw *r, VkDeviceSize size, bool host, raw_buf *out)
+{
+    const VkMemoryPropertyFlags hv =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags host_want[] = {hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, hv};
+    const VkMemoryPropertyFlags dev_want[] = {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0};
+    return raw_buf_create_in(r, size, host ? host_want : dev_want, 2, host, out);
 }
 
 void raw_buf_destroy(raw *r, raw_buf *b)

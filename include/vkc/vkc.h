@@ -2047,7 +2047,8 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
  *
  * The include owns binding 0 (the ring) and the push constants; the
  * kernel's own buffers are bindings 1.. (vkc_resident_desc.args). One
- * workgroup runs the loop; items come in post order, one at a time.
+ * workgroup runs the loop (or a small grid, every workgroup given every
+ * item: desc.grid); items come in post order, one at a time.
  *
  * The host:
  *
@@ -2059,17 +2060,27 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
  *   vkc_resident_post(r, &x, 4, 0, &t);
  *   vkc_wait(ctx, t, UINT64_MAX);         // spins on the item's ack
  *
- * How it runs. The kernel is launched on a queue of its own (index 1 of
- * the context's queue family: vkc asks for two queues where the family has
- * them and the context owns its device), never the queue ordinary work
- * uses, so nothing queues behind it. The ring (a header, then `slots`
- * slots of payload) lives in device-local host-visible memory where the
- * device has it (the BAR of a discrete GPU): the kernel polls each slot's
- * item number with device-scope acquire loads; post copies the payload,
- * issues a store fence, then writes the item number (the doorbell);
- * vkc_resident_done release-stores the item's ack, on which vkc_wait and
- * vkc_poll spin. The ring never overwrites a slot whose item is not
- * acknowledged.
+ * How it runs. The kernel is launched on a queue of its own (index 1 of the
+ * context's queue family: vkc asks for two queues where the family has them and
+ * the context owns its device), never the queue ordinary work uses, so nothing
+ * queues behind it. The ring (a header, then `slots` slots of payload) lives in
+ * device-local host-visible memory where the device has it (the BAR of a
+ * discrete GPU): the kernel polls each slot's item number with device-scope
+ * loads (an acquire fence once it changes); post copies the payload, issues a
+ * store fence, then writes the item number (the doorbell); vkc_resident_done
+ * release-stores the item's ack, on which vkc_wait and vkc_poll spin. The ring
+ * never overwrites a slot whose item is not acknowledged.
+ *
+ * What an item costs. On a discrete GPU every access to the ring crosses to
+ * memory the host maps: on an H200 a load from the kernel took about 0.9 us
+ * (the self-test's poll time), and a host read of the ack is a PCIe round trip
+ * (about 1 us). Between the doorbell and the kernel's own code vkc adds no ring
+ * load (the header is read once per launch) and one acquire fence; the host
+ * side of a post is the payload copy, two store fences and no read of the ring
+ * (unless it is full). So the round trip is the doorbell's write, the kernel's
+ * poll, its payload loads, its work and its ack, and the host's read of the
+ * ack. A grid adds one atomic per workgroup and item (deciding the item where a
+ * launch ends) and the last workgroup's add before the ack.
  *
  * Safety. The kernel ends itself after idle_timeout_ns without an item, so
  * an idle program occupies no SM and no driver watchdog sees an endless
@@ -2086,7 +2097,9 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
  * (vkc_resident_next returns the posted item once, then false), with the
  * same results; vkc_resident_info_get says which mode and why (vkc-info
  * prints it). VKC_RESIDENT=fallback in the environment (or fallback = ON in
- * the desc) forces the fallback.
+ * the desc) forces the fallback; VKC_RESIDENT=shared-queue runs the kernel
+ * on the context's own queue where no spare one exists (for timing the
+ * resident path on lavapipe: each ordinary submit then ends the kernel).
  *
  * On which devices it is safe, and why. Vulkan promises neither forward
  * progress for a kernel that waits on the host, nor preemption, nor that a
@@ -2147,8 +2160,11 @@ typedef struct vkc_resident_desc {
     uint32_t slots;           /* ring slots; 0 = 64 */
     uint32_t payload_size;    /* bytes per item (multiple of 4); 0 = 64; at most 4096 */
     uint64_t idle_timeout_ns; /* 0 = 20 ms */
-    uint32_t grid;            /* workgroups: 0 or 1 (wider grids are not done yet) */
-    vkc_toggle fallback;      /* ON: ordinary submits from the start */
+    /* Workgroups (0 = 1), each given every item (vkc_resident.glsl): at
+     * most the SM count (8 where unknown, 64 in all), so all stay
+     * co-resident. */
+    uint32_t grid;
+    vkc_toggle fallback; /* ON: ordinary submits from the start */
     /* Bound of the waits post, create and destroy make (full ring, the
      * self-test, draining): 0 = 1 s. */
     uint64_t timeout_ns;
@@ -2159,7 +2175,8 @@ typedef struct vkc_resident_desc {
  * run the self-test (or set up the fallback).
  *
  * VKC_ERROR_INVALID_ARGUMENT for a desc without exactly one kernel source,
- * a payload size that is not a multiple of 4 or above 4096, a grid above 1;
+ * a payload size that is not a multiple of 4 or above 4096; VKC_ERROR_LIMIT
+ * for a grid wider than the device keeps co-resident (desc.grid);
  * VKC_ERROR_MISMATCH for a kernel that does not use vkc_resident.glsl or
  * args that do not match bindings 1..; VKC_ERROR_COMPILE as
  * vkc_kernel_create_glsl. A failed self-test is not an error: the resident
@@ -2204,6 +2221,7 @@ typedef struct vkc_resident_info {
     double poll_ns;      /* one poll, measured by the self-test (0: not run) */
     uint64_t launches;   /* of the resident kernel (or fallback submits) */
     uint64_t posted, completed;
+    uint32_t grid; /* workgroups */
 } vkc_resident_info;
 
 VKC_API vkc_result vkc_resident_info_get(vkc_resident *r, vkc_resident_info *out);

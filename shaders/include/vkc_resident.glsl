@@ -21,6 +21,12 @@
  * time; every item must be acknowledged with vkc_resident_done before the
  * next vkc_resident_next.
  *
+ * With a grid (vkc_resident_desc.grid > 1) every workgroup gets every item
+ * and splits the work by gl_WorkGroupID.x (gl_NumWorkGroups.x of them);
+ * the item is acknowledged when the last workgroup calls
+ * vkc_resident_done. Deciding which item a launch ends at costs grids one
+ * atomic per item and workgroup, and the last one's add one more.
+ *
  * vkc_resident_next returns false when the kernel must end: it stayed idle
  * for its idle time, vkc asked it to stop, or (fallback mode) its one item
  * was handled. vkc relaunches it when the next item is posted. */
@@ -39,15 +45,16 @@
 #define VKC_RH_STRIDE 6u /* words per slot */
 #define VKC_RH_TAKEN 7u  /* kernel: the last item taken (the next launch starts after it) */
 #define VKC_RH_LAUNCH 8u /* host: polls + 16 per item in one launch before it ends; 0: no bound */
+#define VKC_RH_PROBE 9u  /* host: 1 for the self-test's launches (every item a probe) */
+#define VKC_RH_CLAIM 10u /* grids: (item << 1) | ended, the last item decided (host: base - 1) */
 #define VKC_RH_WORDS 16u /* header words; slots follow */
-/* Per slot: item number (the doorbell), acknowledgement, flags, payload
- * bytes, then the payload. */
+/* Per slot: item number (the doorbell), acknowledgement, workgroups done
+ * with it (grids), payload bytes, then the payload. */
 #define VKC_RS_SEQ 0u
 #define VKC_RS_ACK 1u
-#define VKC_RS_FLAGS 2u
+#define VKC_RS_COUNT 2u
 #define VKC_RS_SIZE 3u
 #define VKC_RS_PAYLOAD 4u
-#define VKC_RS_FLAG_PROBE 1u
 
 layout(set = 0, binding = 0) coherent buffer vkc_resident_ring
 {
@@ -76,6 +83,11 @@ shared uint vkc_rs_base;
 uint vkc_r_next = 0u;
 uint vkc_r_total = 0u;
 bool vkc_r_started = false;
+/* The header words a launch does not change, read once: on a GPU each
+ * load of the ring crosses to memory the host maps (about 0.9 us a load
+ * measured on an H200), so a load per item on the way from doorbell to
+ * ack costs as much as the item. */
+uint vkc_r_slots, vkc_r_stride, vkc_r_spins, vkc_r_launch, vkc_r_probe;
 
 uint vkc_resident_slot_base(uint seq)
 {
@@ -101,63 +113,121 @@ uvec2 vkc_resident_address(vkc_item it, uint i)
     return uvec2(vkc_resident_word(it, i), vkc_resident_word(it, i + 1u));
 }
 
-/* Invocation 0 polls; the others wait at the barrier. */
+/* Grids: every workgroup takes every item, and all must end a launch at
+ * the same item or one would do an item the others skip (and a relaunch
+ * would do it twice). The first workgroup to decide item n (take it: it saw
+ * the doorbell; or end before it: its idle time ran out) wins a compare-
+ * and-swap on the claim word; the others follow. Returns true when n is
+ * taken. The claim word only moves forward within a launch, and a
+ * workgroup at n has seen n - 1 decided: a failed swap returns n's decision
+ * or a later item's (n was taken). No loop: lavapipe's loop limit misbehaves
+ * with one nested in the poll loop. */
+bool vkc_resident_claim_(uint n, bool end)
+{
+    uint t = atomicLoad(vkc_rw[VKC_RH_CLAIM], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                        gl_SemanticsRelaxed);
+    if (int((t & ~1u) - (n << 1)) < 0) {
+        uint want = (n << 1) | (end ? 1u : 0u);
+        uint old = atomicCompSwap(vkc_rw[VKC_RH_CLAIM], t, want, gl_ScopeDevice,
+                                  gl_StorageSemanticsBuffer, gl_SemanticsRelaxed,
+                                  gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        if (old == t)
+            return !end;
+        t = old;
+    }
+    return int((t & ~1u) - (n << 1)) > 0 || (t & 1u) == 0u;
+}
+
+/* Invocation 0 polls; the others wait at the barrier. Between seeing the
+ * doorbell and handing the item over (one workgroup): one acquire fence
+ * and one relaxed store, no load. */
 void vkc_resident_poll_()
 {
     if (!vkc_r_started) {
         vkc_r_started = true;
         vkc_r_next = atomicLoad(vkc_rw[VKC_RH_BASE], gl_ScopeDevice, gl_StorageSemanticsBuffer,
                                 gl_SemanticsAcquire);
-        atomicStore(vkc_rw[VKC_RH_ALIVE], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                    gl_SemanticsRelease);
+        vkc_r_slots = vkc_rw[VKC_RH_SLOTS];
+        vkc_r_stride = vkc_rw[VKC_RH_STRIDE];
+        vkc_r_spins = vkc_rw[VKC_RH_SPINS];
+        vkc_r_launch = vkc_rw[VKC_RH_LAUNCH];
+        vkc_r_probe = vkc_rw[VKC_RH_PROBE];
+        if (gl_WorkGroupID.x == 0u)
+            atomicStore(vkc_rw[VKC_RH_ALIVE], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                        gl_SemanticsRelease);
     }
-    uint budget = vkc_rw[VKC_RH_SPINS];
+    bool grid = gl_NumWorkGroups.x > 1u;
+    /* The self-test's probes are workgroup 0's alone. */
+    if (vkc_r_probe != 0u && gl_WorkGroupID.x != 0u) {
+        vkc_rs_ok = 0u;
+        return;
+    }
+    uint budget = vkc_r_spins;
     /* Some drivers end all loops of an invocation after a fixed iteration
      * count (lavapipe: 65535 in all, shared by nested loops): the launch
      * bound ends the kernel here, between items, before that happens. */
-    uint launch = vkc_rw[VKC_RH_LAUNCH];
-    if (launch != 0u) {
+    if (vkc_r_launch != 0u) {
         vkc_r_total += 16u;
-        budget = vkc_r_total >= launch ? 0u : min(budget, launch - vkc_r_total);
+        budget = vkc_r_total >= vkc_r_launch ? 0u : min(budget, vkc_r_launch - vkc_r_total);
     }
-    /* One load per poll (the ring's words are coherent: each load goes to
-     * the device's shared cache): the slot's place and the stop flag are
-     * read outside the loop or now and then. */
-    uint slots = vkc_rw[VKC_RH_SLOTS];
-    uint stride = vkc_rw[VKC_RH_STRIDE];
-    uint base = VKC_RH_WORDS + (vkc_r_next % slots) * stride;
+    uint base = VKC_RH_WORDS + (vkc_r_next % vkc_r_slots) * vkc_r_stride;
     uint spins = 0u;
     uint got = 0u;
-    for (; budget != 0u;) {
+    /* Another workgroup took the item: take it too once its doorbell shows. */
+    bool must = false;
+    /* No poll at all once the bound is reached: an item taken past it
+     * could meet the driver's loop limit half done. */
+    bool polling = true;
+    if (budget == 0u) {
+        if (!grid || !vkc_resident_claim_(vkc_r_next, true))
+            polling = false;
+        else
+            must = true;
+    }
+    for (; polling;) {
         uint s = atomicLoad(vkc_rw[base + VKC_RS_SEQ], gl_ScopeDevice, gl_StorageSemanticsBuffer,
                             gl_SemanticsRelaxed);
         if (s == vkc_r_next) {
             /* Acquire: the payload the host wrote before the doorbell. */
             memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
-            atomicStore(vkc_rw[VKC_RH_TAKEN], s, gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                        gl_SemanticsRelease);
-            if ((vkc_rw[base + VKC_RS_FLAGS] & VKC_RS_FLAG_PROBE) == 0u) {
-                got = 1u;
-                break;
+            if (vkc_r_probe != 0u) {
+                /* The self-test's probe: answer with the polls it took.
+                 * Recorded as taken like any item: a relaunch starts after
+                 * it even when its ack was not seen. */
+                atomicStore(vkc_rw[VKC_RH_TAKEN], s, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                            gl_SemanticsRelaxed);
+                vkc_rw[base + VKC_RS_PAYLOAD] = spins;
+                atomicStore(vkc_rw[base + VKC_RS_ACK], s, gl_ScopeDevice,
+                            gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                vkc_r_next++;
+                base = VKC_RH_WORDS + (vkc_r_next % vkc_r_slots) * vkc_r_stride;
+                spins = 0u;
+                continue;
             }
-            /* The self-test's probe: answer with the polls it took. */
-            vkc_rw[base + VKC_RS_PAYLOAD] = spins;
-            atomicStore(vkc_rw[base + VKC_RS_ACK], s, gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                        gl_SemanticsRelease);
-            vkc_r_next++;
-            base = VKC_RH_WORDS + (vkc_r_next % slots) * stride;
-            spins = 0u;
-            continue;
+            got = (must || !grid || vkc_resident_claim_(s, false)) ? 1u : 0u;
+            /* Relaxed: the host reads it only after the launch's fence. */
+            if (got != 0u)
+                atomicStore(vkc_rw[VKC_RH_TAKEN], s, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                            gl_SemanticsRelaxed);
+            break;
         }
+        if (must)
+            continue;
+        bool end = false;
         if ((spins & 63u) == 63u &&
             atomicLoad(vkc_rw[VKC_RH_STOP], gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                       gl_SemanticsAcquire) != 0u)
-            break;
+                       gl_SemanticsRelaxed) != 0u)
+            end = true;
         if (++spins >= budget)
-            break;
+            end = true;
+        if (end) {
+            if (!grid || !vkc_resident_claim_(vkc_r_next, true))
+                break;
+            must = true;
+        }
     }
     vkc_r_total += spins;
-    if (got == 0u)
+    if (got == 0u && gl_WorkGroupID.x == 0u)
         atomicStore(vkc_rw[VKC_RH_STATE], 2u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                     gl_SemanticsRelease);
     vkc_rs_ok = got;
@@ -196,16 +266,32 @@ bool vkc_resident_next(out vkc_item it)
 }
 
 /* Publish the item's results (every invocation's writes), then its
- * acknowledgement, which the host's wait spins on. */
+ * acknowledgement, which the host's wait spins on. In a grid the last
+ * workgroup to finish the item acknowledges it. */
 void vkc_resident_done(vkc_item it)
 {
     /* Every invocation's writes happen-before invocation 0's release, which
      * makes them available at device scope with the ack. */
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
                    gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
-    if (gl_LocalInvocationIndex == 0u)
-        atomicStore(vkc_rw[it.base + VKC_RS_ACK], it.seq, gl_ScopeDevice,
-                    gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+    if (gl_LocalInvocationIndex == 0u) {
+        bool last = true;
+        uint groups = gl_NumWorkGroups.x;
+        if (groups > 1u && vkc_rp.vkc_mode == 0u) {
+            /* Acquire-release: the other workgroups' writes, released by
+             * their adds, are ordered before the last one's ack. */
+            uint before = atomicAdd(vkc_rw[it.base + VKC_RS_COUNT], 1u, gl_ScopeDevice,
+                                    gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+            last = before + 1u == groups;
+            /* The slot's next item comes after the ack, so after this. */
+            if (last)
+                atomicStore(vkc_rw[it.base + VKC_RS_COUNT], 0u, gl_ScopeDevice,
+                            gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        }
+        if (last)
+            atomicStore(vkc_rw[it.base + VKC_RS_ACK], it.seq, gl_ScopeDevice,
+                        gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+    }
 }
 
 #endif
