@@ -621,11 +621,12 @@ static inline VkDescriptorType vkc__descriptor_type(const vkc_binding_info *b)
     }
 }
 
-/* Check an image handle (image.c, image_transfer.c). */
+/* Check an image handle (image.c, image_transfer.c). A destroyed one that
+ * something still holds is named, as buffers are (vkc__obj_check). */
 #define VKC_CHECK_IMAGE(img, what)                                                                 \
     do {                                                                                           \
-        if (VKC_UNLIKELY(!(img) || (img)->obj.magic != VKC_MAGIC_IMAGE))                           \
-            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_image handle", what); \
+        if (VKC_UNLIKELY(!vkc__obj_is((img), VKC_MAGIC_IMAGE)))                                    \
+            return vkc__obj_check(NULL, (img), VKC_MAGIC_IMAGE, what);                             \
         VKC_CHECK_CONTEXT((img)->obj.ctx);                                                         \
         if (VKC_UNLIKELY((img)->dead))                                                             \
             return VKC_FAIL((img)->obj.ctx, VKC_ERROR_INVALID_HANDLE,                              \
