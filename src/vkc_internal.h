@@ -545,7 +545,7 @@ void vkc__memory_force_uncached(vkc_context *ctx, bool on);
  * first use, VKC_STAGING_RING_SIZE bytes, mapped), returned with its lock
  * held: give it back with vkc__staging_give. transfer.c; image.c uses it. */
 vkc_result vkc__staging_take(vkc_context *ctx, int download, vkc_buffer **out);
-void vkc__staging_give(vkc_context *ctx, int download);
+void vkc__staging_give(vkc_context *ctx, int download, uint64_t busy);
 /* Flush (host wrote) or invalidate (host will read) a range of a mapped
  * buffer where its memory is not coherent. */
 vkc_result vkc__buffer_sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,

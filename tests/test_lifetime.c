@@ -696,8 +696,9 @@ static void test_bounded_waits(void **state)
     (void)state;
     world *w = calloc(1, sizeof(*w));
     assert_non_null(w);
-    make_world(w, K_BUFFER, short_bound);
+    make_world(w, K_IMAGE, short_bound);
     upload(w);
+    assert_int_equal(vkc_image_upload(w->img, NULL, w->ha, N * 4), VKC_SUCCESS);
     gate_close(w);
     vkc_arg abc[3] = {{.buffer = w->a}, {.buffer = w->b}, {.buffer = w->c}};
     vkc_dispatch_desc d = add_desc(w->add, abc, &n_elems);
@@ -708,6 +709,27 @@ static void test_bounded_waits(void **state)
     assert_int_equal(vkc_finish_timeout(w->ctx, 1000000), VKC_TIMEOUT);
     assert_int_equal(vkc_buffer_download(w->c, 0, w->out, 4), VKC_TIMEOUT);
     assert_int_equal(vkc_buffer_fill(w->b, 0, 4, 0), VKC_TIMEOUT);
+    /* The image transfers: timed out, not failed; they run in order once
+     * the gate opens (the clear last: the image ends cleared). */
+    assert_int_equal(vkc_image_upload(w->img, NULL, w->hb, N * 4), VKC_TIMEOUT);
+    /* Its copy is still in flight: the next upload does not touch the
+     * staging ring under it, it times out waiting for it. */
+    assert_int_equal(vkc_image_upload(w->img, NULL, w->ha, N * 4), VKC_TIMEOUT);
+    assert_non_null(strstr(vkc_context_last_error(w->ctx), "an earlier one's copy"));
+    assert_int_equal(vkc_image_download(w->img, NULL, w->out, N * 4), VKC_TIMEOUT);
+    const vkc_clear_value five = {.u32 = {5, 0, 0, 0}};
+    assert_int_equal(vkc_image_clear(w->img, NULL, &five), VKC_TIMEOUT);
+    /* An enqueue that finds every immediate batch in flight waits for the
+     * oldest, bounded too. */
+    vkc_result r = VKC_SUCCESS;
+    int enqueues = 0;
+    for (; enqueues < 256 && r == VKC_SUCCESS; ++enqueues) {
+        r = vkc_dispatch(w->ctx, &d);
+        if (r == VKC_SUCCESS)
+            r = vkc_flush(w->ctx, NULL);
+    }
+    printf("enqueue timed out after %d dispatch+flush\n", enqueues);
+    assert_int_equal(r, VKC_TIMEOUT);
     vkc_test_quiet_errors(0);
     /* The fill timed out, not failed: it runs after the gate opens, and
      * its unit holds b until then. */
@@ -720,7 +742,71 @@ static void test_bounded_waits(void **state)
     for (uint32_t i = 1; i < N; ++i)
         if (w->out[i] != w->ha[i] + w->hb[i])
             fail_msg("c[%u] = %u, want %u", i, w->out[i], w->ha[i] + w->hb[i]);
+    memset(w->out, 0, sizeof(w->out));
+    assert_int_equal(vkc_image_download(w->img, NULL, w->out, N * 4), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        if (w->out[i] != 5u)
+            fail_msg("texel %u = %u, want 5 (the timed-out clear)", i, w->out[i]);
+    assert_int_equal(vkc_image_upload(w->img, NULL, w->ha, N * 4), VKC_SUCCESS);
+    assert_int_equal(vkc_image_download(w->img, NULL, w->out, N * 4), VKC_SUCCESS);
+    assert_memory_equal(w->out, w->ha, N * 4);
     finish_world(w, K_BUFFER);
+    free(w);
+}
+
+/* vkc_context_destroy's drain is bounded as well: past wait_timeout_ns it
+ * says so (an error through the logger) and goes on; on its own device it
+ * then waits for the device to go idle before freeing anything, which here
+ * the logger itself allows by opening the gate (and destroying it, before
+ * the device goes). */
+typedef struct drain_watch {
+    world *w;
+    int timeouts;
+} drain_watch;
+
+static drain_watch g_drain;
+
+static void drain_log(void *user, vkc_log_level level, vkc_log_id id, const char *msg)
+{
+    vkc_test_log(user, level, id, msg);
+    world *w = g_drain.w;
+    if (id != VKC_LOG_ID_ERROR || !w || !w->gate || !strstr(msg, "vkc_context_destroy") ||
+        !strstr(msg, "did not complete"))
+        return;
+    g_drain.timeouts++;
+    gate_open(w);
+    assert_int_equal(w->ctx->vk.vkDeviceWaitIdle(w->ctx->device), VK_SUCCESS);
+    w->ctx->vk.vkDestroySemaphore(w->ctx->device, w->gate, NULL);
+    w->gate = VK_NULL_HANDLE;
+}
+
+static void short_bound_watched(vkc_context_desc *d)
+{
+    short_bound(d);
+    d->logger.func = drain_log;
+}
+
+static void test_destroy_drain_bounded(void **state)
+{
+    (void)state;
+    world *w = calloc(1, sizeof(*w));
+    assert_non_null(w);
+    make_world(w, K_BUFFER, short_bound_watched);
+    upload(w);
+    gate_close(w);
+    record(w);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(w->seq, &t), VKC_SUCCESS);
+    vkc_arg abc[3] = {{.buffer = w->a}, {.buffer = w->b}, {.buffer = w->c}};
+    vkc_dispatch_desc d = add_desc(w->add, abc, &n_elems);
+    assert_int_equal(vkc_dispatch(w->ctx, &d), VKC_SUCCESS);
+    g_drain = (drain_watch){.w = w};
+    vkc_test_quiet_errors(1);
+    vkc_test_context_destroy(w->ctx);
+    vkc_test_quiet_errors(0);
+    assert_int_equal(g_drain.timeouts, 1);
+    assert_null(w->gate);
+    g_drain = (drain_watch){0};
     free(w);
 }
 
@@ -922,6 +1008,7 @@ int main(void)
         cmocka_unit_test(test_context_destroy_orders),
         cmocka_unit_test(test_two_threads_one_sequence),
         cmocka_unit_test(test_bounded_waits),
+        cmocka_unit_test(test_destroy_drain_bounded),
         cmocka_unit_test(test_image_destroyed),
         cmocka_unit_test(test_sparse_signal_free),
     };

@@ -40,11 +40,11 @@
  *
  * Lifetimes
  * ---------
- * One rule for every object (buffer, wrapped buffer, kernel, sequence,
- * fusion graph): your handle is one reference; vkc_X_destroy() drops it and
- * makes the handle dead. The object itself (its VkBuffer and memory, its
- * pipeline, ...) is freed when the last reference goes, and the others are
- * held by what still needs it:
+ * One rule for every object (buffer, wrapped buffer, image, wrapped image,
+ * kernel, sequence, fusion graph): your handle is one reference;
+ * vkc_X_destroy() drops it and makes the handle dead. The object itself
+ * (its VkBuffer and memory, its pipeline, ...) is freed when the last
+ * reference goes, and the others are held by what still needs it:
  * - a sequence holds everything its recorded commands name (kernels,
  *   buffers, a graph's temporaries), once per recording, until it is
  *   recorded again (vkc_seq_begin) or destroyed;
@@ -55,8 +55,17 @@
  * So destroy is always allowed and never waits: a sequence recorded with a
  * kernel or buffer you then destroyed still submits and computes right,
  * work in flight finishes on live objects, and the memory goes back to the
- * allocator once nothing needs it (vkc_finish() releases what finished
- * work held at once). A NEW use of a destroyed handle (recording it,
+ * allocator once nothing needs it. When exactly: a submission lets go
+ * once the timeline has passed its value, seen at the next retire point
+ * (vkc_finish(), a buffer or image destroy, taking a recording unit when
+ * none is free, vkc_context_destroy()). Where vkc's completion marker is
+ * trusted (lavapipe's is) most submits carry no timeline signal: one
+ * comes at most VKC_SIGNAL_EVERY - 1 (127) values later, or sooner with a
+ * blocking wait, an export or a new recording's first submit. So a
+ * destroyed object whose last use was such a submit is freed by the next
+ * vkc_finish() or vkc_context_destroy() at the latest, and without either
+ * by the first retire point after at most 127 further submits; replays
+ * alone are no retire point. A NEW use of a destroyed handle (recording it,
  * uploading to it, ...) is VKC_ERROR_INVALID_HANDLE with the object's name,
  * as long as something still holds it; once freed, the handle is dangling
  * memory like any freed pointer: do not use it at all.
@@ -67,9 +76,11 @@
  * references are taken once when a sequence is recorded (one atomic per
  * distinct object), never per submit.
  *
- * - Wrapped buffers (vkc_buffer_wrap): vkc's record follows the rule; the
- *   host's VkBuffer is the host's, and the host must not destroy it before
- *   the tickets of all work naming it completed.
+ * - Wrapped buffers and images (vkc_buffer_wrap, vkc_image_wrap): vkc's
+ *   record (and an image's views) follow the rule; the host's VkBuffer or
+ *   VkImage is the host's, and the host must not destroy it before the
+ *   tickets of all work naming it completed.
+ * - Samplers (vkc_sampler_get) are the context's: no destroy, freed with it.
  * - vkc_fuse_destroy: the graph's own references go; its temporaries and
  *   fused kernels live on in every sequence that recorded them.
  * - vkc_context_destroy: any mix of queued immediate work, work in flight
@@ -742,9 +753,10 @@ VKC_API vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buf
  * level of one layer): a copy to one corner of a subresource and a kernel
  * reading another corner of it are ordered. A command cannot name one
  * subresource in two layouts (a storage and a sampled binding of the same
- * mip, say): VKC_ERROR_INVALID_ARGUMENT. Lifetimes are those of buffers: an
- * image destroyed while a recorded sequence names it must not be submitted
- * again (vkc_image_destroy waits for the work in flight).
+ * mip, say): VKC_ERROR_INVALID_ARGUMENT. Lifetimes are those of buffers
+ * (see "Lifetimes"): vkc_image_destroy never waits; a sequence that
+ * recorded the image still runs on it, work in flight finishes on it, and
+ * a new use of the dead handle is VKC_ERROR_INVALID_HANDLE naming it.
  *
  * Texel data on the host and in buffers is tightly packed: rows of
  * width * texel size bytes, then height rows, then depth slices, then
@@ -817,9 +829,10 @@ typedef struct vkc_image_desc {
  * mip levels; VKC_ERROR_LIMIT beyond the device's image limits;
  * VKC_ERROR_OUT_OF_DEVICE_MEMORY. *out is NULL on failure. Thread-safe. */
 VKC_API vkc_result vkc_image_create(vkc_context *ctx, const vkc_image_desc *desc, vkc_image **out);
-/* Wait until all work submitted on the context has completed (immediate
- * work is flushed first), then free the image and its views. A wrapped
- * image frees only vkc's record and views. NULL does nothing. */
+/* Drop the caller's reference (see "Lifetimes"): returns at once; the
+ * image, its memory and views are freed once no recorded sequence or work
+ * in flight names it. A wrapped image frees only vkc's record and views.
+ * NULL does nothing. */
 VKC_API void vkc_image_destroy(vkc_image *img);
 
 typedef struct vkc_image_info {
