@@ -111,8 +111,8 @@
  *   vkc_result_string, vkc_queue_reason_string, vkc_last_create_error (per
  *   thread), vkc_system_query, vkc_context_create, vkc_context_wrap,
  *   vkc_context_device, vkc_context_features_get, vkc_context_stats,
- *   vkc_context_vk, vkc_context_last_error (the string may be replaced by a
- *   later failure on another thread), vkc_queue_lock/unlock,
+ *   vkc_context_vk, vkc_context_last_error (a copy per thread: a later
+ *   failure on another thread replaces the context's message, not the copy), vkc_queue_lock/unlock,
  *   vkc_buffer_create, vkc_buffer_wrap, vkc_kernel_create(_glsl),
  *   vkc_seq_create, vkc_fuse_create, vkc_wait, vkc_poll, vkc_finish(_timeout),
  *   vkc_dispatch, vkc_copy, vkc_flush, vkc_ticket_export,
@@ -421,7 +421,9 @@ VKC_API vkc_result vkc_context_recover(vkc_context *ctx);
 
 /* The detailed message of the last failure on this context ("" if none) and
  * the VkResult behind it (VK_SUCCESS if none came from Vulkan). The string is
- * valid until the next failing call on this context. */
+ * this thread's copy, valid until this thread calls vkc_context_last_error
+ * again; a failure on another thread may replace the context's message
+ * meanwhile, never the copy. Thread-safe. */
 VKC_API const char *vkc_context_last_error(const vkc_context *ctx);
 VKC_API VkResult vkc_context_last_vk_result(const vkc_context *ctx);
 
