@@ -138,7 +138,7 @@ static void test_logger_from_foreign_threads(void **state)
 typedef struct worker {
     vkc_context *ctx;
     vkc_kernel *shared_kernel;
-    vkc_buffer *shared; /* every worker writes the same bytes */
+    vkc_buffer *shared; /* every worker writes its own slice of it */
     uint32_t id;
     vkc_sampler *sampler;
     char error[256];
@@ -191,7 +191,8 @@ static void *worker_main(void *p)
     WCHECK(w, vkc_buffer_upload(b, 0, hb, N * 4));
     /* Two writers of the same bytes: either's data, never a mix within
      * what one upload wrote (checked after the join). */
-    WCHECK(w, vkc_buffer_upload(w->shared, 0, ha, N * 4));
+    const uint64_t slice = N * 4 / THREADS;
+    WCHECK(w, vkc_buffer_upload(w->shared, w->id * slice, ha, slice));
     VkBuffer vb;
     VkDeviceSize off;
     vkc_kernel_info ki;
@@ -281,15 +282,14 @@ static void test_thread_safe_calls(void **state)
     /* One sampler for one desc, whoever asked first. */
     for (uint32_t i = 1; i < THREADS; ++i)
         assert_ptr_equal(w[i].sampler, w[0].sampler);
-    /* The shared buffer holds one writer's data whole: thread t wrote
-     * i * 5 + t at element i. */
+    /* Each slice of the shared buffer holds its writer's data: thread t
+     * wrote i * 5 + t at element i of its slice. */
     uint32_t *out = malloc(N * 4);
     assert_non_null(out);
     assert_int_equal(vkc_buffer_download(shared, 0, out, N * 4), VKC_SUCCESS);
-    const uint32_t t = out[0];
-    assert_true(t < THREADS);
-    for (uint32_t i = 0; i < N; ++i)
-        assert_int_equal(out[i], i * 5u + t);
+    for (uint32_t t = 0; t < THREADS; ++t)
+        for (uint32_t i = 0; i < N / THREADS; ++i)
+            assert_int_equal(out[t * (N / THREADS) + i], i * 5u + t);
     free(out);
     vkc_buffer_destroy(shared);
     vkc_kernel_destroy(k);

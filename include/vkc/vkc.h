@@ -116,9 +116,11 @@
  *   vkc_buffer_create, vkc_buffer_wrap, vkc_kernel_create(_glsl),
  *   vkc_seq_create, vkc_fuse_create, vkc_wait, vkc_poll, vkc_finish(_timeout),
  *   vkc_dispatch, vkc_copy, vkc_flush, vkc_ticket_export,
- *   vkc_wait_host_semaphore, the blocking transfers (two of them writing the
- *   same bytes at once leave either's data), and the queries of a live
- *   object: vkc_buffer_size/map/vk, vkc_kernel_info_get/vk.
+ *   vkc_wait_host_semaphore, the blocking transfers (on distinct buffers,
+ *   or distinct bytes of one buffer, at once; two of them on the same
+ *   bytes at once are a data race, as two memcpy would be: a mapped
+ *   buffer's transfer is one), and the queries of a live object:
+ *   vkc_buffer_size/map/vk, vkc_kernel_info_get/vk.
  * - One thread per object: calls on one sequence or one graph come from
  *   one thread at a time (distinct objects from distinct threads at once
  *   are fine): vkc_seq_begin/dispatch/copy/fill/barrier/acquire/release/
