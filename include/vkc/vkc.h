@@ -98,10 +98,17 @@
  * -----------------
  * Every call that can block returns VKC_TIMEOUT (positive: not an error;
  * the work goes on) rather than hang on a device that never finishes:
- * vkc_wait takes your timeout; vkc_finish, the blocking transfers, an
- * enqueue that waits for the oldest batch and vkc_context_destroy use
- * vkc_context_desc.wait_timeout_ns (10 s by default), vkc_finish_timeout
- * its own. No vkc wait is unbounded unless you pass UINT64_MAX.
+ * vkc_wait takes your timeout; vkc_finish, the blocking buffer and image
+ * transfers (each of their waits), an enqueue or flush that waits for the
+ * oldest batch use vkc_context_desc.wait_timeout_ns (10 s by default),
+ * vkc_finish_timeout its own; resident posts and splits take theirs. A
+ * transfer that timed out leaves its staging copy in flight: the next
+ * transfer in that direction waits for it first (bounded again).
+ * vkc_context_destroy (void) waits up to wait_timeout_ns and logs an error
+ * past it; it must not free what the GPU still runs, so on its own device
+ * it then waits for vkDeviceWaitIdle (the driver's own hang detection ends
+ * that), and on a wrapped device it goes on. No vkc wait is unbounded
+ * unless you pass UINT64_MAX.
  *
  * Thread safety
  * -------------
