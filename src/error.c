@@ -184,18 +184,29 @@ void vkc__last_error_copy(vkc_context *ctx, char *out, size_t size)
     pthread_mutex_unlock(&ctx->error_lock);
 }
 
+/* The caller's copy: another thread's failure may rewrite the context's
+ * message at any time, so handing out the context's own buffer would let a
+ * reader see it half written. */
+static _Thread_local char vkc__last_error_mine[sizeof(((vkc_context *)0)->last_error)];
+
 const char *vkc_context_last_error(const vkc_context *ctx)
 {
     if (!ctx || ctx->magic != VKC_MAGIC_CONTEXT)
         return vkc__create_error;
-    return ctx->last_error;
+    /* Cast for the lock only; nothing else changes. */
+    vkc__last_error_copy((vkc_context *)ctx, vkc__last_error_mine, sizeof(vkc__last_error_mine));
+    return vkc__last_error_mine;
 }
 
 VkResult vkc_context_last_vk_result(const vkc_context *ctx)
 {
     if (!ctx || ctx->magic != VKC_MAGIC_CONTEXT)
         return VK_SUCCESS;
-    return ctx->last_vk;
+    vkc_context *c = (vkc_context *)ctx;
+    pthread_mutex_lock(&c->error_lock);
+    VkResult vr = c->last_vk;
+    pthread_mutex_unlock(&c->error_lock);
+    return vr;
 }
 
 /* ---- clocks and thread ids (profiling) ---------------------------------------------------- */

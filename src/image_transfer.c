@@ -167,16 +167,17 @@ static vkc_result vkc__image_transfer(vkc_image *img, const vkc__box *b, uint8_t
     const uint64_t per = half / row; /* >= 1: a row is at most 16 bytes * 64Ki texels */
     const uint64_t chunks = (rows + per - 1) / per;
     vkc_buffer *st;
-    VKC_FORWARD(vkc__staging_take(ctx, download, &st));
+    VKC_FORWARD_DONE(vkc__staging_take(ctx, download, &st));
     uint64_t value[2] = {0, 0};
     vkc_result r = VKC_SUCCESS;
-    for (uint64_t i = 0; i <= chunks && r >= 0; ++i) {
+    /* Every wait is bounded (wait_timeout_ns): VKC_TIMEOUT ends the loop. */
+    for (uint64_t i = 0; i <= chunks && r == VKC_SUCCESS; ++i) {
         int h = (int)(i & 1);
         if (!download && i < chunks) {
             uint64_t r0 = i * per, r1 = VKC_MIN(rows, r0 + per);
             if (value[h])
-                r = vkc__wait_value(ctx, value[h], UINT64_MAX, VKC_WAIT_DEFAULT);
-            if (r < 0)
+                r = vkc__wait_bounded(ctx, value[h], "image transfer");
+            if (r != VKC_SUCCESS)
                 break;
             memcpy((uint8_t *)st->mapped + h * half, data + r0 * row, (r1 - r0) * row);
             r = vkc__buffer_sync_mapping(ctx, st, h * half, (r1 - r0) * row, true);
@@ -192,18 +193,20 @@ static vkc_result vkc__image_transfer(vkc_image *img, const vkc__box *b, uint8_t
             if (i > 0) {
                 int ph = (int)((i - 1) & 1);
                 uint64_t r0 = (i - 1) * per, r1 = VKC_MIN(rows, r0 + per);
-                r = vkc__wait_value(ctx, value[ph], UINT64_MAX, VKC_WAIT_DEFAULT);
-                if (r >= 0)
+                r = vkc__wait_bounded(ctx, value[ph], "image transfer");
+                if (r == VKC_SUCCESS)
                     r = vkc__buffer_sync_mapping(ctx, st, ph * half, (r1 - r0) * row, false);
-                if (r >= 0)
+                if (r == VKC_SUCCESS)
                     memcpy(data + r0 * row, (uint8_t *)st->mapped + ph * half, (r1 - r0) * row);
             }
         }
     }
-    /* Never leave the ring with a copy in flight, even after a failure. */
-    vkc_result w = vkc__wait_value(ctx, VKC_MAX(value[0], value[1]), UINT64_MAX, VKC_WAIT_DEFAULT);
-    vkc__staging_give(ctx, download);
-    return r < 0 ? r : w;
+    /* Never reuse the ring under a copy in flight, even after a failure: a
+     * wait that timed out leaves the ring busy for the next transfer. */
+    const uint64_t last = VKC_MAX(value[0], value[1]);
+    vkc_result w = r == VKC_TIMEOUT ? r : vkc__wait_bounded(ctx, last, "image transfer");
+    vkc__staging_give(ctx, download, w == VKC_SUCCESS ? 0 : last);
+    return r != VKC_SUCCESS ? r : w;
 }
 
 static vkc_result vkc__image_io(vkc_image *img, const vkc_image_region *region, void *data,

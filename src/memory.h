@@ -26,6 +26,9 @@ enum { VKC__UP = 0, VKC__DOWN = 1 };
 typedef struct vkc__staging {
     pthread_mutex_t lock; /* one transfer at a time per direction */
     vkc_buffer *buf;      /* lazily created, not on ctx->buffers */
+    /* A timed-out transfer's last copy (0: none): the ring is not touched
+     * again before it completed. */
+    uint64_t busy;
 } vkc__staging;
 
 typedef struct vkc__memory_state {

@@ -60,12 +60,22 @@ static vkc_result vkc__sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t 
 /* ---- staging ------------------------------------------------------------------- */
 
 /* Take the staging buffer of one direction (created on first use); returns
- * with its lock held on success. */
+ * with its lock held on VKC_SUCCESS only. A copy an earlier transfer left
+ * in flight when its wait timed out is waited for first, bounded: this
+ * transfer then returns VKC_TIMEOUT without touching the ring. */
 static vkc_result vkc__staging_acquire(vkc_context *ctx, int dir, vkc_buffer **out)
 {
     vkc__memory_state *ms = vkc__ms(ctx);
     vkc__staging *s = &ms->staging[dir];
     pthread_mutex_lock(&s->lock);
+    if (s->busy) {
+        vkc_result r = vkc__wait_bounded(ctx, s->busy, "staged transfer (an earlier one's copy)");
+        if (r != VKC_SUCCESS) {
+            pthread_mutex_unlock(&s->lock);
+            return r;
+        }
+        s->busy = 0;
+    }
     if (!s->buf) {
         vkc_result r = vkc__buffer_new(
             ctx, VKC_STAGING_RING_SIZE, dir == VKC__UP ? VKC_MEMORY_UPLOAD : VKC_MEMORY_READBACK,
@@ -80,9 +90,13 @@ static vkc_result vkc__staging_acquire(vkc_context *ctx, int dir, vkc_buffer **o
     return VKC_SUCCESS;
 }
 
-static void vkc__staging_release(vkc_context *ctx, int dir)
+/* busy: the last copy's value when the transfer's wait for it did not
+ * succeed (0 when it completed). */
+static void vkc__staging_release(vkc_context *ctx, int dir, uint64_t busy)
 {
-    pthread_mutex_unlock(&vkc__ms(ctx)->staging[dir].lock);
+    vkc__staging *s = &vkc__ms(ctx)->staging[dir];
+    s->busy = busy;
+    pthread_mutex_unlock(&s->lock);
 }
 
 vkc_result vkc__staging_take(vkc_context *ctx, int download, vkc_buffer **out)
@@ -90,9 +104,9 @@ vkc_result vkc__staging_take(vkc_context *ctx, int download, vkc_buffer **out)
     return vkc__staging_acquire(ctx, download ? VKC__DOWN : VKC__UP, out);
 }
 
-void vkc__staging_give(vkc_context *ctx, int download)
+void vkc__staging_give(vkc_context *ctx, int download, uint64_t busy)
 {
-    vkc__staging_release(ctx, download ? VKC__DOWN : VKC__UP);
+    vkc__staging_release(ctx, download ? VKC__DOWN : VKC__UP, busy);
 }
 
 vkc_result vkc__buffer_sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
@@ -121,7 +135,7 @@ static vkc_result vkc__upload_staged(vkc_context *ctx, vkc_buffer *buf, uint64_t
                                      const uint8_t *data, uint64_t size)
 {
     vkc_buffer *st;
-    VKC_FORWARD(vkc__staging_acquire(ctx, VKC__UP, &st));
+    VKC_FORWARD_DONE(vkc__staging_acquire(ctx, VKC__UP, &st));
     const uint64_t half = VKC_STAGING_RING_SIZE / 2;
     uint64_t value[2] = {0, 0};
     vkc_result r = VKC_SUCCESS;
@@ -139,9 +153,11 @@ static vkc_result vkc__upload_staged(vkc_context *ctx, vkc_buffer *buf, uint64_t
             r = vkc__copy_submit(ctx, buf->buffer, buf->offset + offset + done, st->buffer,
                                  st->offset + h * half, n, buf, &value[h]);
     }
-    /* Never leave the ring with a copy in flight, even after a failure. */
-    vkc_result w = vkc__wait_bounded(ctx, VKC_MAX(value[0], value[1]), "staged transfer");
-    vkc__staging_release(ctx, VKC__UP);
+    /* Never reuse the ring under a copy in flight, even after a failure: a
+     * wait that timed out leaves the ring busy for the next transfer. */
+    const uint64_t last = VKC_MAX(value[0], value[1]);
+    vkc_result w = r == VKC_TIMEOUT ? r : vkc__wait_bounded(ctx, last, "staged transfer");
+    vkc__staging_release(ctx, VKC__UP, w == VKC_SUCCESS ? 0 : last);
     return r != VKC_SUCCESS ? r : w;
 }
 
@@ -151,12 +167,12 @@ static vkc_result vkc__download_staged(vkc_context *ctx, vkc_buffer *buf, uint64
                                        uint8_t *data, uint64_t size)
 {
     vkc_buffer *st;
-    VKC_FORWARD(vkc__staging_acquire(ctx, VKC__DOWN, &st));
+    VKC_FORWARD_DONE(vkc__staging_acquire(ctx, VKC__DOWN, &st));
     const uint64_t half = VKC_STAGING_RING_SIZE / 2;
     uint64_t chunks = (size + half - 1) / half;
     uint64_t value[2] = {0, 0};
     vkc_result r = VKC_SUCCESS;
-    for (uint64_t i = 0; i <= chunks && r >= 0; ++i) {
+    for (uint64_t i = 0; i <= chunks && r == VKC_SUCCESS; ++i) {
         if (i < chunks) {
             uint64_t done = i * half;
             int h = (int)(i & 1);
@@ -170,15 +186,16 @@ static vkc_result vkc__download_staged(vkc_context *ctx, vkc_buffer *buf, uint64
             uint64_t done = (i - 1) * half;
             uint64_t n = VKC_MIN(half, size - done);
             int h = (int)((i - 1) & 1);
-            r = vkc__wait_value(ctx, value[h], UINT64_MAX, VKC_WAIT_DEFAULT);
-            if (r >= 0)
+            r = vkc__wait_bounded(ctx, value[h], "staged transfer");
+            if (r == VKC_SUCCESS)
                 r = vkc__sync_mapping(ctx, st, h * half, n, false);
-            if (r >= 0)
+            if (r == VKC_SUCCESS)
                 memcpy(data + done, (uint8_t *)st->mapped + h * half, n);
         }
     }
-    vkc_result w = vkc__wait_bounded(ctx, VKC_MAX(value[0], value[1]), "staged transfer");
-    vkc__staging_release(ctx, VKC__DOWN);
+    const uint64_t last = VKC_MAX(value[0], value[1]);
+    vkc_result w = r == VKC_TIMEOUT ? r : vkc__wait_bounded(ctx, last, "staged transfer");
+    vkc__staging_release(ctx, VKC__DOWN, w == VKC_SUCCESS ? 0 : last);
     return r != VKC_SUCCESS ? r : w;
 }
 

@@ -549,7 +549,7 @@ void vkc__memory_force_uncached(vkc_context *ctx, bool on);
  * first use, VKC_STAGING_RING_SIZE bytes, mapped), returned with its lock
  * held: give it back with vkc__staging_give. transfer.c; image.c uses it. */
 vkc_result vkc__staging_take(vkc_context *ctx, int download, vkc_buffer **out);
-void vkc__staging_give(vkc_context *ctx, int download);
+void vkc__staging_give(vkc_context *ctx, int download, uint64_t busy);
 /* Flush (host wrote) or invalidate (host will read) a range of a mapped
  * buffer where its memory is not coherent. */
 vkc_result vkc__buffer_sync_mapping(vkc_context *ctx, vkc_buffer *buf, uint64_t offset,
@@ -625,11 +625,12 @@ static inline VkDescriptorType vkc__descriptor_type(const vkc_binding_info *b)
     }
 }
 
-/* Check an image handle (image.c, image_transfer.c). */
+/* Check an image handle (image.c, image_transfer.c). A destroyed one that
+ * something still holds is named, as buffers are (vkc__obj_check). */
 #define VKC_CHECK_IMAGE(img, what)                                                                 \
     do {                                                                                           \
-        if (VKC_UNLIKELY(!(img) || (img)->obj.magic != VKC_MAGIC_IMAGE))                           \
-            return VKC_FAIL(NULL, VKC_ERROR_INVALID_HANDLE, "%s: invalid vkc_image handle", what); \
+        if (VKC_UNLIKELY(!vkc__obj_is((img), VKC_MAGIC_IMAGE)))                                    \
+            return vkc__obj_check(NULL, (img), VKC_MAGIC_IMAGE, what);                             \
         VKC_CHECK_CONTEXT((img)->obj.ctx);                                                         \
         if (VKC_UNLIKELY((img)->dead))                                                             \
             return VKC_FAIL((img)->obj.ctx, VKC_ERROR_INVALID_HANDLE,                              \

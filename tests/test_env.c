@@ -194,6 +194,30 @@ static void test_seq_ring(void **state)
     env_restore("VKC_SEQ_RING");
 }
 
+/* The sparse timeline signals' period (pool.c, an experiment's switch). */
+static void test_signal_every(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"0", "x", "2097152", "-3"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        env_set("VKC_SIGNAL_EVERY", bad[i]);
+        vkc_context *ctx = create();
+        if (ctx->features.timeline_semaphores) { /* read only with a timeline */
+            expect_warning("VKC_SIGNAL_EVERY", bad[i], "the default: 128");
+            assert_int_equal(ctx->signal_every, 128);
+        }
+        vkc_test_context_destroy(ctx);
+        env_restore("VKC_SIGNAL_EVERY");
+    }
+    env_set("VKC_SIGNAL_EVERY", "16");
+    vkc_context *ctx = create();
+    expect_no_warning();
+    if (ctx->features.timeline_semaphores)
+        assert_int_equal(ctx->signal_every, 16);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_SIGNAL_EVERY");
+}
+
 /* The completion marker's form and the immediate-mode policy (experiments). */
 static void test_marker_form_and_imm_fixed(void **state)
 {
@@ -334,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_groups_per_sm), cmocka_unit_test(test_seq_ring),
         cmocka_unit_test(test_device),        cmocka_unit_test(test_loader),
         cmocka_unit_test(test_cache_dir),     cmocka_unit_test(test_marker_form_and_imm_fixed),
+        cmocka_unit_test(test_signal_every),
     };
     return cmocka_run_group_tests_name("environment variables", tests, NULL, NULL);
 }

@@ -40,11 +40,11 @@
  *
  * Lifetimes
  * ---------
- * One rule for every object (buffer, wrapped buffer, kernel, sequence,
- * fusion graph): your handle is one reference; vkc_X_destroy() drops it and
- * makes the handle dead. The object itself (its VkBuffer and memory, its
- * pipeline, ...) is freed when the last reference goes, and the others are
- * held by what still needs it:
+ * One rule for every object (buffer, wrapped buffer, image, wrapped image,
+ * kernel, sequence, fusion graph): your handle is one reference;
+ * vkc_X_destroy() drops it and makes the handle dead. The object itself
+ * (its VkBuffer and memory, its pipeline, ...) is freed when the last
+ * reference goes, and the others are held by what still needs it:
  * - a sequence holds everything its recorded commands name (kernels,
  *   buffers, a graph's temporaries), once per recording, until it is
  *   recorded again (vkc_seq_begin) or destroyed;
@@ -55,8 +55,17 @@
  * So destroy is always allowed and never waits: a sequence recorded with a
  * kernel or buffer you then destroyed still submits and computes right,
  * work in flight finishes on live objects, and the memory goes back to the
- * allocator once nothing needs it (vkc_finish() releases what finished
- * work held at once). A NEW use of a destroyed handle (recording it,
+ * allocator once nothing needs it. When exactly: a submission lets go
+ * once the timeline has passed its value, seen at the next retire point
+ * (vkc_finish(), a buffer or image destroy, taking a recording unit when
+ * none is free, vkc_context_destroy()). Where vkc's completion marker is
+ * trusted (lavapipe's is) most submits carry no timeline signal: one
+ * comes at most VKC_SIGNAL_EVERY - 1 (127) values later, or sooner with a
+ * blocking wait, an export or a new recording's first submit. So a
+ * destroyed object whose last use was such a submit is freed by the next
+ * vkc_finish() or vkc_context_destroy() at the latest, and without either
+ * by the first retire point after at most 127 further submits; replays
+ * alone are no retire point. A NEW use of a destroyed handle (recording it,
  * uploading to it, ...) is VKC_ERROR_INVALID_HANDLE with the object's name,
  * as long as something still holds it; once freed, the handle is dangling
  * memory like any freed pointer: do not use it at all.
@@ -67,9 +76,11 @@
  * references are taken once when a sequence is recorded (one atomic per
  * distinct object), never per submit.
  *
- * - Wrapped buffers (vkc_buffer_wrap): vkc's record follows the rule; the
- *   host's VkBuffer is the host's, and the host must not destroy it before
- *   the tickets of all work naming it completed.
+ * - Wrapped buffers and images (vkc_buffer_wrap, vkc_image_wrap): vkc's
+ *   record (and an image's views) follow the rule; the host's VkBuffer or
+ *   VkImage is the host's, and the host must not destroy it before the
+ *   tickets of all work naming it completed.
+ * - Samplers (vkc_sampler_get) are the context's: no destroy, freed with it.
  * - vkc_fuse_destroy: the graph's own references go; its temporaries and
  *   fused kernels live on in every sequence that recorded them.
  * - vkc_context_destroy: any mix of queued immediate work, work in flight
@@ -87,10 +98,17 @@
  * -----------------
  * Every call that can block returns VKC_TIMEOUT (positive: not an error;
  * the work goes on) rather than hang on a device that never finishes:
- * vkc_wait takes your timeout; vkc_finish, the blocking transfers, an
- * enqueue that waits for the oldest batch and vkc_context_destroy use
- * vkc_context_desc.wait_timeout_ns (10 s by default), vkc_finish_timeout
- * its own. No vkc wait is unbounded unless you pass UINT64_MAX.
+ * vkc_wait takes your timeout; vkc_finish, the blocking buffer and image
+ * transfers (each of their waits), an enqueue or flush that waits for the
+ * oldest batch use vkc_context_desc.wait_timeout_ns (10 s by default),
+ * vkc_finish_timeout its own; resident posts and splits take theirs. A
+ * transfer that timed out leaves its staging copy in flight: the next
+ * transfer in that direction waits for it first (bounded again).
+ * vkc_context_destroy (void) waits up to wait_timeout_ns and logs an error
+ * past it; it must not free what the GPU still runs, so on its own device
+ * it then waits for vkDeviceWaitIdle (the driver's own hang detection ends
+ * that), and on a wrapped device it goes on. No vkc wait is unbounded
+ * unless you pass UINT64_MAX.
  *
  * Thread safety
  * -------------
@@ -100,14 +118,16 @@
  *   vkc_result_string, vkc_queue_reason_string, vkc_last_create_error (per
  *   thread), vkc_system_query, vkc_context_create, vkc_context_wrap,
  *   vkc_context_device, vkc_context_features_get, vkc_context_stats,
- *   vkc_context_vk, vkc_context_last_error (the string may be replaced by a
- *   later failure on another thread), vkc_queue_lock/unlock,
+ *   vkc_context_vk, vkc_context_last_error (a copy per thread: a later
+ *   failure on another thread replaces the context's message, not the copy), vkc_queue_lock/unlock,
  *   vkc_buffer_create, vkc_buffer_wrap, vkc_kernel_create(_glsl),
  *   vkc_seq_create, vkc_fuse_create, vkc_wait, vkc_poll, vkc_finish(_timeout),
  *   vkc_dispatch, vkc_copy, vkc_flush, vkc_ticket_export,
- *   vkc_wait_host_semaphore, the blocking transfers (two of them writing the
- *   same bytes at once leave either's data), and the queries of a live
- *   object: vkc_buffer_size/map/vk, vkc_kernel_info_get/vk.
+ *   vkc_wait_host_semaphore, the blocking transfers (on distinct buffers,
+ *   or distinct bytes of one buffer, at once; two of them on the same
+ *   bytes at once are a data race, as two memcpy would be: a mapped
+ *   buffer's transfer is one), and the queries of a live object:
+ *   vkc_buffer_size/map/vk, vkc_kernel_info_get/vk.
  * - One thread per object: calls on one sequence or one graph come from
  *   one thread at a time (distinct objects from distinct threads at once
  *   are fine): vkc_seq_begin/dispatch/copy/fill/barrier/acquire/release/
@@ -413,7 +433,9 @@ VKC_API vkc_result vkc_context_recover(vkc_context *ctx);
 
 /* The detailed message of the last failure on this context ("" if none) and
  * the VkResult behind it (VK_SUCCESS if none came from Vulkan). The string is
- * valid until the next failing call on this context. */
+ * this thread's copy, valid until this thread calls vkc_context_last_error
+ * again; a failure on another thread may replace the context's message
+ * meanwhile, never the copy. Thread-safe. */
 VKC_API const char *vkc_context_last_error(const vkc_context *ctx);
 VKC_API VkResult vkc_context_last_vk_result(const vkc_context *ctx);
 
@@ -752,9 +774,10 @@ VKC_API vkc_result vkc_buffer_copy(vkc_buffer *dst, uint64_t dst_offset, vkc_buf
  * level of one layer): a copy to one corner of a subresource and a kernel
  * reading another corner of it are ordered. A command cannot name one
  * subresource in two layouts (a storage and a sampled binding of the same
- * mip, say): VKC_ERROR_INVALID_ARGUMENT. Lifetimes are those of buffers: an
- * image destroyed while a recorded sequence names it must not be submitted
- * again (vkc_image_destroy waits for the work in flight).
+ * mip, say): VKC_ERROR_INVALID_ARGUMENT. Lifetimes are those of buffers
+ * (see "Lifetimes"): vkc_image_destroy never waits; a sequence that
+ * recorded the image still runs on it, work in flight finishes on it, and
+ * a new use of the dead handle is VKC_ERROR_INVALID_HANDLE naming it.
  *
  * Texel data on the host and in buffers is tightly packed: rows of
  * width * texel size bytes, then height rows, then depth slices, then
@@ -853,9 +876,10 @@ typedef struct vkc_image_desc {
  * mip levels; VKC_ERROR_LIMIT beyond the device's image limits;
  * VKC_ERROR_OUT_OF_DEVICE_MEMORY. *out is NULL on failure. Thread-safe. */
 VKC_API vkc_result vkc_image_create(vkc_context *ctx, const vkc_image_desc *desc, vkc_image **out);
-/* Wait until all work submitted on the context has completed (immediate
- * work is flushed first), then free the image and its views. A wrapped
- * image frees only vkc's record and views. NULL does nothing. */
+/* Drop the caller's reference (see "Lifetimes"): returns at once; the
+ * image, its memory and views are freed once no recorded sequence or work
+ * in flight names it. A wrapped image frees only vkc's record and views.
+ * NULL does nothing. */
 VKC_API void vkc_image_destroy(vkc_image *img);
 
 typedef struct vkc_image_info {
