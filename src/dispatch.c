@@ -831,7 +831,7 @@ vkc_result vkc_wait(vkc_context *ctx, vkc_ticket t, uint64_t timeout_ns)
     VKC_FORWARD(vkc__check_ticket(ctx, t));
     if (t.value == 0)
         return VKC_SUCCESS;
-    if (VKC_LIKELY(!atomic_load_explicit(&ctx->profile_waits, memory_order_relaxed)))
+    if (VKC_LIKELY(!VKC__PROFILED(atomic_load_explicit(&ctx->profile_waits, memory_order_relaxed))))
         return vkc__wait_results(ctx, t.value, timeout_ns);
     const uint64_t t0 = vkc__clock_ns();
     vkc_result r = vkc__wait_results(ctx, t.value, timeout_ns);

@@ -35,7 +35,8 @@
  * submitted again or destroyed. */
 static inline void vkc__cmd_profile_reuse(vkc_context *ctx, vkc__cmd *c)
 {
-    if (VKC_UNLIKELY(atomic_load_explicit(&c->prof_value, memory_order_acquire)) && ctx->profile)
+    if (VKC_UNLIKELY(VKC__PROFILED(atomic_load_explicit(&c->prof_value, memory_order_acquire))) &&
+        ctx->profile)
         ctx->profile->reuse(ctx, c);
 }
 
@@ -681,7 +682,7 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
         return VKC_FAIL(ctx, VKC_ERROR_DEVICE_LOST, "the device was lost earlier");
     VKC_FORWARD(vkc__resident_order(ctx));
     /* The one test profiling adds to an unprofiled submit. */
-    if (VKC_LIKELY(!cmd->query_count))
+    if (VKC_LIKELY(!VKC__PROFILED(cmd->query_count)))
         return vkc__submit_marked(ctx, cmd, out_value);
     /* The queries of the previous submission are overwritten by this one. */
     vkc__cmd_profile_reuse(ctx, cmd);

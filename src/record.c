@@ -176,7 +176,7 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     for (uint32_t i = 0; i < s->cmd_count; ++i)
         s->order[start[s->cmds[i].level]++] = i;
 
-    const bool prof = s->profile;
+    const bool prof = VKC__PROFILED(s->profile);
     const uint64_t record_start = prof ? vkc__clock_ns() : 0;
     vkc__cmd *unit;
     VKC_FORWARD(vkc__cmd_acquire(ctx, &unit));

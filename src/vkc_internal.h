@@ -25,6 +25,15 @@
 #define VKC_PRINTF(a, b)
 #endif
 
+/* Profiling's tests on the submission path go through VKC__PROFILED: a build
+ * with -DVKC_PROFILING_BUILD=0 compiles them out. That build is the
+ * profiling-free baseline vkc-bench measures "profiling off" against
+ * (bench/compare_builds.sh); it is not a supported configuration. */
+#ifndef VKC_PROFILING_BUILD
+#define VKC_PROFILING_BUILD 1
+#endif
+#define VKC__PROFILED(x) (VKC_PROFILING_BUILD && (x))
+
 #define VKC_ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define VKC_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define VKC_MAX(a, b) ((a) > (b) ? (a) : (b))
