@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Profiling evidence on the H200 (issue 14), for docs/profile/h200/.
+# Profiling evidence on the H200 (issue 14), for docs/h200/<date>/.../profile/.
 #
 # Run on the H200 machine (the device tool), from the repository root, with
 # .gl (../shared/gpu/fetch-vulkan-runtime.sh) and build-gpu (a Release build

@@ -1511,12 +1511,15 @@ VKC_API vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out_ticket);
  *   the results of the lost submissions are dropped; events already held
  *   stay, and profiling goes on after vkc_context_recover.
  *
- * Cost (BENCHMARKS.md, "Profiling"; H200 figures in docs/profile/h200/):
- * off, nothing measurable. On, per dispatch: four timestamp writes in the
- * recorded work (about 110 ns more CPU per recorded dispatch on lavapipe;
- * lavapipe also flushes its pipeline at each end-of-pipe timestamp, about
- * 50 us of GPU time per dispatch there), and per submission one query read
- * and its bookkeeping when its results are read.
+ * Cost (BENCHMARKS.md, "Profiling off" and "Profiling on, on the H200"):
+ * off, nothing measurable (on the H200, record and submit with profiling
+ * off are within the run-to-run spread of a build that compiles profiling
+ * out). On, per dispatch: four timestamp writes in the recorded work (about
+ * 110 ns more CPU per recorded dispatch on lavapipe, ~0.5 us on the H200's
+ * host); each end-of-pipe timestamp waits for the work before it, about
+ * 4 us of GPU time per dependent dispatch on the H200 (50 us on lavapipe);
+ * per submission one query read and its bookkeeping when its results are
+ * read. Profile to find where time goes, not to time the final product.
  *
  * Thread safety: every vkc_profile_* call is thread-safe; the strings in
  * events and stats stay valid until vkc_context_destroy. */
