@@ -218,6 +218,62 @@ static void test_signal_every(void **state)
     env_restore("VKC_SIGNAL_EVERY");
 }
 
+/* The resident kernel's variables are read at vkc_resident_create: a bad
+ * value warns and leaves vkc's choice (memory) or the resident path. */
+static void test_resident_vars(void **state)
+{
+    (void)state;
+    static const char *GLSL = "#version 450\n"
+                              "#include \"vkc_resident.glsl\"\n"
+                              "layout(local_size_x = 1) in;\n"
+                              "layout(set = 0, binding = 1) coherent buffer D { uint d[]; };\n"
+                              "void main() {\n"
+                              "  vkc_item it;\n"
+                              "  while (vkc_resident_next(it)) {\n"
+                              "    d[0] += vkc_resident_word(it, 0u);\n"
+                              "    vkc_resident_done(it);\n"
+                              "  }\n"
+                              "}\n";
+    static const struct {
+        const char *name, *value, *fallback;
+    } bad[] = {{"VKC_RESIDENT", "banana", "the resident path"},
+               {"VKC_RESIDENT_MEMORY", "banana", "vkc's choice"},
+               {"VKC_RESIDENT_MEMORY", "99", "vkc's choice"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        vkc_context *ctx = create();
+        vkc_buffer *d = NULL;
+        assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 64}, &d), VKC_SUCCESS);
+        assert_int_equal(vkc_buffer_fill(d, 0, 64, 0), VKC_SUCCESS);
+        g_warnings[0] = '\0';
+        g_warning_count = 0;
+        env_set(bad[i].name, bad[i].value);
+        vkc_resident *r = NULL;
+        vkc_arg a = {.buffer = d};
+        vkc_result res = vkc_resident_create(
+            ctx,
+            &(vkc_resident_desc){
+                .glsl = GLSL, .args = &a, .arg_count = 1, .slots = 4, .payload_size = 4},
+            &r);
+        env_restore(bad[i].name);
+        assert_int_equal(res, VKC_SUCCESS);
+        char want[256];
+        snprintf(want, sizeof(want), "%s=\"%s\" is not recognised", bad[i].name, bad[i].value);
+        if (!strstr(g_warnings, want) || !strstr(g_warnings, bad[i].fallback))
+            fail_msg("expected a warning with \"%s\" and \"%s\"; got %u:\n%s", want,
+                     bad[i].fallback, g_warning_count, g_warnings);
+        /* The default still works: one item, checked. */
+        uint32_t w = 5, got = 0;
+        vkc_ticket t;
+        assert_int_equal(vkc_resident_post(r, &w, sizeof(w), 0, &t), VKC_SUCCESS);
+        assert_int_equal(vkc_wait(ctx, t, 10000000000ull), VKC_SUCCESS);
+        vkc_resident_destroy(r);
+        assert_int_equal(vkc_buffer_download(d, 0, &got, 4), VKC_SUCCESS);
+        assert_int_equal(got, 5);
+        vkc_buffer_destroy(d);
+        vkc_test_context_destroy(ctx);
+    }
+}
+
 /* The completion marker's form and the immediate-mode policy (experiments). */
 static void test_marker_form_and_imm_fixed(void **state)
 {
@@ -358,7 +414,7 @@ int main(void)
         cmocka_unit_test(test_groups_per_sm), cmocka_unit_test(test_seq_ring),
         cmocka_unit_test(test_device),        cmocka_unit_test(test_loader),
         cmocka_unit_test(test_cache_dir),     cmocka_unit_test(test_marker_form_and_imm_fixed),
-        cmocka_unit_test(test_signal_every),
+        cmocka_unit_test(test_signal_every),  cmocka_unit_test(test_resident_vars),
     };
     return cmocka_run_group_tests_name("environment variables", tests, NULL, NULL);
 }
