@@ -23,15 +23,7 @@ out=${1:?usage: bench/run_resident_h200.sh OUTDIR}
 mkdir -p "$out"
 b=${VKC_BUILD:-build-gpu}
 status=0
-step() { # name, then the command; its output goes to OUTDIR/name.txt
-  local name=$1
-  shift
-  local t0=$SECONDS
-  timeout 240 "$@" > "$out/$name.txt" 2>&1
-  local rc=$?
-  echo "$name: exit $rc ($((SECONDS - t0)) s)" | tee -a "$out/summary.txt"
-  [ $rc -eq 0 ] || { tail -25 "$out/$name.txt"; status=1; }
-}
+. bench/h200_step.sh
 
 . bench/vulkan_env.sh
 export VKC_CACHE_DIR=/tmp/vkc-cache
