@@ -11,3 +11,25 @@ step() {
   echo "$name: exit $rc ($((SECONDS - t0)) s)" | tee -a "$out/summary.txt"
   [ $rc -eq 0 ] || { tail -25 "$out/$name.txt"; status=1; }
 }
+
+# The CUDA reference beside vkc-bench, then combine.py over whichever of
+# $out/vkc.json and $out/cuda.json exist; the combined rows matching $1 are
+# printed.
+cuda_and_combine() {
+  if nvcc -O2 -arch=sm_90 -std=c++17 -o /tmp/vkc_cuda_ref bench/cuda/vkc_cuda_ref.cu \
+       > "$out/nvcc.txt" 2>&1; then
+    step cuda /tmp/vkc_cuda_ref --json "$out/cuda.json"
+  else
+    echo "nvcc failed" | tee -a "$out/summary.txt"
+    tail -5 "$out/nvcc.txt"
+    status=1
+  fi
+  local inputs=() f
+  for f in vkc.json cuda.json; do
+    [ -s "$out/$f" ] && inputs+=("$out/$f")
+  done
+  if [ ${#inputs[@]} -gt 0 ]; then
+    python3 bench/combine.py "${inputs[@]}" > "$out/combined.md" 2> "$out/combine.txt" || status=1
+    grep -E "$1" "$out/combined.md" | head -30
+  fi
+}

@@ -45,21 +45,6 @@ unset VKC_VALIDATION
 step vkc-bench "$b/tools/vkc-bench" --scenario chain --json "$out/vkc.json"
 grep -E "^\| chain " "$out/vkc-bench.txt"
 
-if nvcc -O2 -arch=sm_90 -std=c++17 -o /tmp/vkc_cuda_ref bench/cuda/vkc_cuda_ref.cu \
-     > "$out/nvcc.txt" 2>&1; then
-  step cuda /tmp/vkc_cuda_ref --json "$out/cuda.json"
-else
-  echo "nvcc failed" | tee -a "$out/summary.txt"
-  tail -5 "$out/nvcc.txt"
-  status=1
-fi
-inputs=()
-for f in vkc.json cuda.json; do
-  [ -s "$out/$f" ] && inputs+=("$out/$f")
-done
-if [ ${#inputs[@]} -gt 0 ]; then
-  python3 bench/combine.py "${inputs[@]}" > "$out/combined.md" 2> "$out/combine.txt" || status=1
-  grep -E "^\| chain |cooperative" "$out/combined.md" | head -30
-fi
+cuda_and_combine '^\| chain |cooperative'
 cat "$out/summary.txt"
 exit $status

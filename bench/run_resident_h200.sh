@@ -61,22 +61,6 @@ grep -E "^\| (reuse|resident) " "$out/vkc-bench.txt"
 step vkc-bench-2 "$b/tools/vkc-bench" --scenario resident --json "$out/vkc2.json"
 grep -E "^\| resident \| (raw|vkc)-resident" "$out/vkc-bench-2.txt"
 
-if nvcc -O2 -arch=sm_90 -std=c++17 -o /tmp/vkc_cuda_ref bench/cuda/vkc_cuda_ref.cu \
-     > "$out/nvcc.txt" 2>&1; then
-  step cuda /tmp/vkc_cuda_ref --json "$out/cuda.json"
-  grep -iE "roundtrip|1node" "$out/cuda.txt" | head
-else
-  echo "nvcc failed" | tee -a "$out/summary.txt"
-  tail -5 "$out/nvcc.txt"
-  status=1
-fi
-inputs=()
-for f in vkc.json cuda.json; do
-  [ -s "$out/$f" ] && inputs+=("$out/$f")
-done
-if [ ${#inputs[@]} -gt 0 ]; then
-  python3 bench/combine.py "${inputs[@]}" > "$out/combined.md" 2> "$out/combine.txt" || status=1
-  grep -E "resident|1node|roundtrip|reuse" "$out/combined.md" | head -30
-fi
+cuda_and_combine 'resident|1node|roundtrip|reuse'
 cat "$out/summary.txt"
 exit $status
