@@ -583,6 +583,7 @@ int main(int argc, char **argv)
     /* Creating a context shows what vkc will really use (fallbacks). */
     vkc_context_features f;
     bool have_f = false;
+    char wait_reason[256], coop_reason[256];
     if (r == VKC_SUCCESS) {
         vkc_context *ctx = NULL;
         char dev[16];
@@ -591,6 +592,16 @@ int main(int argc, char **argv)
         vkc_result cr = vkc_context_create(&desc, &ctx);
         if (cr == VKC_SUCCESS) {
             have_f = vkc_context_features_get(ctx, &f) == VKC_SUCCESS;
+            /* The reasons live as long as the context: copied, since the
+             * report is printed after it is gone. */
+            if (have_f) {
+                snprintf(wait_reason, sizeof(wait_reason), "%s",
+                         f.wait_reason ? f.wait_reason : "-");
+                snprintf(coop_reason, sizeof(coop_reason), "%s",
+                         f.cooperative_reason ? f.cooperative_reason : "-");
+                f.wait_reason = wait_reason;
+                f.cooperative_reason = coop_reason;
+            }
             probe_resident(ctx);
             probe_formats(ctx);
             vkc_context_destroy(ctx);
