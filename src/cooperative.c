@@ -22,8 +22,6 @@ enum { GS_FIRST = 2, GS_COUNT = 3, GS_COOPERATIVE = 4 };
 /* The fallback records one dispatch per step and one state entry each. */
 #define VKC__GRID_MAX_STEPS (1u << 20)
 #define VKC__VENDOR_NVIDIA 0x10deu
-/* The register file of an NVIDIA SM since Kepler (as profile_kernel.c). */
-#define VKC__NV_REGISTERS_PER_SM 65536u
 
 /* SPIR-V numbers (the specification, unified1). */
 #define VKC__OP_DECORATE 71u
@@ -74,16 +72,9 @@ static uint32_t vkc__grid_capacity(vkc_kernel *k, uint32_t *per_sm, char *why, s
         snprintf(why, why_size,
                  "registers unknown (kernel_statistics off or not NVIDIA): one workgroup per SM");
     } else {
+        /* The occupancy counts registers at NVIDIA's allocation
+         * granularity (profile_kernel.c), so it is what fits at once. */
         n = VKC_MAX(1u, ks.occupancy / ks.subgroups_per_workgroup);
-        /* The occupancy report counts registers as the driver states them;
-         * NVIDIA allocates them per warp in units of 256 (8 per
-         * invocation), so a count just above a multiple of 8 holds fewer
-         * warps than it says. A grid one workgroup too large never passes
-         * its first barrier: round up here. */
-        const uint32_t regs = (ks.registers + 7u) / 8u * 8u;
-        const uint32_t warps = VKC__NV_REGISTERS_PER_SM / (regs * VKC_MAX(ks.subgroup_size, 1u));
-        const uint32_t by_regs = VKC_MAX(1u, warps / ks.subgroups_per_workgroup);
-        n = VKC_MIN(n, by_regs);
         snprintf(why, why_size, "%u workgroups per SM (%s; %u registers per invocation)", n,
                  ks.limit, ks.registers);
     }

@@ -166,7 +166,12 @@ vkc_result vkc_kernel_stats_get(vkc_kernel *k, vkc_kernel_stats *out)
         why = "workgroups";
     }
     if (out->registers && di->vendor_id == VKC_VENDOR_NVIDIA) {
-        uint64_t per_sg = (uint64_t)out->registers * sg;
+        /* NVIDIA allocates registers per warp in units of 256 (8 per
+         * invocation): a count just above a multiple of 8 holds fewer warps
+         * than it says. Cooperative grids are sized from this figure, and
+         * one workgroup too many never passes its first barrier. */
+        const uint64_t regs = ((uint64_t)out->registers + 7u) / 8u * 8u;
+        uint64_t per_sg = regs * sg;
         uint32_t wgs = (uint32_t)(VKC_NV_REGISTERS_PER_SM / (per_sg * per_wg));
         if (wgs * per_wg < best) {
             best = wgs * per_wg;
