@@ -1056,18 +1056,9 @@ static int setup_fallback(void **state)
     return 0;
 }
 
-static int setup(void **state)
-{
-    return vkc_test_setup(state);
-}
-static int teardown(void **state)
-{
-    return vkc_test_teardown(state);
-}
-
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
-#define TF(f) cmocka_unit_test_setup_teardown(f, setup_fallback, teardown)
-#define TM(f) cmocka_unit_test_setup_teardown(f, setup_marker, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, vkc_test_setup, vkc_test_teardown)
+#define TF(f) cmocka_unit_test_setup_teardown(f, setup_fallback, vkc_test_teardown)
+#define TM(f) cmocka_unit_test_setup_teardown(f, setup_marker, vkc_test_teardown)
 
 int main(void)
 {

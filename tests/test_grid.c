@@ -443,16 +443,7 @@ static void test_line_numbers(void **state)
     assert_non_null(strstr(vkc_context_last_error(ctx), ":4:"));
 }
 
-static int setup(void **state)
-{
-    return vkc_test_setup(state);
-}
-static int teardown(void **state)
-{
-    return vkc_test_teardown(state);
-}
-
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, vkc_test_setup, vkc_test_teardown)
 
 int main(void)
 {

@@ -302,16 +302,7 @@ static void test_fences(void **state)
     vkc_test_context_destroy(ctx);
 }
 
-static int setup(void **state)
-{
-    return vkc_test_setup(state);
-}
-static int teardown(void **state)
-{
-    return vkc_test_teardown(state);
-}
-
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, vkc_test_setup, vkc_test_teardown)
 
 int main(void)
 {
