@@ -1,7 +1,16 @@
 # Sourced by the short H200 scripts (run_coop_h200.sh, run_resident_h200.sh)
-# after they set $out and status=0: step NAME CMD... runs CMD bounded by
-# 240 s with its output in $out/NAME.txt, and adds one line to
-# $out/summary.txt; a failing step prints its tail and sets status=1.
+# from the repository root once they have set $out: makes $out, sets $b (the
+# build, VKC_BUILD or build-gpu) and status=0, points the loader at the
+# carried NVIDIA runtime (bench/vulkan_env.sh) and the kernel cache at /tmp.
+# step NAME CMD... runs CMD bounded by 240 s with its output in
+# $out/NAME.txt and adds one line to $out/summary.txt; a failing step prints
+# its tail and sets status=1.
+mkdir -p "$out"
+b=${VKC_BUILD:-build-gpu}
+status=0
+. bench/vulkan_env.sh
+export VKC_CACHE_DIR=/tmp/vkc-cache
+
 step() {
   local name=$1
   shift

@@ -20,13 +20,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: bench/run_resident_h200.sh OUTDIR}
-mkdir -p "$out"
-b=${VKC_BUILD:-build-gpu}
-status=0
 . bench/h200_step.sh
-
-. bench/vulkan_env.sh
-export VKC_CACHE_DIR=/tmp/vkc-cache
 
 step vkc-info "$b/tools/vkc-info"
 grep "resident kernels" "$out/vkc-info.txt"
