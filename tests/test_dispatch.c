@@ -976,8 +976,10 @@ static void test_marker_skip(void **state)
     for (uint32_t i = 0; i < n; ++i)
         assert_int_equal(out[i], ref);
 
-    /* A long dispatch keeps the queue busy while a unit recorded without
-     * the marker is submitted. */
+    /* A dispatch held back by a host semaphore keeps the queue busy while a
+     * unit recorded without the marker is submitted (a long dispatch alone
+     * could finish first on a loaded machine, lavapipe running it on its
+     * own thread). */
     uint32_t iters = vkc_context_device(ctx)->type == VKC_DEVICE_TYPE_CPU ? 100 : 60000;
     vkc_arg ya = arg(y);
     vkc_seq *busy, *s2;
@@ -994,12 +996,27 @@ static void test_marker_skip(void **state)
     s2->marker_optional = true;
     assert_int_equal(vkc_seq_dispatch(s2, &d), VKC_SUCCESS);
     assert_int_equal(vkc_seq_end(s2), VKC_SUCCESS);
+    VkSemaphoreTypeCreateInfo tci = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &tci};
+    VkSemaphore gate = VK_NULL_HANDLE;
+    assert_int_equal(ctx->vk.vkCreateSemaphore(ctx->device, &sci, NULL, &gate), VK_SUCCESS);
+    assert_int_equal(vkc_wait_host_semaphore(ctx, gate, 1), VKC_SUCCESS);
     vkc_ticket tb, t2;
     assert_int_equal(vkc_seq_submit(busy, &tb), VKC_SUCCESS);
     const uint64_t skew1 = atomic_load(&ctx->marker_skew);
     assert_int_equal(vkc_seq_submit(s2, &t2), VKC_SUCCESS);
     ref++;
-    assert_int_equal(atomic_load(&ctx->marker_skew), skew1); /* the marker went with it */
+    const uint64_t skew2 = atomic_load(&ctx->marker_skew);
+    const vkc_result held = vkc_poll(ctx, tb);
+    /* Open the gate before any check can fail: a failed check must not
+     * leave the context's teardown waiting on it. */
+    VkSemaphoreSignalInfo si = {VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+    si.semaphore = gate;
+    si.value = 1;
+    assert_int_equal(ctx->vk.vkSignalSemaphore(ctx->device, &si), VK_SUCCESS);
+    assert_int_equal(skew2, skew1);        /* the marker went with it */
+    assert_int_equal(held, VKC_NOT_READY); /* the queue was busy */
     assert_int_equal(vkc_wait(ctx, t2, UINT64_MAX), VKC_SUCCESS);
     assert_int_equal(vkc_poll(ctx, tb), VKC_SUCCESS);
     assert_true(vkc__marker_on(ctx));
@@ -1007,6 +1024,7 @@ static void test_marker_skip(void **state)
     for (uint32_t i = 0; i < n; ++i)
         assert_int_equal(out[i], ref);
     free(out);
+    ctx->vk.vkDestroySemaphore(ctx->device, gate, NULL); /* its waiter completed (tb) */
     vkc_seq_destroy(s2);
     vkc_seq_destroy(busy);
     vkc_seq_destroy(s);
