@@ -31,6 +31,7 @@ void vkc__seq_let_go(vkc_seq *s)
     if (s->set)
         vkc__obj_release(vkc__rset_obj(s->set));
     s->set = NULL;
+    vkc__seq_sync_tag(s);
 }
 
 static void vkc__seq_free(vkc__obj *o)
@@ -67,6 +68,7 @@ vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **
     s->profile =
         ctx->info.timestamps && (prof == VKC_ON || (prof == VKC_DEFAULT && ctx->profiling));
     atomic_init(&s->busy, false);
+    s->hold_tag = UINT64_MAX; /* no set yet */
     vkc__obj_init(&s->obj, VKC_MAGIC_SEQ, ctx, s->name, vkc__seq_free, &ctx->seqs);
     *out = s;
     return VKC_SUCCESS;
@@ -91,6 +93,7 @@ vkc_result vkc_seq_begin(vkc_seq *s)
         vkc__obj_release(vkc__rset_obj(s->set));
         s->set = NULL;
     }
+    vkc__seq_sync_tag(s);
     s->cmd_count = s->use_count = s->push_len = s->buf_count = 0;
     s->img_count = s->aux_count = 0;
     s->level_floor = s->max_level = 0;
@@ -125,43 +128,27 @@ vkc_result vkc__check_recording(vkc_seq *s, const char *call)
  * commands take their references. */
 vkc_result vkc__seq_hold(vkc_seq *s, vkc__obj *o)
 {
-    if (VKC_UNLIKELY(!s->set))
+    if (VKC_UNLIKELY(!s->set)) {
         VKC_FORWARD(vkc__latch(s, vkc__rset_new(s->obj.ctx, &s->set)));
+        vkc__seq_sync_tag(s);
+    }
     return vkc__latch(s, vkc__rset_add(s->set, o));
 }
 
-/* Whether c names the same objects as the command recorded before it
- * (already held): the common case of a loop of one dispatch, and of
- * immediate mode, costs pointer compares only. */
-static bool vkc__same_as_last(const vkc_seq *s, const vkc__command *c)
-{
-    if (!s->cmd_count)
-        return false;
-    const vkc__command *p = &s->cmds[s->cmd_count - 1];
-    if (p->kernel != c->kernel || p->use_count != c->use_count)
-        return false;
-    for (uint32_t i = 0; i < c->use_count; ++i) {
-        const vkc__use *a = &s->uses[p->use_first + i], *b = &s->uses[c->use_first + i];
-        if (a->buffer != b->buffer || a->image != b->image)
-            return false;
-    }
-    return true;
-}
-
-/* Append command c (hazard levels) after retaining what it names. */
+/* Append command c (hazard levels) after retaining what it names. Dispatches
+ * retain theirs while their arguments are checked (vkc__prepare_dispatch),
+ * where each object is at hand, and append directly. */
 static vkc_result vkc__push(vkc_seq *s, vkc__command *c)
 {
-    if (vkc__same_as_last(s, c))
-        return vkc__append(s, c);
     if (c->kernel)
-        VKC_FORWARD(vkc__seq_hold(s, (vkc__obj *)c->kernel));
+        VKC_FORWARD(vkc__seq_keep(s, (vkc__obj *)c->kernel));
     for (uint32_t i = 0; i < c->use_count; ++i) {
         const vkc__use *u = &s->uses[c->use_first + i];
         /* Samplers are the context's (never destroyed before it): not held. */
         if (u->buffer)
-            VKC_FORWARD(vkc__seq_hold(s, &u->buffer->obj));
+            VKC_FORWARD(vkc__seq_keep(s, &u->buffer->obj));
         if (u->image)
-            VKC_FORWARD(vkc__seq_hold(s, &u->image->obj));
+            VKC_FORWARD(vkc__seq_keep(s, &u->image->obj));
     }
     return vkc__append(s, c);
 }
@@ -350,6 +337,7 @@ static vkc_result vkc__bind_image(vkc_seq *s, const vkc_kernel *k, uint32_t i, c
     vkc_result r = vkc__image_view(img, vt, u->mip, u->mips, u->layer, u->layers, &view);
     if (r < 0)
         return vkc__latch(s, r);
+    VKC_FORWARD(vkc__seq_keep(s, &img->obj));
     u->image = img;
     u->view = view;
     u->sampler = kind == VKC_BINDING_COMBINED_IMAGE_SAMPLER ? a->sampler : NULL;
@@ -414,6 +402,7 @@ static vkc_result vkc__bind_arg(vkc_seq *s, const vkc_kernel *k, uint32_t i, con
                              "%llu elements the dispatch covers",
                              (unsigned long long)((size - bi->min_size) / bi->array_stride),
                              (unsigned long long)bi->array_stride, (unsigned long long)count);
+    VKC_FORWARD(vkc__seq_keep(s, &a->buffer->obj));
     uint32_t acc = a->access ? (uint32_t)a->access : (uint32_t)bi->access;
     *u = (vkc__use){.buffer = a->buffer,
                     .vk = b->buffer,
@@ -435,6 +424,7 @@ static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, 
         return vkc__latch(s, vkc__obj_check(ctx, k, VKC_MAGIC_KERNEL, "dispatch"));
     if (k->obj.ctx != ctx)
         return VKC_SEQ_FAIL(s, VKC_ERROR_INVALID_HANDLE, "dispatch: kernel of another context");
+    VKC_FORWARD(vkc__seq_keep(s, (vkc__obj *)&k->obj));
     const vkc_kernel_info *ki = &k->info;
     uint32_t grid_binding;
     if (d->arg_count != ki->binding_count)
@@ -485,6 +475,7 @@ static vkc_result vkc__prepare_dispatch(vkc_seq *s, const vkc_dispatch_desc *d, 
         VKC_FORWARD(vkc__bind_arg(s, k, i, &d->args[i], explicit_groups ? 0 : d->count,
                                   &s->uses[s->use_count + i]));
     c->kind = VKC_CMD_DISPATCH;
+    c->images = k->has_images;
     c->count = explicit_groups ? 0 : d->count;
     c->kernel = d->kernel;
     c->use_first = s->use_count;
@@ -515,7 +506,7 @@ vkc_result vkc_seq_dispatch(vkc_seq *s, const vkc_dispatch_desc *d)
         return VKC_SUCCESS; /* nothing to do: an empty input is not an error */
     s->use_count += c.use_count;
     s->push_len += c.push_size;
-    VKC_FORWARD(vkc__push(s, &c));
+    VKC_FORWARD(vkc__append(s, &c)); /* what it names is held: vkc__prepare_dispatch */
     s->dispatches++;
     VKC_STAT_ADD(s->obj.ctx, dispatches, 1);
     return VKC_SUCCESS;
@@ -538,8 +529,16 @@ vkc_result vkc_seq_copy(vkc_seq *s, vkc_buffer *dst, uint64_t dst_offset, vkc_bu
     if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + 2, sizeof(vkc__use)))
         return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
     vkc__use *u = &s->uses[s->use_count];
-    u[0] = (vkc__use){src, src->buffer, src->offset + src_offset, size, VKC_ACC_R};
-    u[1] = (vkc__use){dst, dst->buffer, dst->offset + dst_offset, size, VKC_ACC_W};
+    u[0] = (vkc__use){.buffer = src,
+                      .vk = src->buffer,
+                      .offset = src->offset + src_offset,
+                      .size = size,
+                      .access = VKC_ACC_R};
+    u[1] = (vkc__use){.buffer = dst,
+                      .vk = dst->buffer,
+                      .offset = dst->offset + dst_offset,
+                      .size = size,
+                      .access = VKC_ACC_W};
     vkc__command c = {
         .kind = VKC_CMD_COPY, .use_first = s->use_count, .use_count = 2, .label = "vkc copy"};
     s->use_count += 2;
@@ -559,7 +558,11 @@ vkc_result vkc_seq_fill(vkc_seq *s, vkc_buffer *buf, uint64_t offset, uint64_t s
         return VKC_SUCCESS;
     if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + 1, sizeof(vkc__use)))
         return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
-    s->uses[s->use_count] = (vkc__use){buf, buf->buffer, buf->offset + offset, size, VKC_ACC_W};
+    s->uses[s->use_count] = (vkc__use){.buffer = buf,
+                                       .vk = buf->buffer,
+                                       .offset = buf->offset + offset,
+                                       .size = size,
+                                       .access = VKC_ACC_W};
     vkc__command c = {.kind = VKC_CMD_FILL,
                       .use_first = s->use_count,
                       .use_count = 1,
@@ -583,6 +586,8 @@ vkc_result vkc__append_uses(vkc_seq *s, vkc__command *c, const vkc__use *u, uint
     if (!vkc__grow((void **)&s->uses, &s->use_cap, s->use_count + n, sizeof(vkc__use)))
         return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "argument list");
     memcpy(&s->uses[s->use_count], u, n * sizeof(*u));
+    for (uint32_t i = 0; i < n; ++i)
+        c->images |= u[i].image != NULL;
     c->use_first = s->use_count;
     c->use_count = n;
     s->use_count += n;
@@ -603,7 +608,11 @@ static vkc_result vkc__seq_ownership(vkc_seq *s, vkc_buffer *buf, uint32_t famil
         return VKC_SUCCESS; /* same family: nothing to transfer */
     /* A write of the whole range: ordered after every earlier use (release)
      * and before every later one (acquire). */
-    vkc__use u = {buf, buf->buffer, buf->offset, buf->size, VKC_ACC_W};
+    vkc__use u = {.buffer = buf,
+                  .vk = buf->buffer,
+                  .offset = buf->offset,
+                  .size = buf->size,
+                  .access = VKC_ACC_W};
     vkc__command c = {.kind = acquire ? VKC_CMD_ACQUIRE : VKC_CMD_RELEASE,
                       .value = family,
                       .label = acquire ? "vkc acquire" : "vkc release"};
@@ -714,19 +723,10 @@ vkc_result vkc_seq_set_arg(vkc_seq *s, uint32_t index, uint32_t arg, const vkc_a
     vkc__use *u = &s->uses[c->use_first + arg];
     vkc__use next;
     vkc_result latched = s->error;
+    /* The replacement is held like a recorded argument (vkc__bind_arg). */
     vkc_result r = vkc__bind_arg(s, c->kernel, arg, value, c->count, &next);
     if (r < 0) {
         s->error = latched; /* a rejected replacement leaves the recording as it was */
-        return r;
-    }
-    /* The replacement is held like a recorded argument (samplers are the
-     * context's: not held). */
-    if (next.buffer)
-        r = vkc__seq_hold(s, &next.buffer->obj);
-    else if (next.image)
-        r = vkc__seq_hold(s, &next.image->obj);
-    if (r < 0) {
-        s->error = latched;
         return r;
     }
     if (!value->access) /* keep the access the dispatch was recorded with */

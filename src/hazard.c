@@ -277,7 +277,8 @@ vkc_result vkc__relevel(vkc_seq *s)
             s->level_floor = s->max_level + 1;
             epoch = c->epoch;
         }
-        VKC_FORWARD(vkc__check_image_uses(s, &s->uses[c->use_first], c->use_count));
+        if (c->images)
+            VKC_FORWARD(vkc__check_image_uses(s, &s->uses[c->use_first], c->use_count));
         c->level = vkc__level_of(s, &s->uses[c->use_first], c->use_count);
         VKC_FORWARD(vkc__track_uses(s, &s->uses[c->use_first], c->use_count, c->level));
         if (c->level > s->max_level)
@@ -293,7 +294,8 @@ vkc_result vkc__append(vkc_seq *s, vkc__command *c)
 {
     const vkc__use *uses = &s->uses[c->use_first];
     c->epoch = s->explicit_barriers;
-    VKC_FORWARD(vkc__check_image_uses(s, uses, c->use_count));
+    if (c->images) /* buffer-only commands: none of the image rules apply */
+        VKC_FORWARD(vkc__check_image_uses(s, uses, c->use_count));
     c->level = vkc__level_of(s, uses, c->use_count);
     VKC_FORWARD(vkc__track_uses(s, uses, c->use_count, c->level));
     if (!vkc__grow((void **)&s->cmds, &s->cmd_cap, s->cmd_count + 1, sizeof(*c)))

@@ -181,6 +181,10 @@ static vkc_result vkc__resolve_shape(vkc_context *ctx, vkc_image_type type, vkc_
     dl = dl ? dl : 1;
     out->depth = type == VKC_IMAGE_3D ? dl : 1;
     out->layers = type == VKC_IMAGE_2D_ARRAY ? dl : 1;
+    /* Recorded uses keep layer ranges in 16 bits (seq.h, vkc__use); no
+     * device reports more than 2,048 layers. */
+    VKC_RETURN_IF(out->layers > UINT16_MAX, ctx, VKC_ERROR_LIMIT,
+                  "%s: %u layers exceed vkc's limit of %u", what, out->layers, UINT16_MAX);
     VKC_RETURN_IF(type == VKC_IMAGE_2D && dl > 1, ctx, VKC_ERROR_INVALID_ARGUMENT,
                   "%s: a 2D image has depth_or_layers 1 (got %u): use VKC_IMAGE_2D_ARRAY or "
                   "VKC_IMAGE_3D",

@@ -141,10 +141,11 @@ static bool vkc__imm_due(vkc_context *ctx, vkc__imm *m)
     return vkc__imm_now_ns() - m->opened_ns >= VKC_IMM_IDLE_NS && vkc__imm_queue_idle(ctx);
 }
 
-/* One immediate command: what to record into the open batch. */
+/* One immediate command other than a dispatch: what to record into the
+ * open batch. (A dispatch, the hot path, is passed as its own desc: no
+ * struct to fill.) */
 typedef struct vkc__imm_op {
-    uint8_t kind; /* VKC_CMD_DISPATCH, _COPY, _COPY_IMAGE, _COPY_BUFFER_TO_IMAGE, _TO_BUFFER */
-    const vkc_dispatch_desc *d;
+    uint8_t kind; /* VKC_CMD_COPY, _COPY_IMAGE, _COPY_BUFFER_TO_IMAGE, _TO_BUFFER */
     vkc_buffer *buf, *buf2;
     uint64_t offset, offset2, size;
     vkc_image *img, *img2;
@@ -154,8 +155,6 @@ typedef struct vkc__imm_op {
 static vkc_result vkc__imm_record(vkc_seq *s, const vkc__imm_op *o)
 {
     switch (o->kind) {
-    case VKC_CMD_DISPATCH:
-        return vkc_seq_dispatch(s, o->d);
     case VKC_CMD_COPY:
         return vkc_seq_copy(s, o->buf, o->offset, o->buf2, o->offset2, o->size);
     case VKC_CMD_COPY_IMAGE:
@@ -167,14 +166,16 @@ static vkc_result vkc__imm_record(vkc_seq *s, const vkc__imm_op *o)
     }
 }
 
-static vkc_result vkc__imm_enqueue(vkc_context *ctx, const vkc__imm_op *o)
+/* Record dispatch d, or else command o, into the open batch. */
+static vkc_result vkc__imm_enqueue(vkc_context *ctx, const vkc_dispatch_desc *d,
+                                   const vkc__imm_op *o)
 {
     vkc__imm *m = ctx->imm;
     pthread_mutex_lock(&m->lock);
     vkc_result r = vkc__imm_open_locked(ctx, m);
     if (r == VKC_SUCCESS) {
         vkc_seq *s = m->batches[m->cur];
-        r = vkc__imm_record(s, o);
+        r = d ? vkc_seq_dispatch(s, d) : vkc__imm_record(s, o);
         if (r < 0) {
             /* A rejected command must not poison the batch for the next one. */
             s->error = VKC_SUCCESS;
@@ -192,30 +193,32 @@ vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *d)
 {
     VKC_CHECK_CONTEXT(ctx);
     VKC_RETURN_IF(!d, ctx, VKC_ERROR_INVALID_ARGUMENT, "vkc_dispatch: desc is NULL");
-    return vkc__imm_enqueue(ctx, &(vkc__imm_op){.kind = VKC_CMD_DISPATCH, .d = d});
+    return vkc__imm_enqueue(ctx, d, NULL);
 }
 
 vkc_result vkc_copy(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset, vkc_buffer *src,
                     uint64_t src_offset, uint64_t size)
 {
     VKC_CHECK_CONTEXT(ctx);
-    return vkc__imm_enqueue(ctx, &(vkc__imm_op){.kind = VKC_CMD_COPY,
-                                                .buf = dst,
-                                                .offset = dst_offset,
-                                                .buf2 = src,
-                                                .offset2 = src_offset,
-                                                .size = size});
+    return vkc__imm_enqueue(ctx, NULL,
+                            &(vkc__imm_op){.kind = VKC_CMD_COPY,
+                                           .buf = dst,
+                                           .offset = dst_offset,
+                                           .buf2 = src,
+                                           .offset2 = src_offset,
+                                           .size = size});
 }
 
 vkc_result vkc_copy_image(vkc_context *ctx, vkc_image *dst, const vkc_image_region *dst_region,
                           vkc_image *src, const vkc_image_region *src_region)
 {
     VKC_CHECK_CONTEXT(ctx);
-    return vkc__imm_enqueue(ctx, &(vkc__imm_op){.kind = VKC_CMD_COPY_IMAGE,
-                                                .img = dst,
-                                                .region = dst_region,
-                                                .img2 = src,
-                                                .region2 = src_region});
+    return vkc__imm_enqueue(ctx, NULL,
+                            &(vkc__imm_op){.kind = VKC_CMD_COPY_IMAGE,
+                                           .img = dst,
+                                           .region = dst_region,
+                                           .img2 = src,
+                                           .region2 = src_region});
 }
 
 vkc_result vkc_copy_buffer_to_image(vkc_context *ctx, vkc_image *dst,
@@ -223,22 +226,24 @@ vkc_result vkc_copy_buffer_to_image(vkc_context *ctx, vkc_image *dst,
                                     uint64_t src_offset)
 {
     VKC_CHECK_CONTEXT(ctx);
-    return vkc__imm_enqueue(ctx, &(vkc__imm_op){.kind = VKC_CMD_COPY_BUFFER_TO_IMAGE,
-                                                .img = dst,
-                                                .region = region,
-                                                .buf = src,
-                                                .offset = src_offset});
+    return vkc__imm_enqueue(ctx, NULL,
+                            &(vkc__imm_op){.kind = VKC_CMD_COPY_BUFFER_TO_IMAGE,
+                                           .img = dst,
+                                           .region = region,
+                                           .buf = src,
+                                           .offset = src_offset});
 }
 
 vkc_result vkc_copy_image_to_buffer(vkc_context *ctx, vkc_buffer *dst, uint64_t dst_offset,
                                     vkc_image *src, const vkc_image_region *region)
 {
     VKC_CHECK_CONTEXT(ctx);
-    return vkc__imm_enqueue(ctx, &(vkc__imm_op){.kind = VKC_CMD_COPY_IMAGE_TO_BUFFER,
-                                                .img = src,
-                                                .region = region,
-                                                .buf = dst,
-                                                .offset = dst_offset});
+    return vkc__imm_enqueue(ctx, NULL,
+                            &(vkc__imm_op){.kind = VKC_CMD_COPY_IMAGE_TO_BUFFER,
+                                           .img = src,
+                                           .region = region,
+                                           .buf = dst,
+                                           .offset = dst_offset});
 }
 
 vkc_result vkc_flush(vkc_context *ctx, vkc_ticket *out)

@@ -166,6 +166,9 @@ static vkc_result vkc__kernel_build(vkc_context *ctx, vkc__kstate *ks, vkc_kerne
 
     k->info.binding_count = r.binding_count;
     memcpy(k->info.bindings, r.bindings, sizeof(r.bindings));
+    k->has_images = false;
+    for (uint32_t i = 0; i < r.binding_count; ++i)
+        k->has_images |= r.bindings[i].kind != VKC_BINDING_BUFFER;
     k->info.push_constant_size = r.push_size;
     memcpy(k->info.workgroup_size, wg, sizeof(wg));
     k->info.name = k->name;

@@ -20,6 +20,7 @@ void vkc__obj_init(vkc__obj *o, uint32_t magic, vkc_context *ctx, const char *na
     o->magic = magic;
     o->kind = magic;
     atomic_init(&o->refs, 1);
+    atomic_init(&o->held, 0);
     o->ctx = ctx;
     o->name = name;
     o->free = free_fn;
@@ -115,9 +116,22 @@ struct vkc__rset {
     vkc__obj obj;
     vkc__obj **slots;
     uint32_t cap, count;
-    vkc__obj *last; /* the last one added: a dispatch names its kernel again and again */
+    uint64_t tag; /* vkc__rset_tag */
     vkc__rset *next_spare;
 };
+
+/* Tags of sets, across contexts: a new one for every new or cleared set. */
+static atomic_uint_fast64_t vkc__rset_tags = 1;
+
+static uint64_t vkc__new_tag(void)
+{
+    return atomic_fetch_add_explicit(&vkc__rset_tags, 1, memory_order_relaxed);
+}
+
+uint64_t vkc__rset_tag(const vkc__rset *s)
+{
+    return s->tag;
+}
 
 /* Spare sets kept per context: a sequence recorded again while its last
  * recording is in flight, and every immediate-mode batch, take a fresh set;
@@ -163,6 +177,7 @@ vkc_result vkc__rset_new(vkc_context *ctx, vkc__rset **out)
             return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "resource set");
     }
     s->next_spare = NULL;
+    s->tag = vkc__new_tag();
     vkc__obj_init(&s->obj, VKC_MAGIC_RSET, ctx, "resource set", vkc__rset_free, NULL);
     *out = s;
     return VKC_SUCCESS;
@@ -198,12 +213,12 @@ static void vkc__rset_put(vkc__obj **slots, uint32_t cap, vkc__obj *o)
 
 vkc_result vkc__rset_add(vkc__rset *s, vkc__obj *o)
 {
-    if (o == s->last)
+    if (atomic_load_explicit(&o->held, memory_order_relaxed) == s->tag)
         return VKC_SUCCESS;
     if (s->cap) {
         for (uint32_t i = vkc__slot_of(o, s->cap); s->slots[i]; i = (i + 1) & (s->cap - 1)) {
             if (s->slots[i] == o) {
-                s->last = o;
+                atomic_store_explicit(&o->held, s->tag, memory_order_relaxed);
                 return VKC_SUCCESS;
             }
         }
@@ -224,7 +239,7 @@ vkc_result vkc__rset_add(vkc__rset *s, vkc__obj *o)
     vkc__obj_retain(o);
     vkc__rset_put(s->slots, s->cap, o);
     s->count++;
-    s->last = o;
+    atomic_store_explicit(&o->held, s->tag, memory_order_relaxed);
     return VKC_SUCCESS;
 }
 
@@ -236,6 +251,7 @@ bool vkc__rset_exclusive(vkc__rset *s)
 
 void vkc__rset_clear(vkc__rset *s)
 {
+    s->tag = vkc__new_tag(); /* what the objects carry no longer says "held" */
     if (!s->count)
         return;
     for (uint32_t i = 0; i < s->cap; ++i) {
@@ -244,5 +260,4 @@ void vkc__rset_clear(vkc__rset *s)
         vkc__obj_release(o);
     }
     s->count = 0;
-    s->last = NULL;
 }

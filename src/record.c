@@ -205,6 +205,13 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
      * H200 charged on every dependent step. */
     VkPipelineStageFlags2 last = VKC_WORK_STAGES;
     VkPipeline bound = VK_NULL_HANDLE;
+    /* The descriptor writes depend on the kernel alone (each points at its
+     * own info slot): filled when the kernel changes, only the infos per
+     * dispatch. */
+    VkDescriptorBufferInfo infos[VKC_MAX_BINDINGS];
+    VkDescriptorImageInfo iinfos[VKC_MAX_BINDINGS];
+    VkWriteDescriptorSet writes[VKC_MAX_BINDINGS];
+    const vkc_kernel *written = NULL;
     uint32_t i = 0;
     vkc_result r = VKC_SUCCESS;
     /* Every submission finds each image in its resting layout. */
@@ -277,23 +284,30 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                     bound = k->pipeline;
                 }
                 if (c->use_count) {
-                    VkDescriptorBufferInfo infos[VKC_MAX_BINDINGS];
-                    VkDescriptorImageInfo iinfos[VKC_MAX_BINDINGS];
-                    VkWriteDescriptorSet writes[VKC_MAX_BINDINGS];
+                    if (k != written) {
+                        /* A binding's kind fixes whether its use is a buffer
+                         * (vkc__bind_arg refuses the other). */
+                        for (uint32_t b = 0; b < c->use_count; ++b) {
+                            const vkc_binding_info *bi = &k->info.bindings[b];
+                            writes[b] =
+                                (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+                            writes[b].dstBinding = b;
+                            writes[b].descriptorCount = 1;
+                            writes[b].descriptorType = vkc__descriptor_type(bi);
+                            if (bi->kind == VKC_BINDING_BUFFER)
+                                writes[b].pBufferInfo = &infos[b];
+                            else
+                                writes[b].pImageInfo = &iinfos[b];
+                        }
+                        written = k;
+                    }
                     for (uint32_t b = 0; b < c->use_count; ++b) {
-                        writes[b] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-                        writes[b].dstBinding = b;
-                        writes[b].descriptorCount = 1;
-                        writes[b].descriptorType = vkc__descriptor_type(&k->info.bindings[b]);
-                        if (u[b].buffer) {
+                        if (u[b].buffer)
                             infos[b] = (VkDescriptorBufferInfo){u[b].vk, u[b].offset, u[b].size};
-                            writes[b].pBufferInfo = &infos[b];
-                        } else {
+                        else
                             iinfos[b] = (VkDescriptorImageInfo){
                                 u[b].sampler ? u[b].sampler->sampler : VK_NULL_HANDLE, u[b].view,
                                 u[b].image ? u[b].layout : VK_IMAGE_LAYOUT_UNDEFINED};
-                            writes[b].pImageInfo = &iinfos[b];
-                        }
                     }
                     if (ctx->features.push_descriptors) {
                         ctx->vk.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE,

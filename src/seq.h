@@ -38,22 +38,34 @@ typedef enum vkc__cmd_kind {
 enum { VKC__USE_PLAIN = 0, VKC__USE_ACQUIRE, VKC__USE_RELEASE };
 
 /* One buffer range or image subresource range a command touches (args of a
- * dispatch; src/dst of copies). A buffer use has buffer and vk; an image
- * use has image (and view for a kernel binding); a sampler-only binding
- * has neither, only sampler. */
+ * dispatch; src/dst of copies). A buffer use has buffer and the buffer
+ * half; an image use has image and the image half (view for a kernel
+ * binding); a sampler-only binding has neither pointer, only sampler. The
+ * halves share storage: every dispatch appends one use per argument, so
+ * the record stays at 48 bytes (a recording of 4,096 two-argument
+ * dispatches writes 384 KiB of uses, not the 768 KiB of separate fields).
+ * Layers fit 16 bits (vkc__resolve_shape refuses more). */
 typedef struct vkc__use {
     vkc_buffer *buffer;
-    VkBuffer vk;
-    uint64_t offset; /* inside vk */
-    uint64_t size;
-    uint32_t access;
     vkc_image *image;
-    VkImageView view;
-    vkc_sampler *sampler;
+    union {
+        struct {
+            VkBuffer vk;
+            uint64_t offset; /* inside vk */
+            uint64_t size;
+        };
+        struct {
+            VkImageView view;
+            vkc_sampler *sampler;
+            uint8_t mip, mips;
+            uint16_t layer, layers;
+        };
+    };
     VkImageLayout layout; /* the layout the command needs */
-    uint32_t mip, mips, layer, layers;
-    uint8_t op; /* VKC__USE_*: ownership halves move no layout */
+    uint8_t access;       /* VKC_ACC_* */
+    uint8_t op;           /* VKC__USE_*: ownership halves move no layout */
 } vkc__use;
+_Static_assert(sizeof(vkc__use) == 48, "vkc__use grew: every recorded argument pays for it");
 
 /* The regions of image copies and clears. */
 typedef union vkc__aux {
@@ -67,6 +79,7 @@ typedef union vkc__aux {
 
 typedef struct vkc__command {
     uint8_t kind;
+    bool images; /* some use is an image: the image rules apply (vkc__append) */
     uint32_t level;
     vkc_kernel *kernel;
     uint32_t groups[3];
@@ -163,6 +176,9 @@ struct vkc_seq {
     /* Everything the commands name, retained once; each recorded copy
      * holds one reference on it. NULL until the first command. */
     vkc__rset *set;
+    /* set's tag (vkc__rset_tag), UINT64_MAX while there is no set: an
+     * object whose held field equals it is in the set already. */
+    uint64_t hold_tag;
     /* vkc_seq_submit in progress: a second thread is refused, not raced. */
     atomic_bool busy;
 };
@@ -234,6 +250,21 @@ vkc_result vkc__seq_check_range(vkc_seq *s, const vkc_buffer *b, uint64_t offset
  * with uses u[0..n) (its use_first / use_count are set here; nothing is
  * kept on failure). */
 vkc_result vkc__seq_check_family(vkc_seq *s, uint32_t family, const char *what);
+/* vkc__seq_hold for the recording path: an object the set holds already
+ * (nearly always: a loop names the same kernel and buffers again) costs
+ * one load and a compare. */
+static inline vkc_result vkc__seq_keep(vkc_seq *s, vkc__obj *o)
+{
+    if (VKC_LIKELY(atomic_load_explicit(&o->held, memory_order_relaxed) == s->hold_tag))
+        return VKC_SUCCESS;
+    return vkc__seq_hold(s, o);
+}
+/* The set changed (new, cleared or let go): the tag follows it. */
+static inline void vkc__seq_sync_tag(vkc_seq *s)
+{
+    s->hold_tag = s->set ? vkc__rset_tag(s->set) : UINT64_MAX;
+}
+
 vkc_result vkc__append_uses(vkc_seq *s, vkc__command *c, const vkc__use *u, uint32_t n);
 
 /* dispatch.c: give the recording units back and mark the sequence to be

@@ -104,6 +104,11 @@ struct vkc__obj {
      * with the object off its list, outside every vkc lock but objects_lock
      * (which is recursive: recovery holds it while units let go). */
     void (*free)(vkc__obj *o);
+    /* The tag of the resource set that retained it last: a hint that lets
+     * a command naming it again skip the set's lookup (vkc__seq_hold).
+     * Written by any set's owner thread, hence atomic (relaxed); tags are
+     * never reused, so equality means "in that set now". */
+    atomic_uint_fast64_t held;
 };
 
 /* Set up a header with one reference (the user's) and put it on `list`
@@ -151,6 +156,9 @@ vkc_result vkc__rset_add(vkc__rset *s, vkc__obj *o);
 /* Only the owner's reference is left (no unit holds the set): it may be
  * cleared and reused. */
 bool vkc__rset_exclusive(vkc__rset *s);
+/* The set's tag: unique for its contents since it was made or last cleared
+ * (objects it holds carry it in vkc__obj.held). Never 0 or UINT64_MAX. */
+uint64_t vkc__rset_tag(const vkc__rset *s);
 /* Release every object of an exclusive set; its arrays stay. */
 void vkc__rset_clear(vkc__rset *s);
 /* Free the context's spare sets (vkc_context_destroy, recovery). */
@@ -711,6 +719,7 @@ struct vkc_kernel {
      * the shader fixes its size. */
     uint32_t local_size_x_id;
     uint32_t shared_bytes; /* from reflection */
+    bool has_images;       /* a binding other than a buffer: its dispatches check image rules */
     char name[64];
     /* What it was built from, kept to build it again after device loss
      * (vkc_context_recover): the words (native order), the entry point,

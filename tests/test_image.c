@@ -959,6 +959,13 @@ static void test_bad_input(void **state)
     expect(ctx, vkc_image_create(ctx, &(vkc_image_desc){.width = 1u << 30}, &img), VKC_ERROR_LIMIT,
            "exceeds");
     assert_null(img);
+    expect(ctx,
+           vkc_image_create(
+               ctx,
+               &(vkc_image_desc){.type = VKC_IMAGE_2D_ARRAY, .width = 8, .depth_or_layers = 70000},
+               &img),
+           VKC_ERROR_LIMIT, "vkc's limit of 65535");
+    assert_null(img);
 
     vkc_image *a = image(ctx, &(vkc_image_desc){.type = VKC_IMAGE_2D_ARRAY,
                                                 .format = VKC_FORMAT_R32F,
