@@ -16,8 +16,15 @@
 #include <stdlib.h>
 
 /* The include's state block (vkc_grid_state): arrived, generation, first,
- * count, cooperative, three reserved words. */
+ * count, cooperative, three reserved words; a fallback entry is just
+ * these. The cooperative form's entry adds the lines that the barrier
+ * variants (VKC_GRID_BARRIER in src/glsl.c) may use: the generation's at
+ * byte 128, then one leaf counter per line from byte 256, at most one per
+ * workgroup. vkc cannot tell the variant from the SPIR-V, so it makes room
+ * for every one. */
 #define VKC__GRID_BYTES 32u
+#define VKC__GRID_LINE 128u
+#define VKC__GRID_LINES_AT 256u
 enum { GS_FIRST = 2, GS_COUNT = 3, GS_COOPERATIVE = 4 };
 /* The fallback records one dispatch per step and one state entry each. */
 #define VKC__GRID_MAX_STEPS (1u << 20)
@@ -149,8 +156,8 @@ static vkc_result vkc__coop_fit(vkc_seq *s, const char *name, const vkc_coop_des
     return VKC_SUCCESS;
 }
 
-/* The state entries: one for the cooperative form, one per step (at the
- * storage-buffer offset alignment) for the fallback. */
+/* The state entries: one of `stride` bytes for the cooperative form, one
+ * per step (at the storage-buffer offset alignment) for the fallback. */
 static vkc_result vkc__coop_state(vkc_seq *s, const char *name, bool coop, uint32_t steps,
                                   uint64_t stride, vkc_buffer **out)
 {
@@ -236,7 +243,9 @@ vkc_result vkc_seq_dispatch_cooperative(vkc_seq *s, const vkc_dispatch_desc *d,
 
     uint64_t stride = VKC__GRID_BYTES;
     const uint64_t align = ctx->info.min_storage_buffer_offset_alignment;
-    if (align > 1)
+    if (coop)
+        stride = VKC__GRID_LINES_AT + (uint64_t)VKC__GRID_LINE * g[0] * g[1] * g[2];
+    else if (align > 1)
         stride = (stride + align - 1) / align * align;
     vkc_buffer *state = NULL;
     VKC_FORWARD(vkc__coop_state(s, k->name, coop, c->steps, stride, &state));
@@ -255,8 +264,7 @@ vkc_result vkc_seq_dispatch_cooperative(vkc_seq *s, const vkc_dispatch_desc *d,
          * cooperative grids side by side could each wait for the other's
          * workgroups to leave. */
         r = vkc_seq_barrier(s);
-        args[gb] =
-            (vkc_arg){.buffer = state, .size = VKC__GRID_BYTES, .access = VKC_ACCESS_READ_WRITE};
+        args[gb] = (vkc_arg){.buffer = state, .size = stride, .access = VKC_ACCESS_READ_WRITE};
         memcpy(one.groups, g, sizeof(one.groups));
         one.count = 0;
         if (r >= 0)
