@@ -47,9 +47,11 @@ static unsigned vkc__glslang_refs;
  * every arrival adds to; 2 the spin loads relaxed, one acquire fence once
  * the generation moved; 4 a two-level arrival (VKC_GRID_FANIN workgroups,
  * default 8, per leaf counter on its own line, the last of each leaf on
- * the top counter), which implies 1 and 2. The lines live in the runtime
- * array after the fixed 32 bytes, so a fallback entry stays 32 bytes and
- * the cooperative form's state has room for one line per workgroup
+ * the top counter), which implies 1 and 2. The lines are a fixed array
+ * after the first 32 bytes (a runtime array would make vkc check its
+ * length against the dispatch's count), room for VKC_GRID_LEAVES leaves
+ * (default 32; the fan-in grows where a grid has more than fan-in x
+ * leaves workgroups); vkc sizes the state from the block's size
  * (src/cooperative.c). */
 /* clang-format off */
 static const char vkc__grid_glsl[] =
@@ -63,6 +65,9 @@ static const char vkc__grid_glsl[] =
     "#ifndef VKC_GRID_FANIN\n"
     "#define VKC_GRID_FANIN 8u\n"
     "#endif\n"
+    "#ifndef VKC_GRID_LEAVES\n"
+    "#define VKC_GRID_LEAVES 32u\n"
+    "#endif\n"
     "layout(constant_id = " VKC__STR(VKC_GRID_SPEC_ID) ") const uint vkc_grid_binding_id = VKC_GRID_BINDING;\n"
     "layout(set = 0, binding = VKC_GRID_BINDING) buffer vkc_grid_state {\n"
     "  uint vkc_grid_arrived;\n"
@@ -72,7 +77,9 @@ static const char vkc__grid_glsl[] =
     "  uint vkc_grid_cooperative;\n"
     "  uint vkc_grid_reserved[3];\n"
     "#if VKC_GRID_BARRIER != 0\n"
-    "  uint vkc_grid_line[];\n" /* byte 32 on; [24 + 32 k] is byte 128 (k + 1) */
+    /* From byte 32: [24 + 32 k] is byte 128 (k + 1), the generation's line
+     * then each leaf's, up to byte 256 + 128 VKC_GRID_LEAVES. */
+    "  uint vkc_grid_line[24u + 32u * (VKC_GRID_LEAVES + 1u)];\n"
     "#endif\n"
     "};\n"
     "#if (VKC_GRID_BARRIER & 5) != 0\n"
@@ -101,8 +108,9 @@ static const char vkc__grid_glsl[] =
     "#if (VKC_GRID_BARRIER & 4) != 0\n"
     "    uint id = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y +\n"
     "              gl_NumWorkGroups.y * gl_WorkGroupID.z);\n"
-    "    uint leaf = id / VKC_GRID_FANIN;\n"
-    "    uint members = min(VKC_GRID_FANIN, groups - leaf * VKC_GRID_FANIN);\n"
+    "    uint fanin = max(VKC_GRID_FANIN, (groups + VKC_GRID_LEAVES - 1u) / VKC_GRID_LEAVES);\n"
+    "    uint leaf = id / fanin;\n"
+    "    uint members = min(fanin, groups - leaf * fanin);\n"
     "    bool last = atomicAdd(vkc_grid_line[56u + 32u * leaf], 1u, gl_ScopeDevice,\n"
     "                          gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease) == members - 1u;\n"
     /* The leaf's reset is ordered before the generation moves by the top
@@ -110,7 +118,7 @@ static const char vkc__grid_glsl[] =
     "    if (last) {\n"
     "      atomicStore(vkc_grid_line[56u + 32u * leaf], 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
     "                  gl_SemanticsRelaxed);\n"
-    "      uint leaves = (groups + VKC_GRID_FANIN - 1u) / VKC_GRID_FANIN;\n"
+    "      uint leaves = (groups + fanin - 1u) / fanin;\n"
     "      last = atomicAdd(vkc_grid_arrived, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
     "                       gl_SemanticsAcquireRelease) == leaves - 1u;\n"
     "    }\n"

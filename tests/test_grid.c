@@ -275,6 +275,9 @@ static void test_barrier_variants(void **state)
         run_steps(&f, &(vkc_coop_desc){.steps = 11, .form = VKC_COOP_FALLBACK},
                   (uint32_t[3]){5, 1, 1}, 0, &info);
         assert_false(info.cooperative);
+        /* A count: the variant's lines are no array that vkc checks against it. */
+        run_steps(&f, &(vkc_coop_desc){.steps = 3}, NULL, f.n, &info);
+        assert_int_equal(info.cooperative, sms);
         if (sms)
             run_steps(&f, &(vkc_coop_desc){.steps = 101}, (uint32_t[3]){1u << 20, 1, 1}, 0, &info);
         else

@@ -1351,10 +1351,10 @@ VKC_API vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns);
  * vkc_context_features.cooperative (vkc-info prints it) says which form
  * the device gets.
  *
- * Costs and limits: the state (256 bytes plus 128 per workgroup in the
- * cooperative form, room for every barrier variant below; 32 bytes per step
- * in the fallback) is a buffer that vkc creates and uploads while recording
- * (a blocking transfer) and the sequence holds until it is recorded again.
+ * Costs and limits: the state (32 bytes, or one entry per step in the
+ * fallback; 4 KiB more with a barrier variant below) is a buffer that vkc
+ * creates and uploads while recording (a blocking transfer) and the
+ * sequence holds until it is recorded again.
  * Not in immediate mode (record it in a sequence). A complete dispatch
  * leaves the state as it found it, so the sequence may be submitted again;
  * one whose kernel never reaches a barrier (or a device lost in one) hangs
