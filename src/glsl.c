@@ -47,7 +47,11 @@ static unsigned vkc__glslang_refs;
  * every arrival adds to; 2 the spin loads relaxed, one acquire fence once
  * the generation moved; 4 a two-level arrival (VKC_GRID_FANIN workgroups,
  * default 8, per leaf counter on its own line, the last of each leaf on
- * the top counter), which implies 1 and 2. The lines are a fixed array
+ * the top counter), which implies 1 and 2; 8 the workgroup's control
+ * barriers order memory at workgroup scope only, thread 0's device-scope
+ * atomics carrying the other invocations' writes on by transitivity (the
+ * CUDA grid.sync form: one device fence per workgroup, not one per
+ * invocation). The lines are a fixed array
  * after the first 32 bytes (a runtime array would make vkc check its
  * length against the dispatch's count), room for VKC_GRID_LEAVES leaves
  * (default 32; the fan-in grows where a grid has more than fan-in x
@@ -87,6 +91,11 @@ static const char vkc__grid_glsl[] =
     "#else\n"
     "#define VKC_GRID_GEN vkc_grid_generation\n"
     "#endif\n"
+    "#if (VKC_GRID_BARRIER & 8) != 0\n"
+    "#define VKC_GRID_CB_SCOPE gl_ScopeWorkgroup\n"
+    "#else\n"
+    "#define VKC_GRID_CB_SCOPE gl_ScopeDevice\n"
+    "#endif\n"
     "#if (VKC_GRID_BARRIER & 6) != 0\n"
     "#define VKC_GRID_SPIN_SEM gl_SemanticsRelaxed\n"
     "#else\n"
@@ -97,7 +106,7 @@ static const char vkc__grid_glsl[] =
     "#define VKC_GRID_STEPS(s) for (uint s = vkc_grid_step_begin(); s < vkc_grid_step_end(); ++s)\n"
     "void vkc_grid_barrier() {\n"
     "  if (vkc_grid_cooperative == 0u) return;\n"
-    "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "  controlBarrier(gl_ScopeWorkgroup, VKC_GRID_CB_SCOPE, gl_StorageSemanticsBuffer,\n"
     "                 gl_SemanticsAcquireRelease);\n"
     "  if (gl_LocalInvocationIndex == 0u) {\n"
     "    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;\n"
@@ -140,7 +149,7 @@ static const char vkc__grid_glsl[] =
     "#endif\n"
     "    }\n"
     "  }\n"
-    "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "  controlBarrier(gl_ScopeWorkgroup, VKC_GRID_CB_SCOPE, gl_StorageSemanticsBuffer,\n"
     "                 gl_SemanticsAcquireRelease);\n"
     "}\n";
 /* clang-format on */

@@ -261,11 +261,11 @@ static void test_full_grid(void **state)
 static void test_barrier_variants(void **state)
 {
     vkc_context *ctx = *state;
-    static const char *const variants[][2] = {{"VKC_GRID_BARRIER=1", NULL},
-                                              {"VKC_GRID_BARRIER=2", NULL},
-                                              {"VKC_GRID_BARRIER=3", NULL},
-                                              {"VKC_GRID_BARRIER=7", NULL},
-                                              {"VKC_GRID_BARRIER=4", "VKC_GRID_FANIN=2u"}};
+    static const char *const variants[][2] = {
+        {"VKC_GRID_BARRIER=1", NULL},  {"VKC_GRID_BARRIER=2", NULL},
+        {"VKC_GRID_BARRIER=3", NULL},  {"VKC_GRID_BARRIER=7", NULL},
+        {"VKC_GRID_BARRIER=8", NULL},  {"VKC_GRID_BARRIER=11", NULL},
+        {"VKC_GRID_BARRIER=15", NULL}, {"VKC_GRID_BARRIER=4", "VKC_GRID_FANIN=2u"}};
     const bool sms = vkc_context_device(ctx)->sm_count != 0;
     for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); ++v) {
         const uint32_t nd = variants[v][1] ? 2 : 1;

@@ -212,6 +212,9 @@ static const gridbar_variant gridbar_variants[] = {
     {"+both", 3, {"VKC_GRID_BARRIER=3", NULL}},
     {"+tree", 7, {"VKC_GRID_BARRIER=7", NULL}},
     {"+tree16", 7 | 16u << 8, {"VKC_GRID_BARRIER=7", "VKC_GRID_FANIN=16u"}},
+    {"+wg-scope", 8, {"VKC_GRID_BARRIER=8", NULL}},
+    {"+both+wg-scope", 11, {"VKC_GRID_BARRIER=11", NULL}},
+    {"+tree+wg-scope", 15, {"VKC_GRID_BARRIER=15", NULL}},
 };
 
 static uint32_t gridbar_define_count(const gridbar_variant *v)

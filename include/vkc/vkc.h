@@ -1367,8 +1367,10 @@ VKC_API vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns);
  * variant of the barrier while issue 13 measures them on an H200: bit 1
  * the generation on its own 128-byte line, bit 2 relaxed spin loads and one
  * acquire fence after, bit 4 a two-level arrival of VKC_GRID_FANIN
- * (default 8) workgroups per leaf counter (implies 1 and 2). Every variant
- * computes the same; only the time differs.
+ * (default 8) workgroups per leaf counter (implies 1 and 2), bit 8 the
+ * workgroup's own barriers at workgroup memory scope (thread 0's
+ * device-scope atomics order the rest). Every variant computes the same;
+ * only the time differs.
  *
  * A call of its own rather than a field of vkc_dispatch_desc: it records
  * one dispatch or many, binds a buffer that vkc owns, and has no immediate

@@ -11,7 +11,9 @@
 // spin); bit 1 the generation at word 32, on its own 128-byte line; bit 2
 // relaxed spin loads and one acquire fence after; bit 4 a two-level arrival
 // (fan-in workgroups per leaf counter, leaf l at word 64 + 32 l, the last of
-// each leaf on word 0), which implies 1 and 2. The fan-in is the constant's
+// each leaf on word 0), which implies 1 and 2; bit 8 control barriers that
+// order memory at workgroup scope only, thread 0's device-scope atomics
+// carrying the others' writes on (the CUDA grid.sync form). The fan-in is the constant's
 // bits 8 and up (0: 8). The state needs 64 + 32 * leaves words. Constant
 // branches: the driver compiles each variant as if written alone.
 #extension GL_KHR_memory_scope_semantics : require
@@ -22,17 +24,28 @@ layout(set = 0, binding = 1) coherent buffer A { uint a[]; };
 layout(set = 0, binding = 2) coherent buffer B { uint b[]; };
 layout(push_constant) uniform P { uint n; uint steps; } pc;
 
+// Constant arguments only, hence the branch.
+void workgroup_barrier(bool wg_scope)
+{
+    if (wg_scope)
+        controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer,
+                       gl_SemanticsAcquireRelease);
+    else
+        controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                       gl_SemanticsAcquireRelease);
+}
+
 void grid_barrier()
 {
     const bool tree = (VARIANT & 4u) != 0u;
     const bool split = (VARIANT & 5u) != 0u;
     const bool relaxed = (VARIANT & 6u) != 0u;
+    const bool wg_scope = (VARIANT & 8u) != 0u;
     uint fanin = VARIANT >> 8;
     if (fanin == 0u)
         fanin = 8u;
     uint gw = split ? 32u : 1u;
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                   gl_SemanticsAcquireRelease);
+    workgroup_barrier(wg_scope);
     if (gl_LocalInvocationIndex == 0u) {
         // Relaxed is enough for the first load: the arrival after it
         // releases, so the generation moves after this load.
@@ -77,8 +90,7 @@ void grid_barrier()
             }
         }
     }
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                   gl_SemanticsAcquireRelease);
+    workgroup_barrier(wg_scope);
 }
 
 void main()
