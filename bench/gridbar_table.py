@@ -18,6 +18,8 @@ import re
 import statistics
 import sys
 
+from combine import fmt  # bench/combine.py: the script's folder is on sys.path
+
 TARGET_NS = 1330.0  # issue 13: CUDA grid.sync class, per dependent step
 KINDS = ("raw-persistent", "vkc-cooperative")
 ROW = re.compile(r"^(%s)(\S*) K=(\d+)$" % "|".join(KINDS))
@@ -47,10 +49,6 @@ def load(paths):
 def med(values):
     values = [v for v in values if v is not None and v >= 0]
     return statistics.median(values) if values else None
-
-
-def fmt(v, spec="%.0f"):
-    return "-" if v is None else spec % v
 
 
 def main(argv):
@@ -101,10 +99,10 @@ def main(argv):
         grid = "%sx%s" % g.groups() if g else "?"
         if "FALLBACK" in f["note"]:
             grid += " FALLBACK"
-        print("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
-              % (kind, suffix or "today", k, grid, fmt(p50), fmt(f["p95"]), fmt(f["p99"]),
-                 fmt(f["gpu"]), fmt(f["spread"]), fmt(vs_today, "%.2fx"),
-                 fmt(vs_raw, "%.2fx"), target, f["ok"]))
+        ns = [fmt(f[n], "%.0f") for n in ("p50", "p95", "p99", "gpu", "spread")]
+        print("| %s | %s | %d | %s | %s | %s | %s | %s |"
+              % (kind, suffix or "today", k, grid, " | ".join(ns), fmt(vs_today, "%.2fx"),
+                 fmt(vs_raw, "%.2fx"), target + " | " + f["ok"]))
     print("\nvs today: the p50 over today's barrier of the same kind (< 1 is faster); "
           "vs raw: vkc over the raw kernel with the same barrier; spread: the largest "
           "minus the smallest pass's p50; grid: workgroups x invocations (FALLBACK: vkc "
