@@ -51,12 +51,11 @@ static unsigned vkc__glslang_refs;
  * barriers order memory at workgroup scope only, thread 0's device-scope
  * atomics carrying the other invocations' writes on by transitivity (the
  * CUDA grid.sync form: one device fence per workgroup, not one per
- * invocation). The lines are a fixed array
- * after the first 32 bytes (a runtime array would make vkc check its
- * length against the dispatch's count), room for VKC_GRID_LEAVES leaves
- * (default 32; the fan-in grows where a grid has more than fan-in x
- * leaves workgroups); vkc sizes the state from the block's size
- * (src/cooperative.c). */
+ * invocation). The lines are a fixed array after the first 32 bytes (a
+ * runtime array would make vkc check its length against the dispatch's
+ * count), room for VKC_GRID_LEAVES leaves (default 32; the fan-in grows
+ * where a grid has more than fan-in x leaves workgroups); vkc sizes the
+ * state from the block's size (src/cooperative.c). */
 /* clang-format off */
 static const char vkc__grid_glsl[] =
     "#extension GL_KHR_memory_scope_semantics : require\n"
@@ -110,8 +109,9 @@ static const char vkc__grid_glsl[] =
     "                 gl_SemanticsAcquireRelease);\n"
     "  if (gl_LocalInvocationIndex == 0u) {\n"
     "    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;\n"
-    /* Relaxed is enough here: the arrival after it releases, so the last
-     * arrival (and the generation it moves) happens after this load. */
+    /* Where the spins are relaxed this load is too, which is enough: the
+     * arrival after it releases, so the last arrival (and the generation
+     * it moves) happens after this load. */
     "    uint gen = atomicLoad(VKC_GRID_GEN, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
     "                          VKC_GRID_SPIN_SEM);\n"
     "#if (VKC_GRID_BARRIER & 4) != 0\n"

@@ -13,9 +13,10 @@
 // (fan-in workgroups per leaf counter, leaf l at word 64 + 32 l, the last of
 // each leaf on word 0), which implies 1 and 2; bit 8 control barriers that
 // order memory at workgroup scope only, thread 0's device-scope atomics
-// carrying the others' writes on (the CUDA grid.sync form). The fan-in is the constant's
-// bits 8 and up (0: 8). The state needs 64 + 32 * leaves words. Constant
-// branches: the driver compiles each variant as if written alone.
+// carrying the others' writes on (the CUDA grid.sync form). The fan-in is
+// the constant's bits 8 and up (0: 8). The state needs 64 + 32 * leaves
+// words. Constant branches: the driver compiles each variant as if written
+// alone.
 #extension GL_KHR_memory_scope_semantics : require
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint VARIANT = 0u;
