@@ -16,7 +16,9 @@
 #include <stdlib.h>
 
 /* The include's state block (vkc_grid_state): arrived, generation, first,
- * count, cooperative, three reserved words. */
+ * count, cooperative, three reserved words; then, with a barrier variant
+ * (VKC_GRID_BARRIER in src/glsl.c), the lines it uses, which only the
+ * cooperative form touches. vkc takes the block's size from the kernel. */
 #define VKC__GRID_BYTES 32u
 enum { GS_FIRST = 2, GS_COUNT = 3, GS_COOPERATIVE = 4 };
 /* The fallback records one dispatch per step and one state entry each. */
@@ -149,14 +151,16 @@ static vkc_result vkc__coop_fit(vkc_seq *s, const char *name, const vkc_coop_des
     return VKC_SUCCESS;
 }
 
-/* The state entries: one for the cooperative form, one per step (at the
- * storage-buffer offset alignment) for the fallback. */
+/* The state entries of `bytes` each: one for the cooperative form, one per
+ * step (`stride` apart, the storage-buffer offset alignment) for the
+ * fallback, where the entries overlap when a variant's lines make the
+ * block longer than the stride: the fallback reads only the first words. */
 static vkc_result vkc__coop_state(vkc_seq *s, const char *name, bool coop, uint32_t steps,
-                                  uint64_t stride, vkc_buffer **out)
+                                  uint64_t stride, uint64_t bytes, vkc_buffer **out)
 {
     vkc_context *ctx = s->obj.ctx;
     const uint32_t entries = coop ? 1 : steps;
-    const uint64_t size = stride * entries;
+    const uint64_t size = stride * (entries - 1) + bytes;
     uint32_t *host = calloc(1, (size_t)size);
     if (!host)
         return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "cooperative dispatch: state");
@@ -238,8 +242,9 @@ vkc_result vkc_seq_dispatch_cooperative(vkc_seq *s, const vkc_dispatch_desc *d,
     const uint64_t align = ctx->info.min_storage_buffer_offset_alignment;
     if (align > 1)
         stride = (stride + align - 1) / align * align;
+    const uint64_t bytes = VKC_MAX((uint64_t)VKC__GRID_BYTES, k->info.bindings[gb].min_size);
     vkc_buffer *state = NULL;
-    VKC_FORWARD(vkc__coop_state(s, k->name, coop, c->steps, stride, &state));
+    VKC_FORWARD(vkc__coop_state(s, k->name, coop, c->steps, stride, bytes, &state));
 
     /* The caller's args fill the other bindings, in order. */
     vkc_arg args[VKC_MAX_BINDINGS];
@@ -255,8 +260,7 @@ vkc_result vkc_seq_dispatch_cooperative(vkc_seq *s, const vkc_dispatch_desc *d,
          * cooperative grids side by side could each wait for the other's
          * workgroups to leave. */
         r = vkc_seq_barrier(s);
-        args[gb] =
-            (vkc_arg){.buffer = state, .size = VKC__GRID_BYTES, .access = VKC_ACCESS_READ_WRITE};
+        args[gb] = (vkc_arg){.buffer = state, .size = bytes, .access = VKC_ACCESS_READ_WRITE};
         memcpy(one.groups, g, sizeof(one.groups));
         one.count = 0;
         if (r >= 0)
@@ -266,10 +270,8 @@ vkc_result vkc_seq_dispatch_cooperative(vkc_seq *s, const vkc_dispatch_desc *d,
         /* Each step reads its own entry: read-only, so the entries add no
          * hazards; the caller's buffers order the steps. */
         for (uint32_t st = 0; st < c->steps && r >= 0; ++st) {
-            args[gb] = (vkc_arg){.buffer = state,
-                                 .offset = st * stride,
-                                 .size = VKC__GRID_BYTES,
-                                 .access = VKC_ACCESS_READ};
+            args[gb] = (vkc_arg){
+                .buffer = state, .offset = st * stride, .size = bytes, .access = VKC_ACCESS_READ};
             r = vkc_seq_dispatch(s, &one);
             info->commands += r >= 0;
         }

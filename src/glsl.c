@@ -39,12 +39,37 @@ static unsigned vkc__glslang_refs;
  * touched only by device-scope atomics, so the block is not coherent and
  * the step words stay plain (cacheable) loads. Data that crosses the
  * barrier must live in coherent buffers. Include it before any code (it
- * brings an #extension). */
+ * brings an #extension).
+ *
+ * VKC_GRID_BARRIER (a define, default 0) picks a variant of the barrier
+ * for issue 13's H200 measurement (bench scenario gridbar), bits:
+ * 1 the generation on its own 128-byte line, away from the counter that
+ * every arrival adds to; 2 the spin loads relaxed, one acquire fence once
+ * the generation moved; 4 a two-level arrival (VKC_GRID_FANIN workgroups,
+ * default 8, per leaf counter on its own line, the last of each leaf on
+ * the top counter), which implies 1 and 2; 8 the workgroup's control
+ * barriers order memory at workgroup scope only, thread 0's device-scope
+ * atomics carrying the other invocations' writes on by transitivity (the
+ * CUDA grid.sync form: one device fence per workgroup, not one per
+ * invocation). The lines are a fixed array after the first 32 bytes (a
+ * runtime array would make vkc check its length against the dispatch's
+ * count), room for VKC_GRID_LEAVES leaves (default 32; the fan-in grows
+ * where a grid has more than fan-in x leaves workgroups); vkc sizes the
+ * state from the block's size (src/cooperative.c). */
 /* clang-format off */
 static const char vkc__grid_glsl[] =
     "#extension GL_KHR_memory_scope_semantics : require\n"
     "#ifndef VKC_GRID_BINDING\n"
     "#define VKC_GRID_BINDING 0\n"
+    "#endif\n"
+    "#ifndef VKC_GRID_BARRIER\n"
+    "#define VKC_GRID_BARRIER 0\n"
+    "#endif\n"
+    "#ifndef VKC_GRID_FANIN\n"
+    "#define VKC_GRID_FANIN 8u\n"
+    "#endif\n"
+    "#ifndef VKC_GRID_LEAVES\n"
+    "#define VKC_GRID_LEAVES 32u\n"
     "#endif\n"
     "layout(constant_id = " VKC__STR(VKC_GRID_SPEC_ID) ") const uint vkc_grid_binding_id = VKC_GRID_BINDING;\n"
     "layout(set = 0, binding = VKC_GRID_BINDING) buffer vkc_grid_state {\n"
@@ -54,32 +79,77 @@ static const char vkc__grid_glsl[] =
     "  uint vkc_grid_count;\n"
     "  uint vkc_grid_cooperative;\n"
     "  uint vkc_grid_reserved[3];\n"
+    "#if VKC_GRID_BARRIER != 0\n"
+    /* From byte 32: [24 + 32 k] is byte 128 (k + 1), the generation's line
+     * then each leaf's, up to byte 256 + 128 VKC_GRID_LEAVES. */
+    "  uint vkc_grid_line[24u + 32u * (VKC_GRID_LEAVES + 1u)];\n"
+    "#endif\n"
     "};\n"
+    "#if (VKC_GRID_BARRIER & 5) != 0\n"
+    "#define VKC_GRID_GEN vkc_grid_line[24]\n"
+    "#else\n"
+    "#define VKC_GRID_GEN vkc_grid_generation\n"
+    "#endif\n"
+    "#if (VKC_GRID_BARRIER & 8) != 0\n"
+    "#define VKC_GRID_CB_SCOPE gl_ScopeWorkgroup\n"
+    "#else\n"
+    "#define VKC_GRID_CB_SCOPE gl_ScopeDevice\n"
+    "#endif\n"
+    "#if (VKC_GRID_BARRIER & 6) != 0\n"
+    "#define VKC_GRID_SPIN_SEM gl_SemanticsRelaxed\n"
+    "#else\n"
+    "#define VKC_GRID_SPIN_SEM gl_SemanticsAcquire\n"
+    "#endif\n"
     "uint vkc_grid_step_begin() { return vkc_grid_first; }\n"
     "uint vkc_grid_step_end() { return vkc_grid_first + vkc_grid_count; }\n"
     "#define VKC_GRID_STEPS(s) for (uint s = vkc_grid_step_begin(); s < vkc_grid_step_end(); ++s)\n"
     "void vkc_grid_barrier() {\n"
     "  if (vkc_grid_cooperative == 0u) return;\n"
-    "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "  controlBarrier(gl_ScopeWorkgroup, VKC_GRID_CB_SCOPE, gl_StorageSemanticsBuffer,\n"
     "                 gl_SemanticsAcquireRelease);\n"
     "  if (gl_LocalInvocationIndex == 0u) {\n"
     "    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;\n"
-    "    uint gen = atomicLoad(vkc_grid_generation, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
-    "                          gl_SemanticsAcquire);\n"
-    "    uint prev = atomicAdd(vkc_grid_arrived, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
-    "                          gl_SemanticsAcquireRelease);\n"
-    "    if (prev == groups - 1u) {\n"
+    /* Where the spins are relaxed this load is too, which is enough: the
+     * arrival after it releases, so the last arrival (and the generation
+     * it moves) happens after this load. */
+    "    uint gen = atomicLoad(VKC_GRID_GEN, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                          VKC_GRID_SPIN_SEM);\n"
+    "#if (VKC_GRID_BARRIER & 4) != 0\n"
+    "    uint id = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y +\n"
+    "              gl_NumWorkGroups.y * gl_WorkGroupID.z);\n"
+    "    uint fanin = max(VKC_GRID_FANIN, (groups + VKC_GRID_LEAVES - 1u) / VKC_GRID_LEAVES);\n"
+    "    uint leaf = id / fanin;\n"
+    "    uint members = min(fanin, groups - leaf * fanin);\n"
+    "    bool last = atomicAdd(vkc_grid_line[56u + 32u * leaf], 1u, gl_ScopeDevice,\n"
+    "                          gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease) == members - 1u;\n"
+    /* The leaf's reset is ordered before the generation moves by the top
+     * arrival's release, as the top counter's reset is. */
+    "    if (last) {\n"
+    "      atomicStore(vkc_grid_line[56u + 32u * leaf], 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                  gl_SemanticsRelaxed);\n"
+    "      uint leaves = (groups + fanin - 1u) / fanin;\n"
+    "      last = atomicAdd(vkc_grid_arrived, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                       gl_SemanticsAcquireRelease) == leaves - 1u;\n"
+    "    }\n"
+    "#else\n"
+    "    bool last = atomicAdd(vkc_grid_arrived, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                          gl_SemanticsAcquireRelease) == groups - 1u;\n"
+    "#endif\n"
+    "    if (last) {\n"
     "      atomicStore(vkc_grid_arrived, 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
     "                  gl_SemanticsRelaxed);\n"
-    "      atomicAdd(vkc_grid_generation, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "      atomicAdd(VKC_GRID_GEN, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
     "                gl_SemanticsRelease);\n"
     "    } else {\n"
-    "      while (atomicLoad(vkc_grid_generation, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
-    "                        gl_SemanticsAcquire) == gen) {\n"
+    "      while (atomicLoad(VKC_GRID_GEN, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "                        VKC_GRID_SPIN_SEM) == gen) {\n"
     "      }\n"
+    "#if (VKC_GRID_BARRIER & 6) != 0\n"
+    "      memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);\n"
+    "#endif\n"
     "    }\n"
     "  }\n"
-    "  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "  controlBarrier(gl_ScopeWorkgroup, VKC_GRID_CB_SCOPE, gl_StorageSemanticsBuffer,\n"
     "                 gl_SemanticsAcquireRelease);\n"
     "}\n";
 /* clang-format on */

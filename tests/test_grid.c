@@ -71,14 +71,20 @@ typedef struct fixture {
     uint32_t *ref, *tmp, *got;
 } fixture;
 
-static void fixture_init(fixture *f, vkc_context *ctx, const char *src, uint32_t n)
+/* The kernel compiled from src with the defines given (may be none). */
+static void fixture_init_defines(fixture *f, vkc_context *ctx, const char *src,
+                                 const char *const *defines, uint32_t define_count, uint32_t n)
 {
     memset(f, 0, sizeof(*f));
     f->ctx = ctx;
     f->n = n;
-    assert_int_equal(
-        vkc_kernel_create_glsl(ctx, &(vkc_glsl_desc){.source = src, .name = "steps"}, &f->k),
-        VKC_SUCCESS);
+    assert_int_equal(vkc_kernel_create_glsl(ctx,
+                                            &(vkc_glsl_desc){.source = src,
+                                                             .name = "steps",
+                                                             .defines = defines,
+                                                             .define_count = define_count},
+                                            &f->k),
+                     VKC_SUCCESS);
     assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 4}, &f->a), VKC_SUCCESS);
     assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 4}, &f->b), VKC_SUCCESS);
     f->args[0] = (vkc_arg){.buffer = f->a, .access = VKC_ACCESS_READ_WRITE};
@@ -93,6 +99,11 @@ static void fixture_init(fixture *f, vkc_context *ctx, const char *src, uint32_t
         f->ref[i] = i * 7 + 1;
     assert_int_equal(vkc_buffer_upload(f->a, 0, f->ref, n * 4), VKC_SUCCESS);
     assert_int_equal(vkc_buffer_fill(f->b, 0, n * 4, 0), VKC_SUCCESS);
+}
+
+static void fixture_init(fixture *f, vkc_context *ctx, const char *src, uint32_t n)
+{
+    fixture_init_defines(f, ctx, src, NULL, 0, n);
 }
 
 static void fixture_finish(fixture *f)
@@ -238,6 +249,48 @@ static void test_full_grid(void **state)
     vkc_context *stats = vkc_test_context_create(statistics_on);
     full_grid(stats);
     vkc_test_context_destroy(stats);
+    vkc_test_assert_clean();
+}
+
+/* Every barrier variant of the include (VKC_GRID_BARRIER, issue 13) gives
+ * the CPU's results in both forms: the fallback, and the cooperative form
+ * forced with one workgroup (lavapipe) or clamped to the device's full
+ * grid where the SM count is known, where the spins and the tree's leaves
+ * are exercised. A fan-in of 2 gives the tree many leaves and a short
+ * last one. */
+static void test_barrier_variants(void **state)
+{
+    vkc_context *ctx = *state;
+    static const char *const variants[][2] = {
+        {"VKC_GRID_BARRIER=1", NULL},  {"VKC_GRID_BARRIER=2", NULL},
+        {"VKC_GRID_BARRIER=3", NULL},  {"VKC_GRID_BARRIER=7", NULL},
+        {"VKC_GRID_BARRIER=8", NULL},  {"VKC_GRID_BARRIER=11", NULL},
+        {"VKC_GRID_BARRIER=15", NULL}, {"VKC_GRID_BARRIER=4", "VKC_GRID_FANIN=2u"}};
+    const bool sms = vkc_context_device(ctx)->sm_count != 0;
+    vkc_context_features feat;
+    assert_int_equal(vkc_context_features_get(ctx, &feat), VKC_SUCCESS);
+    for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); ++v) {
+        const uint32_t nd = variants[v][1] ? 2 : 1;
+        fixture f;
+        fixture_init_defines(&f, ctx, STEPS_GLSL, variants[v], nd, sms ? 1u << 16 : 40);
+        vkc_coop_info info;
+        run_steps(&f, &(vkc_coop_desc){.steps = 11, .form = VKC_COOP_FALLBACK},
+                  (uint32_t[3]){5, 1, 1}, 0, &info);
+        assert_false(info.cooperative);
+        /* A count: the variant's lines are no array that vkc checks against it. */
+        run_steps(&f, &(vkc_coop_desc){.steps = 3}, NULL, f.n, &info);
+        assert_int_equal(info.cooperative, feat.cooperative);
+        if (sms)
+            run_steps(&f, &(vkc_coop_desc){.steps = 101}, (uint32_t[3]){1u << 20, 1, 1}, 0, &info);
+        else
+            run_steps(&f, &(vkc_coop_desc){.steps = 20, .form = VKC_COOP_FORCE},
+                      (uint32_t[3]){1, 1, 1}, 0, &info);
+        assert_int_equal(info.cooperative, !ctx->cooperative_off); /* VKC_COOPERATIVE */
+        print_message("%s%s%s: %s, %u workgroups\n", variants[v][0], nd > 1 ? " " : "",
+                      nd > 1 ? variants[v][1] : "", info.cooperative ? "cooperative" : "fallback",
+                      info.groups[0]);
+        fixture_finish(&f);
+    }
     vkc_test_assert_clean();
 }
 
@@ -453,6 +506,7 @@ int main(void)
         T(test_forced_one_group),
         T(test_binding_between),
         T(test_full_grid),
+        T(test_barrier_variants),
         T(test_grid_fit),
         T(test_bad_input),
         cmocka_unit_test(test_env),

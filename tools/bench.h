@@ -474,7 +474,8 @@ bool raw_ranges_download_check(raw *r, raw_ranges *rr, bench_ranges *g, uint32_t
     X(layout, "array of structures vs structure of arrays")                                        \
     X(record, "CPU cost per recorded dispatch")                                                    \
     X(postfx, "the renderer's post-process chain on images, vkc vs hand-placed barriers")          \
-    X(resident, "resident kernel: round trip and dependent stream vs ordinary submits")
+    X(resident, "resident kernel: round trip and dependent stream vs ordinary submits")            \
+    X(gridbar, "grid barrier variants in one persistent dispatch, raw and vkc (issue 13)")
 
 typedef void (*bench_fn)(bench *b, raw *r);
 #define BENCH_SCEN_DECLARE(name, what) void scen_##name(bench *b, raw *r);

@@ -197,11 +197,37 @@ static const char *coop_chain_glsl =
     "  }\n"
     "}\n";
 
-static void bench_vkc_coop_chain(bench *b, uint32_t K, const char *baseline)
+/* The barrier variants that scenario gridbar measures (issue 13): the
+ * row's suffix, the raw kernel's spec constant 1 (persist_chain.comp) and
+ * the same barrier's defines for vkc_grid.glsl (src/glsl.c). */
+typedef struct gridbar_variant {
+    const char *suffix;
+    uint32_t raw_spec;
+    const char *defines[2];
+} gridbar_variant;
+static const gridbar_variant gridbar_variants[] = {
+    {"", 0, {NULL, NULL}},
+    {"+split-lines", 1, {"VKC_GRID_BARRIER=1", NULL}},
+    {"+relaxed-spin", 2, {"VKC_GRID_BARRIER=2", NULL}},
+    {"+both", 3, {"VKC_GRID_BARRIER=3", NULL}},
+    {"+tree", 7, {"VKC_GRID_BARRIER=7", NULL}},
+    {"+tree16", 7 | 16u << 8, {"VKC_GRID_BARRIER=7", "VKC_GRID_FANIN=16u"}},
+    {"+wg-scope", 8, {"VKC_GRID_BARRIER=8", NULL}},
+    {"+both+wg-scope", 11, {"VKC_GRID_BARRIER=11", NULL}},
+    {"+tree+wg-scope", 15, {"VKC_GRID_BARRIER=15", NULL}},
+};
+
+static uint32_t gridbar_define_count(const gridbar_variant *v)
+{
+    return v->defines[0] ? (v->defines[1] ? 2 : 1) : 0;
+}
+
+static void bench_vkc_coop_chain(bench *b, uint32_t K, uint32_t iters, const char *baseline,
+                                 const gridbar_variant *gv)
 {
     vkc_context *vctx = b->ctx;
     char err[512] = "", variant[64];
-    snprintf(variant, sizeof(variant), "vkc-cooperative K=%u", K);
+    snprintf(variant, sizeof(variant), "vkc-cooperative%s K=%u", gv->suffix, K);
     bench_times tm = {0};
     vkc_kernel *k = NULL;
     vkc_buffer *buf[2] = {NULL, NULL};
@@ -211,12 +237,14 @@ static void bench_vkc_coop_chain(bench *b, uint32_t K, const char *baseline)
     /* Even K: every submission ends in a, where the next one starts. */
     K += K & 1;
     const uint32_t n = TINY_N * (b->dev->sm_count ? b->dev->sm_count : 1);
-    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), iters));
     MTRY(host = malloc((size_t)n * 4));
     VTRY(vkc_kernel_create_glsl(vctx,
                                 &(vkc_glsl_desc){.source = coop_chain_glsl,
                                                  .name = "coop-chain",
-                                                 .workgroup_size = TINY_WG},
+                                                 .workgroup_size = TINY_WG,
+                                                 .defines = gv->defines,
+                                                 .define_count = gridbar_define_count(gv)},
                                 &k));
     for (int i = 0; i < 2; ++i)
         VTRY(bench_buffer(vctx, (uint64_t)n * 4, i ? "b" : "a", &buf[i]));
@@ -272,10 +300,11 @@ static void record_persist(raw *r, VkCommandBuffer cb, void *user)
 /* The raw persistent kernel: the same K steps in one dispatch of one
  * workgroup of TINY_WG per SM. Where the SM count is unknown (lavapipe) one
  * workgroup of 8 (lavapipe's spin loops misbehave wider), to check it. */
-static void raw_persist_chain(bench *b, raw *r, uint32_t K, const char *baseline)
+static void raw_persist_chain(bench *b, raw *r, uint32_t K, uint32_t iters, const char *baseline,
+                              const gridbar_variant *gv)
 {
     char err[512] = "", variant[64];
-    snprintf(variant, sizeof(variant), "raw-persistent K=%u", K);
+    snprintf(variant, sizeof(variant), "raw-persistent%s K=%u", gv->suffix, K);
     bench_times tm = {0};
     raw_pipe p = {0};
     raw_buf st = {0}, buf[2] = {{0}, {0}};
@@ -285,10 +314,13 @@ static void raw_persist_chain(bench *b, raw *r, uint32_t K, const char *baseline
     const uint32_t sms = b->dev->sm_count;
     const uint32_t wg = sms ? TINY_WG : 8, groups = sms ? sms : 1;
     const uint32_t n = TINY_N * (sms ? sms : 1);
-    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
-    MTRY(host = calloc(n, 4));
-    RTRY(raw_pipe_create(r, BENCH_SPV(persist_chain), 3, 8, wg, 0, &p));
-    RTRY(raw_buf_create(r, 64, false, &st) && raw_upload(r, &st, 0, host, 64));
+    /* Room for any variant's lines: at most one leaf per workgroup. */
+    const uint32_t state_words = 64 + 32 * groups;
+    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), iters));
+    MTRY(host = calloc(n > state_words ? n : state_words, 4));
+    RTRY(raw_pipe_create(r, BENCH_SPV(persist_chain), 3, 8, wg, gv->raw_spec, &p));
+    RTRY(raw_buf_create(r, state_words * 4, false, &st) &&
+         raw_upload(r, &st, 0, host, state_words * 4));
     for (int i = 0; i < 2; ++i)
         RTRY(raw_buf_create(r, (uint64_t)n * 4, false, &buf[i]) &&
              raw_upload(r, &buf[i], 0, host, (uint64_t)n * 4));
@@ -349,11 +381,55 @@ void scen_chain(bench *b, raw *r)
         snprintf(v, sizeof(v), "vkc-seq K=%u", ks[i]);
         snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], ks[i]);
         vkc_chain(b, r, b->ctx, v, ks[i], base);
-        bench_vkc_coop_chain(b, ks[i], base);
+        bench_vkc_coop_chain(b, ks[i], bench_n(b, 20, 200), base, &gridbar_variants[0]);
         if (r)
-            raw_persist_chain(b, r, ks[i], base);
+            raw_persist_chain(b, r, ks[i], bench_n(b, 20, 200), base, &gridbar_variants[0]);
     }
     vkc_chain_ring8(b, ks[1]);
+}
+
+/* Issue 13: the grid barrier's variants, each a row of the raw persistent
+ * kernel and of vkc's cooperative dispatch on the same grid and K, each
+ * checking its own chain's result; ratios against today's barrier of the
+ * same kind (bench/h200_gridbar.sh tabulates several passes). */
+/* Whether row `kind` + `suffix` is to run: not named in VKC_GRIDBAR_SKIP
+ * (comma-separated rows without K, which bench/h200_gridbar.sh sets for a
+ * row that hung an earlier pass). Says on stdout which row starts, so that
+ * the script can tell which one hangs. */
+static bool gridbar_row(bench *b, const char *kind, const gridbar_variant *gv, uint32_t K)
+{
+    char row[64], v[80];
+    snprintf(row, sizeof(row), "%s%s", kind, gv->suffix);
+    const char *skip = getenv("VKC_GRIDBAR_SKIP");
+    const size_t len = strlen(row);
+    for (const char *p = skip; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        if (strcspn(p, ",") == len && !strncmp(p, row, len)) {
+            snprintf(v, sizeof(v), "%s K=%u", row, K + (K & 1));
+            bench_skip(b, v, "named in VKC_GRIDBAR_SKIP (it hung in an earlier pass)");
+            return false;
+        }
+    }
+    printf("gridbar row: %s\n", row);
+    fflush(stdout);
+    return true;
+}
+
+void scen_gridbar(bench *b, raw *r)
+{
+    const uint32_t K = bench_n(b, 64, 10000), iters = bench_n(b, 10, 100);
+    const size_t nv = sizeof(gridbar_variants) / sizeof(gridbar_variants[0]);
+    char raw_base[96], vkc_base[96];
+    snprintf(raw_base, sizeof(raw_base), "gridbar/raw-persistent K=%u", K + (K & 1));
+    snprintf(vkc_base, sizeof(vkc_base), "gridbar/vkc-cooperative K=%u", K + (K & 1));
+    /* Interleaved, so that a drift of the clocks over the pass touches the
+     * two kinds of one variant alike. */
+    for (size_t v = 0; v < nv; ++v) {
+        const gridbar_variant *gv = &gridbar_variants[v];
+        if (r && gridbar_row(b, "raw-persistent", gv, K))
+            raw_persist_chain(b, r, K, iters, v ? raw_base : NULL, gv);
+        if (gridbar_row(b, "vkc-cooperative", gv, K))
+            bench_vkc_coop_chain(b, K, iters, v ? vkc_base : raw_base, gv);
+    }
 }
 
 /* ---- levels: W ranges of one buffer, D levels; level d runs x_w += 1 on every w -- */

@@ -1352,14 +1352,25 @@ VKC_API vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns);
  * the device gets.
  *
  * Costs and limits: the state (32 bytes, or one entry per step in the
- * fallback) is a buffer that vkc creates and uploads while recording (a
- * blocking transfer) and the sequence holds until it is recorded again.
+ * fallback; 4 KiB more with a barrier variant below) is a buffer that vkc
+ * creates and uploads while recording (a blocking transfer) and the
+ * sequence holds until it is recorded again.
  * Not in immediate mode (record it in a sequence). A complete dispatch
  * leaves the state as it found it, so the sequence may be submitted again;
  * one whose kernel never reaches a barrier (or a device lost in one) hangs
  * like any endless kernel. Co-residency assumes the device runs nothing
  * else meanwhile (other queues, other processes, a resident kernel: vkc
  * ends its own resident kernels before ordinary work).
+ *
+ * Experimental: VKC_GRID_BARRIER (define it before the include, or in
+ * vkc_glsl_desc.defines; default 0, the barrier described above) picks a
+ * variant of the barrier while issue 13 measures them on an H200: bit 1
+ * the generation on its own 128-byte line, bit 2 relaxed spin loads and one
+ * acquire fence after, bit 4 a two-level arrival of VKC_GRID_FANIN
+ * (default 8) workgroups per leaf counter (implies 1 and 2), bit 8 the
+ * workgroup's own barriers at workgroup memory scope (thread 0's
+ * device-scope atomics order the rest). Every variant computes the same;
+ * only the time differs.
  *
  * A call of its own rather than a field of vkc_dispatch_desc: it records
  * one dispatch or many, binds a buffer that vkc owns, and has no immediate
