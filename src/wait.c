@@ -402,6 +402,24 @@ vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_
     }
 }
 
+bool vkc__queue_idle(vkc_context *ctx, uint64_t value)
+{
+    if (atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= value)
+        return true;
+    if (!vkc__marker_on(ctx))
+        return false;
+    if (vkc__marker_done(ctx, value))
+        return true;
+    /* An unsignalled value reaches the timeline only with a later signal,
+     * which the poll would wait for in vain. Without timelines a poll takes
+     * queue_lock, which the submit path holds. */
+    if (!ctx->features.timeline_semaphores ||
+        atomic_load_explicit(&ctx->signalled_value, memory_order_acquire) < value)
+        return false;
+    vkc_result r;
+    return vkc__poll_completed(ctx, &r) >= value;
+}
+
 bool vkc__marker_done(vkc_context *ctx, uint64_t value)
 {
     /* Skew before skip (the reverse of the writer's order): a stale pair
