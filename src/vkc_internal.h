@@ -409,8 +409,8 @@ vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_
 /* The marker says value is complete (results visible to the host). */
 bool vkc__marker_done(vkc_context *ctx, uint64_t value);
 /* Everything up to value (the last value submitted) is complete, as far
- * as the cached completed value tells, or, with the marker on, its count
- * or else the timeline where a submit signalled value or later (one driver
+ * as the cached completed value tells, or, with the marker on, its count,
+ * or the timeline where value itself went without the marker (one driver
  * poll, no lock: callable under queue_lock). Decides whether work recorded
  * without the marker may go without it. */
 bool vkc__queue_idle(vkc_context *ctx, uint64_t value);

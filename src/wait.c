@@ -410,11 +410,12 @@ bool vkc__queue_idle(vkc_context *ctx, uint64_t value)
         return false;
     if (vkc__marker_done(ctx, value))
         return true;
-    /* An unsignalled value reaches the timeline only with a later signal,
-     * which the poll would wait for in vain. Without timelines a poll takes
-     * queue_lock, which the submit path holds. */
-    if (!ctx->features.timeline_semaphores ||
-        atomic_load_explicit(&ctx->signalled_value, memory_order_acquire) < value)
+    /* A value that went without the marker (its submit signalled) shows on
+     * the count only with a later marker: only the timeline says. Asked of
+     * the driver for that one alone, so that a busy queue's other checks
+     * (immediate mode's, on every enqueue) cost no driver call. The marker
+     * is on only with timelines, whose poll takes no lock. */
+    if (value != atomic_load_explicit(&ctx->marker_skip, memory_order_acquire))
         return false;
     vkc_result r;
     return vkc__poll_completed(ctx, &r) >= value;
