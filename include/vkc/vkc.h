@@ -1217,14 +1217,15 @@ typedef struct vkc_seq_desc {
      * on and which costs the GPU a barrier and a dependent dispatch per
      * submission. OFF: never, for work whose completion the host's GPU
      * consumes (a frame handed back to graphics through
-     * vkc_ticket_export); DEFAULT: OFF for a sequence that records a
-     * vkc_seq_release or vkc_seq_release_image, ON for any other; ON:
-     * always. Without the marker a submit onto a queue where vkc's earlier
-     * work is complete signals the timeline and adds nothing; onto a busy
-     * one it adds the marker in a command buffer of its own (the GPU cost
-     * as with ON). Waits on its tickets (vkc_wait, vkc_poll, vkc_finish)
-     * stay exact in every wait mode: they poll or block on the timeline
-     * instead of spinning on the count. Other wait modes ignore it. */
+     * vkc_ticket_export); DEFAULT: OFF for a sequence that releases an
+     * image (vkc_seq_release_image) or a buffer to another queue family
+     * (vkc_seq_release), ON for any other; ON: always. Without the marker,
+     * a submit onto a queue where vkc's earlier work is complete signals
+     * the timeline and adds nothing; onto a busy one it adds the marker in
+     * a command buffer of its own (the GPU cost as with ON). Waits on its
+     * tickets (vkc_wait, vkc_poll, vkc_finish) stay exact in every wait
+     * mode: they poll or block on the timeline instead of spinning on the
+     * count. Other wait modes ignore it. */
     vkc_toggle completion_marker;
 } vkc_seq_desc;
 
