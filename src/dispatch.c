@@ -67,6 +67,7 @@ vkc_result vkc_seq_create(vkc_context *ctx, const vkc_seq_desc *desc, vkc_seq **
     vkc_toggle prof = desc ? desc->profile : VKC_DEFAULT;
     s->profile =
         ctx->info.timestamps && (prof == VKC_ON || (prof == VKC_DEFAULT && ctx->profiling));
+    s->marker_choice = desc ? desc->completion_marker : VKC_DEFAULT;
     atomic_init(&s->busy, false);
     s->hold_tag = UINT64_MAX; /* no set yet */
     vkc__obj_init(&s->obj, VKC_MAGIC_SEQ, ctx, s->name, vkc__seq_free, &ctx->seqs);

@@ -108,21 +108,10 @@ static uint64_t vkc__imm_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Nothing submitted is still running, as far as can be told without asking
- * the driver (the marker's count, or the completed value vkc saw last),
- * except for a last submission that went without the marker. */
+/* Nothing submitted is still running (vkc__queue_idle). */
 static bool vkc__imm_queue_idle(vkc_context *ctx)
 {
-    uint64_t submitted = vkc__submitted_value(ctx);
-    if (atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= submitted)
-        return true;
-    if (!vkc__marker_on(ctx))
-        return false;
-    if (vkc__marker_done(ctx, submitted))
-        return true;
-    /* The last submission went without the marker: only the timeline says. */
-    return submitted == atomic_load_explicit(&ctx->marker_skip, memory_order_acquire) &&
-           vkc__completed_value(ctx) >= submitted;
+    return vkc__queue_idle(ctx, vkc__submitted_value(ctx));
 }
 
 /* Caller holds m->lock; the open batch holds m->pending commands. A busy GPU

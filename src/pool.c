@@ -627,19 +627,10 @@ vkc_result vkc__signal_through(vkc_context *ctx, uint64_t value)
 static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *marker,
                                    uint64_t *out_value, bool *need_marker);
 
-/* Everything submitted is complete, as far as the host has seen (the
- * timeline's cached value or the marker's count); caller holds queue_lock. */
-static bool vkc__queue_done_locked(vkc_context *ctx)
-{
-    const uint64_t last = ctx->next_value;
-    return atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= last ||
-           vkc__marker_done(ctx, last);
-}
-
 /* The completion marker alone, in a unit of its own: for a unit recorded
- * without it (an immediate batch meant for an idle queue) whose queue got
- * work meanwhile. It orders after everything before it and counts like
- * the marker at the end of a recording. */
+ * without it (an immediate batch meant for an idle queue, a sequence whose
+ * completion the host's GPU takes) that finds vkc's earlier work running. It orders after
+ * everything before it and counts like the marker at the end of a recording. */
 static vkc_result vkc__marker_unit(vkc_context *ctx, vkc__cmd **out)
 {
     VKC_FORWARD(vkc__cmd_acquire(ctx, out));
@@ -709,7 +700,7 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
     uint64_t value = ctx->next_value + 1;
     bool skip = false;
     if (VKC_UNLIKELY(vkc__marker_on(ctx) && !cmd->has_marker && !marker)) {
-        if (cmd->marker_optional && vkc__queue_done_locked(ctx)) {
+        if (cmd->marker_optional && vkc__queue_idle(ctx, ctx->next_value)) {
             /* Nothing before it is still running: its own value completes
              * on the timeline, every later one through the marker again. */
             skip = true;

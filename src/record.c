@@ -156,6 +156,22 @@ static bool vkc__labels_on(const vkc_context *ctx)
            (ctx->features.validation || ctx->debug_labels);
 }
 
+/* Whether the recorded copies may go without the completion marker: an
+ * immediate batch meant for an idle queue, or work whose completion the
+ * host's GPU takes (a release hands its results to another queue, which
+ * waits on the timeline, not on the count). */
+static bool vkc__seq_marker_optional(const vkc_seq *s)
+{
+    if (s->marker_optional || s->marker_choice == VKC_OFF)
+        return true;
+    if (s->marker_choice == VKC_ON)
+        return false;
+    for (uint32_t i = 0; i < s->cmd_count; ++i)
+        if (s->cmds[i].kind == VKC_CMD_RELEASE || s->cmds[i].kind == VKC_CMD_RELEASE_IMAGE)
+            return true;
+    return false;
+}
+
 /* Record the commands, level by level, into a fresh unit. A failure here is
  * one of resources (memory, a recording unit), not of the commands: it is
  * returned but not latched, so the next submit records again. */
@@ -350,7 +366,7 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         if (r >= 0 && n)
             vkc__cmd_barrier2(ctx, cb, NULL, s->ibar, n);
     }
-    const bool marker = vkc__marker_on(ctx) && !s->marker_optional;
+    const bool marker = vkc__marker_on(ctx) && !vkc__seq_marker_optional(s);
     if (r >= 0 && s->writes_mapped && !marker) {
         /* The host reads mapped memory after waiting on the ticket. */
         vkc__cmd_barrier(ctx, cb, last, vkc__writes_of(last), VK_PIPELINE_STAGE_2_HOST_BIT,

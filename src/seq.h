@@ -170,6 +170,9 @@ struct vkc_seq {
     /* An immediate batch for an idle queue: recorded without the completion
      * marker, which its submit adds only if the queue got busy meanwhile. */
     bool marker_optional;
+    /* vkc_seq_desc.completion_marker as given; vkc__record resolves
+     * DEFAULT from the commands. */
+    vkc_toggle marker_choice;
     uint64_t submits;
     bool profile; /* recorded with timestamps (vkc_seq_desc.profile, the context's) */
 

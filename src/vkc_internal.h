@@ -311,9 +311,10 @@ typedef struct vkc__cmd {
     uint64_t last_value; /* timeline value of its last submit; 0 = never */
     bool has_marker;     /* VKC_WAIT_SPIN_MARKER: the completion marker is recorded */
     bool needs_signal;   /* its submit signals the timeline even where the marker rules */
-    /* Recorded without the marker, which its submit leaves out where the
-     * queue is idle (an immediate batch, see vkc__submit) or else adds in a
-     * unit of its own. */
+    /* Recorded without the marker (an immediate batch; a sequence whose
+     * completion the host's GPU takes), which its submit leaves out where
+     * the queue is idle (see vkc__submit) or else adds in a unit of its
+     * own. */
     bool marker_optional;
     /* Profiling (profile.c reads these; pool.c owns the query pool, which
      * is kept and reused with the unit). query_count is 0 for a recording
@@ -415,6 +416,12 @@ vkc_result vkc__marker_reset(vkc_context *ctx);
 vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_ns);
 /* The marker says value is complete (results visible to the host). */
 bool vkc__marker_done(vkc_context *ctx, uint64_t value);
+/* Everything up to value (the last value submitted) is complete, as far
+ * as the cached completed value tells, or, with the marker on, its count,
+ * or the timeline where value itself went without the marker (one driver
+ * poll, no lock: callable under queue_lock). Decides whether work recorded
+ * without the marker may go without it. */
+bool vkc__queue_idle(vkc_context *ctx, uint64_t value);
 /* Check that the completion marker can be trusted on this device: a few
  * one-shot submissions whose count and results must be seen, right, and no
  * later than the timeline says they are done. On a failed check the marker

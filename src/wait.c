@@ -402,6 +402,25 @@ vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_
     }
 }
 
+bool vkc__queue_idle(vkc_context *ctx, uint64_t value)
+{
+    if (atomic_load_explicit(&ctx->completed_value, memory_order_acquire) >= value)
+        return true;
+    if (!vkc__marker_on(ctx))
+        return false;
+    if (vkc__marker_done(ctx, value))
+        return true;
+    /* A value that went without the marker (its submit signalled) shows on
+     * the count only with a later marker: only the timeline says. Asked of
+     * the driver for that one alone, so that a busy queue's other checks
+     * (immediate mode's, on every enqueue) cost no driver call. The marker
+     * is on only with timelines, whose poll takes no lock. */
+    if (value != atomic_load_explicit(&ctx->marker_skip, memory_order_acquire))
+        return false;
+    vkc_result r;
+    return vkc__poll_completed(ctx, &r) >= value;
+}
+
 bool vkc__marker_done(vkc_context *ctx, uint64_t value)
 {
     /* Skew before skip (the reverse of the writer's order): a stale pair

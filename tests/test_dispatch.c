@@ -931,8 +931,26 @@ static void check_fill_roundtrip(vkc_context *ctx, uint32_t value)
     vkc_buffer_destroy(x);
 }
 
-/* The marker's self-test passes where it works, and turns the marker off
- * where the count is wrong or never moves; waits then use the timeline. */
+/* A host timeline semaphore the next submit waits on (at value 1). */
+static VkSemaphore gate_close(vkc_context *ctx)
+{
+    VkSemaphoreTypeCreateInfo tci = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &tci};
+    VkSemaphore gate;
+    assert_int_equal(ctx->vk.vkCreateSemaphore(ctx->device, &sci, NULL, &gate), VK_SUCCESS);
+    assert_int_equal(vkc_wait_host_semaphore(ctx, gate, 1), VKC_SUCCESS);
+    return gate;
+}
+
+static void gate_open(vkc_context *ctx, VkSemaphore gate)
+{
+    VkSemaphoreSignalInfo si = {VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+    si.semaphore = gate;
+    si.value = 1;
+    assert_int_equal(ctx->vk.vkSignalSemaphore(ctx->device, &si), VK_SUCCESS);
+}
+
 /* Immediate batches for an idle queue go without the completion marker
  * (their tickets complete on the timeline); the marker's count then trails
  * the timeline, and marker-carrying submissions after them still complete
@@ -976,10 +994,9 @@ static void test_marker_skip(void **state)
     for (uint32_t i = 0; i < n; ++i)
         assert_int_equal(out[i], ref);
 
-    /* A dispatch held back by a host semaphore keeps the queue busy while a
-     * unit recorded without the marker is submitted (a long dispatch alone
-     * could finish first on a loaded machine, lavapipe running it on its
-     * own thread). */
+    /* A long dispatch, gated on a host semaphore, keeps the queue busy while
+     * a unit recorded without the marker is submitted (ungated, the GPU
+     * may finish it first, which the submit sees on the timeline). */
     uint32_t iters = vkc_context_device(ctx)->type == VKC_DEVICE_TYPE_CPU ? 100 : 60000;
     vkc_arg ya = arg(y);
     vkc_seq *busy, *s2;
@@ -996,13 +1013,8 @@ static void test_marker_skip(void **state)
     s2->marker_optional = true;
     assert_int_equal(vkc_seq_dispatch(s2, &d), VKC_SUCCESS);
     assert_int_equal(vkc_seq_end(s2), VKC_SUCCESS);
-    VkSemaphoreTypeCreateInfo tci = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-    tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-    VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &tci};
-    VkSemaphore gate = VK_NULL_HANDLE;
-    assert_int_equal(ctx->vk.vkCreateSemaphore(ctx->device, &sci, NULL, &gate), VK_SUCCESS);
-    assert_int_equal(vkc_wait_host_semaphore(ctx, gate, 1), VKC_SUCCESS);
     vkc_ticket tb, t2;
+    VkSemaphore gate = gate_close(ctx);
     assert_int_equal(vkc_seq_submit(busy, &tb), VKC_SUCCESS);
     const uint64_t skew1 = atomic_load(&ctx->marker_skew);
     assert_int_equal(vkc_seq_submit(s2, &t2), VKC_SUCCESS);
@@ -1011,10 +1023,7 @@ static void test_marker_skip(void **state)
     const vkc_result held = vkc_poll(ctx, tb);
     /* Open the gate before any check can fail: a failed check must not
      * leave the context's teardown waiting on it. */
-    VkSemaphoreSignalInfo si = {VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
-    si.semaphore = gate;
-    si.value = 1;
-    assert_int_equal(ctx->vk.vkSignalSemaphore(ctx->device, &si), VK_SUCCESS);
+    gate_open(ctx, gate);
     assert_int_equal(skew2, skew1);        /* the marker went with it */
     assert_int_equal(held, VKC_NOT_READY); /* the queue was busy */
     assert_int_equal(vkc_wait(ctx, t2, UINT64_MAX), VKC_SUCCESS);
@@ -1024,7 +1033,7 @@ static void test_marker_skip(void **state)
     for (uint32_t i = 0; i < n; ++i)
         assert_int_equal(out[i], ref);
     free(out);
-    ctx->vk.vkDestroySemaphore(ctx->device, gate, NULL); /* its waiter completed (tb) */
+    ctx->vk.vkDestroySemaphore(ctx->device, gate, NULL);
     vkc_seq_destroy(s2);
     vkc_seq_destroy(busy);
     vkc_seq_destroy(s);
@@ -1034,6 +1043,134 @@ static void test_marker_skip(void **state)
     vkc_kernel_destroy(inpl);
 }
 
+/* One in-place step x = x * p.a + p.b on x, in a sequence of its own. */
+static vkc_seq *step_seq(vkc_context *ctx, vkc_kernel *k, vkc_buffer *x, const push3 *p,
+                         vkc_toggle marker)
+{
+    vkc_seq *s;
+    vkc_arg a = arg(x);
+    assert_int_equal(vkc_seq_create(ctx, &(vkc_seq_desc){.completion_marker = marker}, &s),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = k,
+                                                              .args = &a,
+                                                              .arg_count = 1,
+                                                              .push = p,
+                                                              .push_size = 12,
+                                                              .count = p->n}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    return s;
+}
+
+static void expect_all(vkc_buffer *x, uint32_t n, uint32_t ref)
+{
+    uint32_t *out = malloc(n * 4);
+    assert_non_null(out);
+    assert_int_equal(vkc_buffer_download(x, 0, out, n * 4), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i)
+        assert_int_equal(out[i], ref);
+    free(out);
+}
+
+/* A sequence whose completion the host's GPU takes (completion_marker OFF)
+ * is recorded without the completion marker. Onto an idle queue it goes
+ * without one (its ticket completes on the timeline, the count trails by
+ * one more); onto a busy queue (behind a sequence gated on a host
+ * semaphore) it gets a marker unit in the same submission. Waits on its
+ * tickets and on marked ones around it, in both orders, see what the CPU
+ * computes, under each set-up's wait mode; the two steps do not commute,
+ * so x shows their order. */
+static void test_marker_off(void **state)
+{
+    vkc_context *ctx = *state;
+    const bool marker = vkc__marker_on(ctx);
+    const uint32_t n = 256;
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, n * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 0), VKC_SUCCESS);
+    const push3 pon = {n, 2, 1}, poff = {n, 3, 1};
+    vkc_seq *on = step_seq(ctx, inpl, x, &pon, VKC_DEFAULT);
+    vkc_seq *off = step_seq(ctx, inpl, x, &poff, VKC_OFF);
+    assert_int_equal(on->units[0]->has_marker, marker);
+    assert_false(off->units[0]->has_marker);
+    uint32_t ref = 0;
+
+    /* Idle queue: no marker; a marked submit right behind it, waited on
+     * first or second. */
+    for (uint32_t i = 0; i < 6; ++i) {
+        const uint64_t skew = atomic_load(&ctx->marker_skew);
+        vkc_ticket toff, ton;
+        assert_int_equal(vkc_seq_submit(off, &toff), VKC_SUCCESS);
+        ref = ref * 3 + 1;
+        if (marker)
+            assert_int_equal(atomic_load(&ctx->marker_skew), skew + 1);
+        if (i % 3 == 0)
+            assert_int_equal(vkc_wait(ctx, toff, UINT64_MAX), VKC_SUCCESS);
+        assert_int_equal(vkc_seq_submit(on, &ton), VKC_SUCCESS);
+        ref = ref * 2 + 1;
+        if (i % 3 == 1) {
+            assert_int_equal(vkc_wait(ctx, toff, UINT64_MAX), VKC_SUCCESS);
+            assert_int_equal(vkc_wait(ctx, ton, UINT64_MAX), VKC_SUCCESS);
+        } else {
+            assert_int_equal(vkc_wait(ctx, ton, UINT64_MAX), VKC_SUCCESS);
+            assert_int_equal(vkc_poll(ctx, toff), VKC_SUCCESS);
+        }
+        expect_all(x, n, ref);
+    }
+
+    /* Busy queue: a marked submit gated on a host semaphore, the unmarked
+     * one behind it, a marked one behind that. */
+    for (int order = 0; ctx->features.timeline_semaphores && order < 2; ++order) {
+        VkSemaphore gate = gate_close(ctx);
+        vkc_ticket t[3];
+        assert_int_equal(vkc_seq_submit(on, &t[0]), VKC_SUCCESS);
+        const uint64_t skew = atomic_load(&ctx->marker_skew);
+        assert_int_equal(vkc_seq_submit(off, &t[1]), VKC_SUCCESS);
+        assert_int_equal(atomic_load(&ctx->marker_skew), skew); /* the marker went with it */
+        assert_int_equal(vkc_seq_submit(on, &t[2]), VKC_SUCCESS);
+        ref = ((ref * 2 + 1) * 3 + 1) * 2 + 1;
+        assert_int_equal(vkc_poll(ctx, t[1]), VKC_NOT_READY);
+        gate_open(ctx, gate);
+        for (int k = 0; k < 3; ++k)
+            assert_int_equal(vkc_wait(ctx, t[order ? k : 2 - k], UINT64_MAX), VKC_SUCCESS);
+        assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+        ctx->vk.vkDestroySemaphore(ctx->device, gate, NULL);
+        expect_all(x, n, ref);
+    }
+    assert_int_equal(vkc__marker_on(ctx), marker);
+
+    /* The default: a sequence that releases an image goes without the
+     * marker, unless asked for it. */
+    vkc_image *img;
+    assert_int_equal(vkc_image_create(ctx,
+                                      &(vkc_image_desc){.format = VKC_FORMAT_R32UI,
+                                                        .width = 16,
+                                                        .height = 16,
+                                                        .usage = VKC_IMAGE_USAGE_STORAGE},
+                                      &img),
+                     VKC_SUCCESS);
+    for (int want = 0; want < 2; ++want) {
+        vkc_seq *rel;
+        assert_int_equal(
+            vkc_seq_create(ctx, &(vkc_seq_desc){.completion_marker = want ? VKC_ON : VKC_DEFAULT},
+                           &rel),
+            VKC_SUCCESS);
+        assert_int_equal(vkc_seq_release_image(rel, img, vkc_context_device(ctx)->queue_family,
+                                               VK_IMAGE_LAYOUT_GENERAL),
+                         VKC_SUCCESS);
+        assert_int_equal(vkc_seq_end(rel), VKC_SUCCESS);
+        assert_int_equal(rel->units[0]->has_marker, marker && want);
+        vkc_seq_destroy(rel);
+    }
+    vkc_image_destroy(img);
+    vkc_seq_destroy(off);
+    vkc_seq_destroy(on);
+    vkc_buffer_destroy(x);
+    vkc_kernel_destroy(inpl);
+}
+
+/* The marker's self-test passes where it works, and turns the marker off
+ * where the count is wrong or never moves; waits then use the timeline. */
 static void test_marker_selftest(void **state)
 {
     vkc_context *ctx = *state;
@@ -1067,6 +1204,30 @@ static void test_marker_selftest(void **state)
     vkc_test_context_destroy(c2);
 }
 
+static void block_mode(vkc_context_desc *d)
+{
+    d->wait_mode = VKC_WAIT_BLOCK;
+}
+
+static void spin_mode(vkc_context_desc *d)
+{
+    d->wait_mode = VKC_WAIT_SPIN;
+}
+
+static int setup_block(void **state)
+{
+    vkc_test_validation_reset();
+    *state = vkc_test_context_create(block_mode);
+    return 0;
+}
+
+static int setup_spin(void **state)
+{
+    vkc_test_validation_reset();
+    *state = vkc_test_context_create(spin_mode);
+    return 0;
+}
+
 static int setup_fallback(void **state)
 {
     vkc_test_validation_reset();
@@ -1077,6 +1238,8 @@ static int setup_fallback(void **state)
 #define T(f) cmocka_unit_test_setup_teardown(f, vkc_test_setup, vkc_test_teardown)
 #define TF(f) cmocka_unit_test_setup_teardown(f, setup_fallback, vkc_test_teardown)
 #define TM(f) cmocka_unit_test_setup_teardown(f, setup_marker, vkc_test_teardown)
+#define TB(f) cmocka_unit_test_setup_teardown(f, setup_block, vkc_test_teardown)
+#define TS(f) cmocka_unit_test_setup_teardown(f, setup_spin, vkc_test_teardown)
 
 int main(void)
 {
@@ -1109,6 +1272,11 @@ int main(void)
         TM(test_threads),
         TM(test_marker_selftest),
         TM(test_marker_skip),
+        T(test_marker_off),
+        TF(test_marker_off),
+        TM(test_marker_off),
+        TB(test_marker_off),
+        TS(test_marker_off),
     };
     /* clang-format on */
     return cmocka_run_group_tests(tests, NULL, NULL);

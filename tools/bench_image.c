@@ -14,7 +14,9 @@
  * bracket the frame's submission on the same queue (the same method for both;
  * see "the GPU-time bracket" for why it is gated). Two more raw recordings
  * add, one step at a time, what vkc records beyond raw, so that the GPU rows
- * say what each costs. */
+ * say what each costs. vkc runs twice: as recorded by default, and with
+ * the completion marker left out (vkc-marker-off), as the renderer's
+ * sequence that hands its frame back to graphics goes. */
 #include "bench.h"
 #include "bench_shaders.h"
 #include "postfx.h"
@@ -467,21 +469,24 @@ static void raw_chain_finish(raw *r, raw_chain *c)
 
 /* ---- vkc ------------------------------------------------------------------- */
 
+/* The chain in two sequences: as recorded by default, and without the
+ * completion marker (vkc_seq_desc.completion_marker OFF), as a renderer
+ * records work whose frame its graphics queue takes back (the renderer
+ * sample releases its images, which leaves the marker out by default). */
+enum { VKC_SEQ_DEFAULT = 0, VKC_SEQ_MARKER_OFF = 1, VKC_SEQS = 2 };
+static const char *const vkc_seq_variant[VKC_SEQS] = {"vkc", "vkc-marker-off"};
+
 typedef struct vkc_chain {
     vkc_context *ctx;
     postfx_vkc c;
-    vkc_seq *seq;
+    vkc_seq *seq[VKC_SEQS];
 } vkc_chain;
 
-static vkc_result vkc_chain_frame_submit(vkc_chain *c, vkc_ticket *t)
-{
-    return vkc_seq_submit(c->seq, t);
-}
-
+/* user: the vkc_seq of the frame. */
 static bool vkc_chain_frame(void *user)
 {
     vkc_ticket t;
-    return vkc_chain_frame_submit(user, &t) >= 0;
+    return vkc_seq_submit(user, &t) >= 0;
 }
 
 static vkc_result chain_kernel(vkc_context *ctx, const uint32_t *spirv, size_t size,
@@ -521,16 +526,23 @@ static vkc_result vkc_chain_init(vkc_context *ctx, vkc_chain *c, const postfx_pa
         res = chain_image(ctx, VKC_FORMAT_RGBA8_UNORM, p->w, p->h, "ldr", &c->c.ldr);
     if (res >= 0)
         res = vkc_image_upload(c->c.hdr, NULL, hdr16, (uint64_t)p->w * p->h * 8);
-    if (res >= 0)
-        res = vkc_seq_create(ctx, &(vkc_seq_desc){.name = "postfx"}, &c->seq);
-    if (res >= 0)
-        res = postfx_vkc_record(c->seq, &c->c, p, POSTFX_PASSES);
-    return res >= 0 ? vkc_seq_end(c->seq) : res;
+    for (int i = 0; res >= 0 && i < VKC_SEQS; ++i) {
+        res = vkc_seq_create(ctx,
+                             &(vkc_seq_desc){.name = i ? "postfx-marker-off" : "postfx",
+                                             .completion_marker = i ? VKC_OFF : VKC_DEFAULT},
+                             &c->seq[i]);
+        if (res >= 0)
+            res = postfx_vkc_record(c->seq[i], &c->c, p, POSTFX_PASSES);
+        if (res >= 0)
+            res = vkc_seq_end(c->seq[i]);
+    }
+    return res;
 }
 
 static void vkc_chain_finish(vkc_chain *c)
 {
-    vkc_seq_destroy(c->seq);
+    for (int i = 0; i < VKC_SEQS; ++i)
+        vkc_seq_destroy(c->seq[i]);
     vkc_image_destroy(c->c.hdr);
     vkc_image_destroy(c->c.a);
     vkc_image_destroy(c->c.b);
@@ -552,10 +564,11 @@ void scen_postfx(bench *b, raw *r)
     uint16_t *hdr16 = malloc(px * 8);
     float *hdr = malloc(px * 16);
     uint8_t *ref = malloc(px * 4), *out_raw = malloc(px * 4), *out_vkc = malloc(px * 4);
-    frame_times tr = {0}, tv = {0}, tx[RAW_FORMS] = {0};
+    frame_times tr = {0}, tv[VKC_SEQS], tx[RAW_FORMS] = {0};
     raw_chain rc;
     vkc_chain vc;
     bracket k;
+    memset(tv, 0, sizeof(tv));
     memset(&rc, 0, sizeof(rc));
     memset(&vc, 0, sizeof(vc));
     memset(&k, 0, sizeof(k));
@@ -564,7 +577,9 @@ void scen_postfx(bench *b, raw *r)
     make_frame(w, h, hdr16, hdr);
     MTRY(postfx_cpu(&p, hdr, ref));
     uint32_t warm = bench_n(b, 2, 10), iters = bench_n(b, 10, 200);
-    MTRY(frame_times_init(&tr, warm, iters) && frame_times_init(&tv, warm, iters));
+    MTRY(frame_times_init(&tr, warm, iters));
+    for (int i = 0; i < VKC_SEQS; ++i)
+        MTRY(frame_times_init(&tv[i], warm, iters));
     for (int f = 1; f < RAW_FORMS; ++f)
         MTRY(frame_times_init(&tx[f], warm, iters));
 
@@ -605,28 +620,33 @@ void scen_postfx(bench *b, raw *r)
         }
     }
 
-    /* vkc: the same chain in a sequence recorded once */
+    /* vkc: the same chain in a sequence recorded once; then recorded
+     * without the completion marker. The output image is cleared before
+     * each, so that each variant's check sees its own frames. */
     VTRY(vkc_chain_init(vctx, &vc, &p, hdr16));
     vkc_seq_info info = {0};
-    VTRY(vkc_seq_info_get(vc.seq, &info));
-    for (uint32_t i = 0; i < warm + iters; ++i) {
-        vkc_ticket t;
-        uint64_t t0 = bench_now_ns();
-        VTRY(vkc_chain_frame_submit(&vc, &t));
-        VTRY(vkc_wait(vctx, t, UINT64_MAX));
-        bench_times_put(&tv.t, i, (double)(bench_now_ns() - t0));
-    }
+    VTRY(vkc_seq_info_get(vc.seq[VKC_SEQ_DEFAULT], &info));
     if (r && !k.fence && !bracket_init(r, &k)) {
         snprintf(err, sizeof(err), "%s", r->err);
         goto fail;
     }
-    if (r && !frame_times_gpu(r, &k, vkc_chain_frame, &vc, &tv)) {
-        snprintf(err, sizeof(err), "%s", r->err);
-        goto fail;
+    for (int s = 0; s < VKC_SEQS; ++s) {
+        VTRY(vkc_image_clear(vc.c.ldr, NULL, &(vkc_clear_value){{0}}));
+        for (uint32_t i = 0; i < warm + iters; ++i) {
+            vkc_ticket t;
+            uint64_t t0 = bench_now_ns();
+            VTRY(vkc_seq_submit(vc.seq[s], &t));
+            VTRY(vkc_wait(vctx, t, UINT64_MAX));
+            bench_times_put(&tv[s].t, i, (double)(bench_now_ns() - t0));
+        }
+        if (r && !frame_times_gpu(r, &k, vkc_chain_frame, vc.seq[s], &tv[s])) {
+            snprintf(err, sizeof(err), "%s", r->err);
+            goto fail;
+        }
+        VTRY(vkc_image_download(vc.c.ldr, NULL, out_vkc, px * 4));
+        bool good = check_out(out_vkc, ref, have_raw ? out_raw : NULL, &p, note, sizeof(note));
+        emit_times(b, &tv[s], vkc_seq_variant[s], have_raw, good, note, (int64_t)info.barriers);
     }
-    VTRY(vkc_image_download(vc.c.ldr, NULL, out_vkc, px * 4));
-    bool good = check_out(out_vkc, ref, have_raw ? out_raw : NULL, &p, note, sizeof(note));
-    emit_times(b, &tv, "vkc", have_raw, good, note, (int64_t)info.barriers);
 
 fail:
     if (err[0])
@@ -637,7 +657,8 @@ fail:
         bracket_finish(r, &k);
     }
     frame_times_free(&tr);
-    frame_times_free(&tv);
+    for (int i = 0; i < VKC_SEQS; ++i)
+        frame_times_free(&tv[i]);
     for (int f = 1; f < RAW_FORMS; ++f)
         frame_times_free(&tx[f]);
     free(hdr16);

@@ -285,7 +285,11 @@ typedef enum vkc_wait_mode {
      * fences and semaphores tens of microseconds after the work is done.
      * An immediate-mode batch flushed while nothing else runs goes without
      * it (one dependent dispatch fewer): its ticket is polled on the
-     * timeline, which that submit signals.
+     * timeline, which that submit signals. So does a sequence whose results
+     * the host's GPU takes rather than its CPU (vkc_seq_desc.
+     * completion_marker: by default one that releases a buffer or image);
+     * submitted while vkc's earlier work still runs, such a sequence gets
+     * the marker after it in the same submission.
      * Vulkan does not promise that a shader's write is seen before the
      * semaphore signals; this mode relies on the device making it visible
      * (it does on NVIDIA and lavapipe), so context creation checks it: a
@@ -1208,6 +1212,21 @@ typedef struct vkc_seq_desc {
     /* ON: recorded with GPU timestamps even when the context's profiling is
      * off; OFF: never; DEFAULT: as the context (see "Profiling"). */
     vkc_toggle profile;
+    /* Under VKC_WAIT_SPIN_MARKER, whether the sequence's recorded copies
+     * end with the completion marker, which a wait of the host's CPU spins
+     * on and which costs the GPU a barrier and a dependent dispatch per
+     * submission. OFF: never, for work whose completion the host's GPU
+     * consumes (a frame handed back to graphics through
+     * vkc_ticket_export); DEFAULT: OFF for a sequence that releases an
+     * image (vkc_seq_release_image) or a buffer to another queue family
+     * (vkc_seq_release), ON for any other; ON: always. Without the marker,
+     * a submit onto a queue where vkc's earlier work is complete signals
+     * the timeline and adds nothing; onto a busy one it adds the marker in
+     * a command buffer of its own (the GPU cost as with ON). Waits on its
+     * tickets (vkc_wait, vkc_poll, vkc_finish) stay exact in every wait
+     * mode: they poll or block on the timeline instead of spinning on the
+     * count. Other wait modes ignore it. */
+    vkc_toggle completion_marker;
 } vkc_seq_desc;
 
 /* A sequence records commands once and can be submitted many times. desc may
