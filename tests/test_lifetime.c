@@ -579,6 +579,60 @@ static void test_destroyed_output_not_reused(void **state)
     free(w);
 }
 
+/* Two sequences naming the same objects, recorded in turn and one of them
+ * again: each set must retain them itself. Objects carry the tag of the set
+ * that retained them last (a hint that spares the set's lookup); a set
+ * cleared for re-recording takes a new tag, so the objects' old tag no
+ * longer passes for "held". Here A then B record (the objects go from A's
+ * tag to B's), B is submitted and recorded again (its set cleared, the
+ * objects still carrying its old tag); then A, the kernel and the inputs
+ * are destroyed, and B's submit must still find them alive (a missed
+ * retain is a use after free: ASan, or the validation layer's
+ * destroyed-handle checks; with the new tag at clear taken out, the layer
+ * reports the destroyed pipeline). */
+static void test_hold_across_sequences(void **state)
+{
+    (void)state;
+    world *w = calloc(1, sizeof(*w));
+    assert_non_null(w);
+    make_world(w, K_BUFFER, NULL);
+    upload(w);
+    vkc_buffer *d = make_buf(w->ctx, "d");
+    vkc_seq *b = NULL;
+    assert_int_equal(vkc_seq_create(w->ctx, &(vkc_seq_desc){"b"}, &b), VKC_SUCCESS);
+    vkc_arg abd[3] = {{.buffer = w->a}, {.buffer = w->b}, {.buffer = d}};
+    const vkc_dispatch_desc dd = add_desc(w->add, abd, &n_elems);
+    record(w);
+    assert_int_equal(vkc_seq_dispatch(b, &dd), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(b), VKC_SUCCESS);
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(b, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(w->ctx, t, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(d, 0, N * 4, 0), VKC_SUCCESS);
+    assert_int_equal(vkc_finish(w->ctx), VKC_SUCCESS); /* B's unit retires: its set is reused */
+    assert_int_equal(vkc_seq_begin(b), VKC_SUCCESS);
+    /* The objects still carry the tag B's set had before it was cleared;
+     * the second dispatch takes the fast path. */
+    assert_int_equal(vkc_seq_dispatch(b, &dd), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_dispatch(b, &dd), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(b), VKC_SUCCESS);
+    vkc_seq_destroy(w->seq);
+    w->seq = NULL;
+    vkc_kernel_destroy(w->add);
+    vkc_buffer_destroy(w->a);
+    vkc_buffer_destroy(w->b);
+    assert_int_equal(vkc_seq_submit(b, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_wait(w->ctx, t, UINT64_MAX), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_download(d, 0, w->out, N * 4), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        if (w->out[i] != w->ha[i] + w->hb[i])
+            fail_msg("d[%u] = %u, want %u", i, w->out[i], w->ha[i] + w->hb[i]);
+    vkc_seq_destroy(b);
+    vkc_buffer_destroy(d);
+    finish_world(w, K_BUFFER);
+    free(w);
+}
+
 /* vkc_context_destroy with pending immediate work, in-flight sequences and
  * live objects, after the caller destroyed some of them in various orders. */
 static void test_context_destroy_orders(void **state)
@@ -1005,6 +1059,7 @@ int main(void)
         T(K_CONTEXT),
         T(K_CTX_IMAGE),
         cmocka_unit_test(test_destroyed_output_not_reused),
+        cmocka_unit_test(test_hold_across_sequences),
         cmocka_unit_test(test_context_destroy_orders),
         cmocka_unit_test(test_two_threads_one_sequence),
         cmocka_unit_test(test_bounded_waits),
