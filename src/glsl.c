@@ -195,7 +195,7 @@ static const char *vkc__include_text(const char *f)
  * keeps the source's own line numbers in messages. Other #include lines
  * stay (and fail to compile). Returns NULL (nothing to expand) or a
  * vkc__malloc'd source; *oom on allocation failure. */
-static char *vkc__glsl_expand(const char *src, bool *oom)
+static char *vkc__glsl_expand(const char *src, bool address, bool *oom)
 {
     *oom = false;
     bool any = false;
@@ -224,7 +224,11 @@ static char *vkc__glsl_expand(const char *src, bool *oom)
                 ours = vkc__include_text(f);
             }
         }
-        size_t need = ours ? strlen(ours) + 32 : len;
+        /* The resident include writes acks to host memory through a device
+         * address only where the context can give one. */
+        const char *pre =
+            ours == vkc__resident_glsl && address ? "#define VKC_BUFFER_ADDRESS 1\n" : "";
+        size_t need = ours ? strlen(pre) + strlen(ours) + 32 : len;
         if (!out || n + need + 1 > cap) {
             cap = (n + need + 1) * 2;
             char *grown = vkc__realloc(out, cap);
@@ -236,7 +240,9 @@ static char *vkc__glsl_expand(const char *src, bool *oom)
             out = grown;
         }
         if (ours) {
-            size_t inc_len = strlen(ours);
+            size_t pre_len = strlen(pre), inc_len = strlen(ours);
+            memcpy(out + n, pre, pre_len);
+            n += pre_len;
             memcpy(out + n, ours, inc_len);
             n += inc_len;
             n += (size_t)snprintf(out + n, cap - n, "\n#line %u\n", line + 1);
@@ -407,7 +413,7 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     const char *label;
     vkc__glslang_targets(ctx, &cv, &lv, &label);
     bool oom;
-    char *expanded = vkc__glsl_expand(desc->source, &oom);
+    char *expanded = vkc__glsl_expand(desc->source, ctx->features.buffer_device_address, &oom);
     if (oom) {
         vkc__free(preamble);
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: GLSL include", name);

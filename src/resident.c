@@ -58,48 +58,123 @@ static int32_t vkc__resident_pick_memory(vkc_context *ctx, uint32_t bits)
     return best;
 }
 
+/* A buffer of its own in memory type t, mapped and zeroed (the ring, or
+ * the acks in host memory, which the kernel reaches by device address). */
+/* Host memory for the acks: host-visible coherent, not device-local first
+ * (system RAM, where the host's spin reads its own cache until the GPU's
+ * write lands), cached before uncached. */
+static int32_t vkc__resident_pick_ack_memory(vkc_context *ctx, uint32_t bits)
+{
+    const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
+    int32_t best = -1;
+    int best_score = -1;
+    for (uint32_t i = 0; i < mp->memoryTypeCount; ++i) {
+        VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+        if (!(bits >> i & 1) || !(f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) ||
+            !(f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
+            continue;
+        int score = ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? 0 : 4) +
+                    ((f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) ? 2 : 0);
+        if (score > best_score) {
+            best_score = score;
+            best = (int32_t)i;
+        }
+    }
+    return best;
+}
+
+static vkc_result vkc__resident_alloc(vkc_resident *r, VkDeviceSize size, bool address,
+                                      const char *what, VkBuffer *buf, VkDeviceMemory *mem,
+                                      uint32_t *type, volatile uint32_t **map)
+{
+    vkc_context *ctx = r->ctx;
+    VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = size;
+    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                (address ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0);
+    VKC_RETURN_IF_VK(
+        ctx, VKC_VK(vkCreateBuffer, ctx->vk.vkCreateBuffer(ctx->device, &bci, ctx->alloc, buf)),
+        "vkCreateBuffer (resident ring or acks)");
+    VkMemoryRequirements req;
+    ctx->vk.vkGetBufferMemoryRequirements(ctx->device, *buf, &req);
+    int32_t t = address ? vkc__resident_pick_ack_memory(ctx, req.memoryTypeBits)
+                        : vkc__resident_pick_memory(ctx, req.memoryTypeBits);
+    VKC_RETURN_IF(t < 0, ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY,
+                  "resident kernel \"%s\": no host-visible coherent memory type for the %s",
+                  r->name, what);
+    *type = (uint32_t)t;
+    VkMemoryAllocateFlagsInfo fi = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+    fi.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+    VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.pNext = address ? &fi : NULL;
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = (uint32_t)t;
+    VKC_RETURN_IF_VK(
+        ctx, VKC_VK(vkAllocateMemory, ctx->vk.vkAllocateMemory(ctx->device, &mai, ctx->alloc, mem)),
+        "vkAllocateMemory (resident ring or acks)");
+    VKC_RETURN_IF_VK(
+        ctx, VKC_VK(vkBindBufferMemory, ctx->vk.vkBindBufferMemory(ctx->device, *buf, *mem, 0)),
+        "vkBindBufferMemory (resident ring or acks)");
+    void *p = NULL;
+    VKC_RETURN_IF_VK(
+        ctx, VKC_VK(vkMapMemory, ctx->vk.vkMapMemory(ctx->device, *mem, 0, VK_WHOLE_SIZE, 0, &p)),
+        "vkMapMemory (resident ring or acks)");
+    memset(p, 0, (size_t)size);
+    *map = p;
+    vkc__set_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)*buf, r->name);
+    return VKC_SUCCESS;
+}
+
+/* desc.ack, else VKC_RESIDENT_ACK, else the ring (BAR). */
+static vkc_resident_ack vkc__resident_ack_place(vkc_context *ctx, const vkc_resident_desc *d)
+{
+    if (d->ack != VKC_RESIDENT_ACK_DEFAULT)
+        return d->ack;
+    const char *v = vkc__env_string("VKC_RESIDENT_ACK");
+    if (!v)
+        return VKC_RESIDENT_ACK_BAR;
+    if (strcmp(v, "host") == 0)
+        return VKC_RESIDENT_ACK_HOST;
+    if (strcmp(v, "bar") != 0)
+        vkc__env_ignored(ctx, "VKC_RESIDENT_ACK", v, "\"bar\" or \"host\"", "the ring (bar)");
+    return VKC_RESIDENT_ACK_BAR;
+}
+
 static vkc_result vkc__resident_ring(vkc_resident *r)
 {
     vkc_context *ctx = r->ctx;
     VkDeviceSize size = ((VkDeviceSize)RH_WORDS + (VkDeviceSize)r->slots * r->stride) * 4;
-    VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-    bci.size = size;
-    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    VKC_RETURN_IF_VK(
-        ctx,
-        VKC_VK(vkCreateBuffer, ctx->vk.vkCreateBuffer(ctx->device, &bci, ctx->alloc, &r->vkbuf)),
-        "vkCreateBuffer (resident ring)");
-    VkMemoryRequirements req;
-    ctx->vk.vkGetBufferMemoryRequirements(ctx->device, r->vkbuf, &req);
-    int32_t t = vkc__resident_pick_memory(ctx, req.memoryTypeBits);
-    VKC_RETURN_IF(t < 0, ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY,
-                  "resident kernel \"%s\": no host-visible coherent memory type for the ring",
-                  r->name);
-    r->mem_type = (uint32_t)t;
-    r->device_local =
-        (ctx->mem_props.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
-    VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = (uint32_t)t;
-    VKC_RETURN_IF_VK(
-        ctx,
-        VKC_VK(vkAllocateMemory, ctx->vk.vkAllocateMemory(ctx->device, &mai, ctx->alloc, &r->mem)),
-        "vkAllocateMemory (resident ring)");
-    VKC_RETURN_IF_VK(
-        ctx,
-        VKC_VK(vkBindBufferMemory, ctx->vk.vkBindBufferMemory(ctx->device, r->vkbuf, r->mem, 0)),
-        "vkBindBufferMemory (resident ring)");
-    void *p = NULL;
-    VKC_RETURN_IF_VK(
-        ctx, VKC_VK(vkMapMemory, ctx->vk.vkMapMemory(ctx->device, r->mem, 0, VK_WHOLE_SIZE, 0, &p)),
-        "vkMapMemory (resident ring)");
-    r->ring = p;
-    memset(p, 0, (size_t)size);
+    VKC_FORWARD(
+        vkc__resident_alloc(r, size, false, "ring", &r->vkbuf, &r->mem, &r->mem_type, &r->ring));
+    r->device_local = (ctx->mem_props.memoryTypes[r->mem_type].propertyFlags &
+                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
     r->ring[RH_SLOTS] = r->slots;
     r->ring[RH_STRIDE] = r->stride;
-    vkc__set_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)r->vkbuf, r->name);
     return vkc_buffer_wrap(ctx, r->vkbuf, 0, size, &r->ring_buf);
+}
+
+/* The acks in host memory, their address in the ring's header. Sets
+ * ack_reason instead where the context cannot give a device address. */
+static vkc_result vkc__resident_ack_buffer(vkc_resident *r)
+{
+    vkc_context *ctx = r->ctx;
+    if (!ctx->features.buffer_device_address) {
+        r->ack_bad = true;
+        snprintf(r->ack_reason, sizeof(r->ack_reason),
+                 "acks in host memory need bufferDeviceAddress, which the context lacks");
+        return VKC_SUCCESS;
+    }
+    VkDeviceSize size = (VkDeviceSize)r->slots * VKC__ACK_STRIDE * 4;
+    VKC_FORWARD(vkc__resident_alloc(r, size, true, "acks", &r->ack_vkbuf, &r->ack_mem,
+                                    &r->ack_mem_type, &r->ack));
+    VkBufferDeviceAddressInfo ai = {VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+    ai.buffer = r->ack_vkbuf;
+    uint64_t a = ctx->vk.vkGetBufferDeviceAddress(ctx->device, &ai);
+    r->ring[RH_ACK_LO] = (uint32_t)a;
+    r->ring[RH_ACK_HI] = (uint32_t)(a >> 32);
+    r->host_ack = true;
+    return VKC_SUCCESS;
 }
 
 /* The include's interface: binding 0 a storage buffer of uints, a 16-byte
@@ -153,6 +228,8 @@ static vkc_result vkc__resident_slot_seq(vkc_resident *r, uint32_t slot, vkc_seq
 static void vkc__resident_fall_back(vkc_resident *r, const char *why)
 {
     r->resident = false;
+    /* The fallback's one-item dispatches ack in the ring (tickets wait). */
+    vkc__resident_ack_in_ring(r);
     if (why)
         snprintf(r->reason, sizeof(r->reason), "%s", why);
     vkc__log(r->ctx, VKC_LOG_INFO, VKC_LOG_ID_GENERAL,
@@ -287,6 +364,10 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
         goto fail;
     }
     res = vkc__resident_ring(r);
+    if (res >= 0 && vkc__resident_ack_place(ctx, d) == VKC_RESIDENT_ACK_HOST) {
+        r->ack_asked = true;
+        res = vkc__resident_ack_buffer(r);
+    }
     if (res < 0)
         goto fail;
     r->args[0] = (vkc_arg){.buffer = r->ring_buf, .access = VKC_ACCESS_READ_WRITE};
@@ -548,6 +629,13 @@ static vkc__rstate *vkc__rstate_get(vkc_context *ctx)
     return st;
 }
 
+void vkc__resident_hide_host_ack(vkc_context *ctx, bool on)
+{
+    vkc__rstate *st = vkc__rstate_get(ctx);
+    if (st)
+        st->hide_host_ack = on;
+}
+
 void vkc__resident_share_queue(vkc_context *ctx, bool on)
 {
     vkc__rstate *st = vkc__rstate_get(ctx);
@@ -613,6 +701,14 @@ static void vkc__resident_drop_vk(vkc_resident *r)
         ctx->vk.vkDestroyBuffer(ctx->device, r->vkbuf, ctx->alloc);
     if (r->mem)
         ctx->vk.vkFreeMemory(ctx->device, r->mem, ctx->alloc);
+    if (r->ack_vkbuf)
+        ctx->vk.vkDestroyBuffer(ctx->device, r->ack_vkbuf, ctx->alloc);
+    if (r->ack_mem)
+        ctx->vk.vkFreeMemory(ctx->device, r->ack_mem, ctx->alloc);
+    r->ack_vkbuf = VK_NULL_HANDLE;
+    r->ack_mem = VK_NULL_HANDLE;
+    r->ack = NULL;
+    r->host_ack = false;
     r->fence = VK_NULL_HANDLE;
     r->dpool = VK_NULL_HANDLE;
     r->cpool = VK_NULL_HANDLE;
@@ -676,6 +772,9 @@ vkc_result vkc_resident_info_get(vkc_resident *r, vkc_resident_info *out)
     snprintf(out->reason, sizeof(out->reason), "%s", r->resident ? "" : r->reason);
     out->memory_type = r->mem_type;
     out->device_local = r->device_local;
+    out->host_ack = r->host_ack;
+    out->ack_memory_type = r->host_ack ? r->ack_mem_type : r->mem_type;
+    snprintf(out->ack_reason, sizeof(out->ack_reason), "%s", r->ack_bad ? r->ack_reason : "");
     out->queue_family = r->ctx->info.queue_family;
     out->queue_index = r->resident ? r->queue_index : 0;
     out->slots = r->slots;

@@ -27,12 +27,22 @@ enum {
     RH_LAUNCH = 8,
     RH_PROBE = 9,
     RH_CLAIM = 10,
+    RH_ACK_LO = 11, /* the host-memory ack array's device address; 0: acks in the ring */
+    RH_ACK_HI = 12,
     RH_WORDS = 16,
 };
 /* Slot words (VKC_RS_*). */
 enum { RS_SEQ = 0, RS_ACK = 1, RS_COUNT = 2, RS_SIZE = 3, RS_PAYLOAD = 4 };
 #define R_STATE_RUNNING 1u
 #define R_STATE_STOPPED 2u
+/* RH_ALIVE's value from a kernel that writes its acks to host memory. */
+#define R_ALIVE_HOST_ACK 3u
+/* Words per slot in the host-memory ack array: one 64-byte line each, so
+ * the host's spin on one ack shares no line with the GPU's write of another. */
+#define VKC__ACK_STRIDE 16u
+/* How long after a probe's ack shows in the ring its copy in host memory may
+ * take to show (the self-test of the host placement). */
+#define VKC__ACK_BOUND_NS 50000000ull
 
 /* Resident kernels alive in one context (ticket ids index the table). */
 #define VKC__RESIDENT_TABLE 64
@@ -53,6 +63,7 @@ typedef struct vkc__rstate {
     uint32_t next_id;
     uint32_t queues_used; /* bit i: ctx->resident_queues[i] */
     bool share_queue;     /* test hook */
+    bool hide_host_ack;   /* test hook: the self-test never sees a host-memory ack */
 } vkc__rstate;
 
 struct vkc_resident {
@@ -75,6 +86,18 @@ struct vkc_resident {
     bool device_local;
     volatile uint32_t *ring;
     vkc_buffer *ring_buf; /* vkbuf wrapped, for the fallback's dispatches */
+
+    /* Acks in host memory (VKC_RESIDENT_ACK=host, desc.ack): the kernel
+     * writes them through a device address, so the host's spin reads its
+     * own memory, not the BAR across the bus. */
+    bool host_ack;  /* in use (asked for and the self-test passed) */
+    bool ack_asked; /* asked for */
+    bool ack_bad;   /* the self-test found it unusable (ack_reason says why) */
+    VkBuffer ack_vkbuf;
+    VkDeviceMemory ack_mem;
+    uint32_t ack_mem_type;
+    volatile uint32_t *ack; /* VKC__ACK_STRIDE words per slot */
+    char ack_reason[256];
 
     bool resident;
     char reason[256];
@@ -149,6 +172,14 @@ static inline volatile uint32_t *vkc__slot(vkc_resident *r, uint64_t seq)
     return r->ring + RH_WORDS + (size_t)(seq % r->slots) * r->stride;
 }
 
+/* The word the kernel acknowledges item seq in: its slot's, or its copy in
+ * host memory. */
+static inline volatile uint32_t *vkc__ack_word(vkc_resident *r, uint64_t seq)
+{
+    return r->host_ack ? r->ack + (size_t)(seq % r->slots) * VKC__ACK_STRIDE
+                       : vkc__slot(r, seq) + RS_ACK;
+}
+
 /* Item seq (already posted) is acknowledged. A slot is reused only after its
  * item's ack, so an ack at or after seq (32-bit wrap-around order) means
  * done. */
@@ -156,7 +187,7 @@ static inline bool vkc__acked(vkc_resident *r, uint64_t seq)
 {
     if (seq <= atomic_load_explicit(&r->done_hint, memory_order_acquire))
         return true;
-    uint32_t a = vkc__slot(r, seq)[RS_ACK];
+    uint32_t a = *vkc__ack_word(r, seq);
     if ((int32_t)(a - (uint32_t)seq) < 0)
         return false;
     atomic_thread_fence(memory_order_acquire);
@@ -164,6 +195,17 @@ static inline bool vkc__acked(vkc_resident *r, uint64_t seq)
     while (seq > cur && !atomic_compare_exchange_weak(&r->done_hint, &cur, seq)) {
     }
     return true;
+}
+
+/* From now on the kernel acks in the ring (the header's address cleared;
+ * the host-memory acks stay allocated until the Vulkan objects go). */
+static inline void vkc__resident_ack_in_ring(vkc_resident *r)
+{
+    r->host_ack = false;
+    if (r->ring) {
+        r->ring[RH_ACK_LO] = 0;
+        r->ring[RH_ACK_HI] = 0;
+    }
 }
 
 /* resident_launch.c */

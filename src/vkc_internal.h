@@ -893,6 +893,9 @@ vkc_result vkc__resident_lose(vkc_context *ctx);
  * path runs there; ordinary work then waits behind the kernel until it
  * goes idle. */
 void vkc__resident_share_queue(vkc_context *ctx, bool on);
+/* Test hook: the self-test of acks in host memory never sees one (it falls
+ * back to acks in the ring). */
+void vkc__resident_hide_host_ack(vkc_context *ctx, bool on);
 /* The embedded text of shaders/include/vkc_resident.glsl (glsl.c's
  * includer). */
 extern const char vkc__resident_glsl[];

@@ -124,8 +124,8 @@ static void ref_step(fixture *f, const uint32_t *w)
     f->ref[4]++;
 }
 
-static vkc_resident *make(fixture *f, const char *src, vkc_toggle fallback, uint32_t slots,
-                          uint64_t idle_ns)
+static vkc_resident *make_ack(fixture *f, const char *src, vkc_toggle fallback, uint32_t slots,
+                              uint64_t idle_ns, vkc_resident_ack ack)
 {
     vkc_resident *r = NULL;
     vkc_arg a = {.buffer = f->data};
@@ -137,12 +137,19 @@ static vkc_resident *make(fixture *f, const char *src, vkc_toggle fallback, uint
                                                               .slots = slots,
                                                               .payload_size = 16,
                                                               .idle_timeout_ns = idle_ns,
-                                                              .fallback = fallback},
+                                                              .fallback = fallback,
+                                                              .ack = ack},
                                          &r);
     if (res != VKC_SUCCESS)
         fail_msg("vkc_resident_create: %s: %s", vkc_result_string(res),
                  vkc_context_last_error(f->ctx));
     return r;
+}
+
+static vkc_resident *make(fixture *f, const char *src, vkc_toggle fallback, uint32_t slots,
+                          uint64_t idle_ns)
+{
+    return make_ack(f, src, fallback, slots, idle_ns, VKC_RESIDENT_ACK_DEFAULT);
 }
 
 /* NOACK_GLSL on f->data: d[0] sums the items (every one acknowledged but
@@ -221,6 +228,105 @@ static void test_resident_path(void **state)
     assert_int_equal(info.completed, 160);
     printf("resident: poll %.1f ns, %u idle polls, %llu launches\n", info.poll_ns, info.idle_polls,
            (unsigned long long)info.launches);
+    vkc_resident_destroy(r);
+    fixture_close(&f);
+}
+
+/* Acks in host memory (desc and environment): the self-test passes, and
+ * dependent steps, a wrapping stream and relaunches (tiny idle time) give
+ * the CPU's results, as with acks in the ring. */
+static void test_host_ack(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_open(&f, true);
+    for (int k = 0; k < 3; ++k) {
+        if (k == 1)
+            setenv("VKC_RESIDENT_ACK", "host", 1);
+        vkc_resident *r = make_ack(&f, STEP_GLSL, VKC_DEFAULT, 8, k == 2 ? 1 : 5000000,
+                                   k == 1 ? VKC_RESIDENT_ACK_DEFAULT : VKC_RESIDENT_ACK_HOST);
+        unsetenv("VKC_RESIDENT_ACK");
+        vkc_resident_info info;
+        assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+        if (!info.resident)
+            fail_msg("fell back: %s", info.reason);
+        if (!info.host_ack)
+            fail_msg("acks in the ring: %s", info.ack_reason);
+        assert_string_equal(info.ack_reason, "");
+        const VkMemoryPropertyFlags need =
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        const VkPhysicalDeviceMemoryProperties *mp = &f.ctx->mem_props;
+        assert_int_equal(mp->memoryTypes[info.ack_memory_type].propertyFlags & need, need);
+        /* System memory where the device has a host-visible type there. */
+        bool system = false;
+        for (uint32_t i = 0; i < mp->memoryTypeCount; ++i)
+            system = system ||
+                     ((mp->memoryTypes[i].propertyFlags & need) == need &&
+                      !(mp->memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
+        if (system)
+            assert_false(mp->memoryTypes[info.ack_memory_type].propertyFlags &
+                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        run_dependent(&f, r, 40);
+        run_stream(&f, r, 60);
+        if (k == 2)
+            for (int i = 0; i < 3; ++i) {
+                nanosleep(&(struct timespec){0, 2000000}, NULL);
+                run_dependent(&f, r, 5);
+            }
+        assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+        assert_true(info.host_ack);
+        assert_int_equal(info.completed, info.posted);
+        printf("host ack (%s): memory type %u, %llu launches for %llu items\n",
+               k == 1 ? "environment" : "desc", info.ack_memory_type,
+               (unsigned long long)info.launches, (unsigned long long)info.posted);
+        vkc_resident_destroy(r);
+    }
+    fixture_close(&f);
+}
+
+/* The self-test never sees an ack in host memory (test hook): the kernel
+ * acks in the ring, resident still, with the reason; the results hold. A
+ * desc asking for the ring wins over the environment. */
+static void test_host_ack_fallback(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_open(&f, true);
+    vkc__resident_hide_host_ack(f.ctx, true);
+    vkc_resident *r = make_ack(&f, STEP_GLSL, VKC_DEFAULT, 8, 5000000, VKC_RESIDENT_ACK_HOST);
+    vkc__resident_hide_host_ack(f.ctx, false);
+    vkc_resident_info info;
+    assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+    if (!info.resident)
+        fail_msg("fell back: %s", info.reason);
+    assert_false(info.host_ack);
+    assert_int_equal(info.ack_memory_type, info.memory_type);
+    if (!strstr(info.ack_reason, "acknowledged in the ring but not in host memory"))
+        fail_msg("ack_reason: \"%s\"", info.ack_reason);
+    printf("host ack hidden: %s\n", info.ack_reason);
+    run_dependent(&f, r, 30);
+    run_stream(&f, r, 40);
+    assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+    assert_int_equal(info.posted, 70);
+    assert_int_equal(info.completed, 70);
+    vkc_resident_destroy(r);
+
+    setenv("VKC_RESIDENT_ACK", "host", 1);
+    r = make_ack(&f, STEP_GLSL, VKC_DEFAULT, 8, 5000000, VKC_RESIDENT_ACK_BAR);
+    unsetenv("VKC_RESIDENT_ACK");
+    assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+    assert_true(info.resident);
+    assert_false(info.host_ack);
+    assert_string_equal(info.ack_reason, "");
+    run_dependent(&f, r, 5);
+    vkc_resident_destroy(r);
+
+    /* The fallback (ordinary submits) acks in the ring whatever was asked. */
+    r = make_ack(&f, STEP_GLSL, VKC_ON, 8, 0, VKC_RESIDENT_ACK_HOST);
+    assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+    assert_false(info.resident);
+    assert_false(info.host_ack);
+    run_dependent(&f, r, 5);
     vkc_resident_destroy(r);
     fixture_close(&f);
 }
@@ -695,21 +801,23 @@ static void test_grid(void **state)
     vkc_arg a = {.buffer = f.data};
     /* idle 5 ms, then about 16 polls (ends between most items), then the
      * fallback (one dispatch of the grid per item): the same results. */
-    const uint64_t idle[3] = {5000000, 1, 5000000};
-    for (int k = 0; k < 3; ++k) {
+    /* The fourth: acks in host memory. */
+    const uint64_t idle[4] = {5000000, 1, 5000000, 5000000};
+    for (int k = 0; k < 4; ++k) {
         vkc_resident *r = NULL;
-        vkc_result res =
-            vkc_resident_create(f.ctx,
-                                &(vkc_resident_desc){.glsl = GRID_GLSL,
-                                                     .name = "grid",
-                                                     .args = &a,
-                                                     .arg_count = 1,
-                                                     .slots = 8,
-                                                     .payload_size = 16,
-                                                     .grid = GRID,
-                                                     .idle_timeout_ns = idle[k],
-                                                     .fallback = k == 2 ? VKC_ON : VKC_DEFAULT},
-                                &r);
+        vkc_result res = vkc_resident_create(
+            f.ctx,
+            &(vkc_resident_desc){.glsl = GRID_GLSL,
+                                 .name = "grid",
+                                 .args = &a,
+                                 .arg_count = 1,
+                                 .slots = 8,
+                                 .payload_size = 16,
+                                 .grid = GRID,
+                                 .idle_timeout_ns = idle[k],
+                                 .fallback = k == 2 ? VKC_ON : VKC_DEFAULT,
+                                 .ack = k == 3 ? VKC_RESIDENT_ACK_HOST : VKC_RESIDENT_ACK_DEFAULT},
+            &r);
         if (res != VKC_SUCCESS)
             fail_msg("vkc_resident_create: %s: %s", vkc_result_string(res),
                      vkc_context_last_error(f.ctx));
@@ -717,6 +825,7 @@ static void test_grid(void **state)
         assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
         assert_int_equal(info.grid, GRID);
         assert_int_equal(info.resident, k != 2);
+        assert_int_equal(info.host_ack, k == 3);
         grid_run(&f, r, ref, k == 1);
         assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
         assert_int_equal(info.completed, 64);
@@ -792,6 +901,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resident_path),
         cmocka_unit_test(test_relaunch),
+        cmocka_unit_test(test_host_ack),
+        cmocka_unit_test(test_host_ack_fallback),
         cmocka_unit_test(test_fallback_forced),
         cmocka_unit_test(test_fallback_no_queue),
         cmocka_unit_test(test_ordering),

@@ -2200,6 +2200,24 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
 
 typedef struct vkc_resident vkc_resident;
 
+/* Where the kernel writes the acks the host spins on (experimental until
+ * measured on a GPU: see BENCHMARKS.md, issue 17). BAR: in the ring
+ * (device-local host-visible memory where there is some), so every look
+ * the host takes is a read across the bus. HOST: in a buffer of its own in
+ * host memory (host-visible coherent, not device-local, cached where there
+ * is such a type), written by the kernel through a device address, so the
+ * host's spin reads its own cache until the kernel's write lands; needs
+ * bufferDeviceAddress and a kernel built from GLSL by vkc (SPIR-V built
+ * elsewhere does not write there). The self-test checks that each probe's
+ * ack shows there within 50 ms of its copy in the ring; where it does not,
+ * the kernel acks in the ring and vkc_resident_info.ack_reason says why.
+ * DEFAULT: VKC_RESIDENT_ACK=bar|host in the environment, else BAR. */
+typedef enum vkc_resident_ack {
+    VKC_RESIDENT_ACK_DEFAULT = 0,
+    VKC_RESIDENT_ACK_BAR,
+    VKC_RESIDENT_ACK_HOST,
+} vkc_resident_ack;
+
 typedef struct vkc_resident_desc {
     /* The kernel, one of: a kernel built with vkc_resident.glsl (it stays
      * the caller's and must outlive the resident kernel), GLSL source, or
@@ -2225,6 +2243,7 @@ typedef struct vkc_resident_desc {
     /* Bound of the waits post, create and destroy make (full ring, the
      * self-test, draining): 0 = 1 s. */
     uint64_t timeout_ns;
+    vkc_resident_ack ack; /* where the acks go (above) */
 } vkc_resident_desc;
 
 /* Create a resident kernel: check the kernel's interface (binding 0 and the
@@ -2278,7 +2297,10 @@ typedef struct vkc_resident_info {
     double poll_ns;      /* one poll, measured by the self-test (0: not run) */
     uint64_t launches;   /* of the resident kernel (or fallback submits) */
     uint64_t posted, completed;
-    uint32_t grid; /* workgroups */
+    uint32_t grid;            /* workgroups */
+    bool host_ack;            /* the kernel acks in host memory (vkc_resident_ack) */
+    uint32_t ack_memory_type; /* of the acks (the ring's when in the ring) */
+    char ack_reason[256];     /* why acks in host memory were asked for and not used; "" */
 } vkc_resident_info;
 
 VKC_API vkc_result vkc_resident_info_get(vkc_resident *r, vkc_resident_info *out);

@@ -34,6 +34,16 @@
 #define VKC_RESIDENT_GLSL 1
 
 #extension GL_KHR_memory_scope_semantics : require
+/* vkc defines VKC_BUFFER_ADDRESS where the context has bufferDeviceAddress:
+ * then the kernel can write its acks to host memory (VKC_RESIDENT_ACK=host). */
+#ifdef VKC_BUFFER_ADDRESS
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer vkc_ack_ref
+{
+    uint w[];
+};
+#endif
 
 /* Word layout shared with src/resident.h (keep in step). */
 #define VKC_RH_STATE 0u  /* host: 1 before a launch; kernel: 2 when it ends */
@@ -47,6 +57,9 @@
 #define VKC_RH_LAUNCH 8u /* host: polls + 16 per item in one launch before it ends; 0: no bound */
 #define VKC_RH_PROBE 9u  /* host: 1 for the self-test's launches (every item a probe) */
 #define VKC_RH_CLAIM 10u /* grids: (item << 1) | ended, the last item decided (host: base - 1) */
+#define VKC_RH_ACK_LO 11u /* host: device address of the acks in host memory; 0: in the ring */
+#define VKC_RH_ACK_HI 12u
+#define VKC_ACK_STRIDE 16u /* words per slot there */
 #define VKC_RH_WORDS 16u /* header words; slots follow */
 /* Per slot: item number (the doorbell), acknowledgement, workgroups done
  * with it (grids), payload bytes, then the payload. */
@@ -88,6 +101,7 @@ bool vkc_r_started = false;
  * measured on an H200), so a load per item on the way from doorbell to
  * ack costs as much as the item. */
 uint vkc_r_slots, vkc_r_stride, vkc_r_spins, vkc_r_launch, vkc_r_probe;
+uvec2 vkc_r_ack = uvec2(0u);
 
 uint vkc_resident_slot_base(uint seq)
 {
@@ -111,6 +125,22 @@ uint vkc_resident_size(vkc_item it)
 uvec2 vkc_resident_address(vkc_item it, uint i)
 {
     return uvec2(vkc_resident_word(it, i), vkc_resident_word(it, i + 1u));
+}
+
+/* Release-store item seq's ack, in its slot (base) or in host memory. */
+void vkc_resident_ack_(uint base, uint seq)
+{
+#ifdef VKC_BUFFER_ADDRESS
+    if (vkc_r_ack != uvec2(0u)) {
+        vkc_ack_ref acks = vkc_ack_ref(vkc_r_ack);
+        uint i = (base - VKC_RH_WORDS) / vkc_r_stride * VKC_ACK_STRIDE;
+        atomicStore(acks.w[i], seq, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                    gl_SemanticsRelease);
+        return;
+    }
+#endif
+    atomicStore(vkc_rw[base + VKC_RS_ACK], seq, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                gl_SemanticsRelease);
 }
 
 /* Grids: every workgroup takes every item, and all must end a launch at
@@ -152,8 +182,15 @@ void vkc_resident_poll_()
         vkc_r_spins = vkc_rw[VKC_RH_SPINS];
         vkc_r_launch = vkc_rw[VKC_RH_LAUNCH];
         vkc_r_probe = vkc_rw[VKC_RH_PROBE];
+        uint alive = 1u;
+#ifdef VKC_BUFFER_ADDRESS
+        vkc_r_ack = uvec2(vkc_rw[VKC_RH_ACK_LO], vkc_rw[VKC_RH_ACK_HI]);
+        /* Tells the self-test this kernel writes its acks there. */
+        if (vkc_r_ack != uvec2(0u))
+            alive = 3u;
+#endif
         if (gl_WorkGroupID.x == 0u)
-            atomicStore(vkc_rw[VKC_RH_ALIVE], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+            atomicStore(vkc_rw[VKC_RH_ALIVE], alive, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                         gl_SemanticsRelease);
     }
     bool grid = gl_NumWorkGroups.x > 1u;
@@ -197,6 +234,10 @@ void vkc_resident_poll_()
                 atomicStore(vkc_rw[VKC_RH_TAKEN], s, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                             gl_SemanticsRelaxed);
                 vkc_rw[base + VKC_RS_PAYLOAD] = spins;
+                /* In host memory first, then in the ring too: the host
+                 * times the first from the second. */
+                if (vkc_r_ack != uvec2(0u))
+                    vkc_resident_ack_(base, s);
                 atomicStore(vkc_rw[base + VKC_RS_ACK], s, gl_ScopeDevice,
                             gl_StorageSemanticsBuffer, gl_SemanticsRelease);
                 vkc_r_next++;
@@ -288,7 +329,9 @@ void vkc_resident_done(vkc_item it)
                 atomicStore(vkc_rw[it.base + VKC_RS_COUNT], 0u, gl_ScopeDevice,
                             gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
         }
-        if (last)
+        if (last && vkc_rp.vkc_mode == 0u)
+            vkc_resident_ack_(it.base, it.seq);
+        else if (last)
             atomicStore(vkc_rw[it.base + VKC_RS_ACK], it.seq, gl_ScopeDevice,
                         gl_StorageSemanticsBuffer, gl_SemanticsRelease);
     }
