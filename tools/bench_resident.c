@@ -52,7 +52,8 @@ typedef struct res_fix {
     vkc_resident_info info;
 } res_fix;
 
-static vkc_result res_open(bench *b, vkc_context *ctx, res_fix *f, bool fallback, uint32_t grid)
+static vkc_result res_open(bench *b, vkc_context *ctx, res_fix *f, bool fallback, uint32_t grid,
+                           vkc_resident_ack ack)
 {
     memset(f, 0, sizeof(*f));
     vkc_result res = bench_buffer(ctx, TINY_N * 4, "x", &f->x);
@@ -67,7 +68,8 @@ static vkc_result res_open(bench *b, vkc_context *ctx, res_fix *f, bool fallback
                                                    .payload_size = 16,
                                                    .workgroup_size = res_wg(b),
                                                    .grid = grid,
-                                                   .fallback = fallback ? VKC_ON : VKC_DEFAULT},
+                                                   .fallback = fallback ? VKC_ON : VKC_DEFAULT,
+                                                   .ack = ack},
                               &f->r);
     if (res >= 0)
         res = vkc_resident_info_get(f->r, &f->info);
@@ -115,11 +117,15 @@ static void res_note(bench_rec *rec, const res_fix *f)
                    f->info.device_local ? " (device-local)" : "", f->info.poll_ns, f->info.grid);
     else
         bench_note(rec, "ordinary submits: %s", f->info.reason);
+    if (f->info.host_ack)
+        bench_note(rec, "acks in host memory (type %u)", f->info.ack_memory_type);
+    else if (f->info.ack_reason[0])
+        bench_note(rec, "acks in the ring, not host memory: %s", f->info.ack_reason);
 }
 
 /* Post one item, wait for it; each item's input depends on the result. */
-static void res_roundtrip(bench *b, bool fallback, uint32_t grid, const char *variant,
-                          const char *baseline)
+static void res_roundtrip(bench *b, bool fallback, uint32_t grid, vkc_resident_ack ack,
+                          const char *variant, const char *baseline)
 {
     vkc_context *vctx = b->ctx;
     char err[512] = "";
@@ -127,7 +133,7 @@ static void res_roundtrip(bench *b, bool fallback, uint32_t grid, const char *va
     bench_times tm = {0};
     bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 20000)));
-    VTRY(res_open(b, vctx, &f, fallback, grid));
+    VTRY(res_open(b, vctx, &f, fallback, grid, ack));
     for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         uint32_t w[2] = {3u, i};
         uint64_t t0 = bench_now_ns();
@@ -149,8 +155,8 @@ fail:
 }
 
 /* K dependent items posted back to back, one wait at the end; per item. */
-static void res_stream(bench *b, bool fallback, uint32_t K, const char *variant,
-                       const char *baseline)
+static void res_stream(bench *b, bool fallback, uint32_t K, vkc_resident_ack ack,
+                       const char *variant, const char *baseline)
 {
     vkc_context *vctx = b->ctx;
     char err[512] = "";
@@ -158,7 +164,7 @@ static void res_stream(bench *b, bool fallback, uint32_t K, const char *variant,
     bench_times tm = {0};
     bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, 1, bench_n(b, 2, 5)));
-    VTRY(res_open(b, vctx, &f, fallback, 1));
+    VTRY(res_open(b, vctx, &f, fallback, 1, ack));
     for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
         uint64_t t0 = bench_now_ns();
         vkc_ticket t = {0};
@@ -199,6 +205,8 @@ enum {
 typedef struct raw_res {
     raw_pipe p;
     raw_buf bell, x;
+    raw_buf hack; /* "+hostack": the ack word in host memory */
+    volatile uint32_t *ack;
     raw_args a;
     VkCommandBuffer cb;
     VkFence fence;
@@ -259,25 +267,36 @@ static bool rr_join(raw *r, raw_res *q)
     return raw_ok(r, r->vkResetFences(r->dev, 1, &q->fence), "vkResetFences");
 }
 
-static bool rr_open(bench *b, raw *r, raw_res *q)
+static bool rr_open(bench *b, raw *r, raw_res *q, bool hostack)
 {
     memset(q, 0, sizeof(*q));
     const VkMemoryPropertyFlags hv =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     const VkMemoryPropertyFlags want[] = {hv | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, hv};
     uint32_t zeros[TINY_N] = {0};
-    if (!raw_pipe_create(r, BENCH_SPV(resident_raw), 2, 4, res_wg(b), 0, &q->p) ||
+    /* System memory, host-cached where there is such a type. */
+    const VkMemoryPropertyFlags host[] = {hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, hv};
+    if (!raw_pipe_create(r, BENCH_SPV(resident_raw), 3, 8, res_wg(b), 0, &q->p) ||
         !raw_buf_create_in(r, RB_WORDS * 4, want, 2, true, &q->bell) ||
+        (hostack && !raw_buf_create_in(r, 64, host, 2, true, &q->hack)) ||
         !raw_buf_create(r, TINY_N * 4, false, &q->x) ||
         !raw_upload(r, &q->x, 0, zeros, sizeof(zeros)))
         return false;
     q->w = q->bell.map;
     memset(q->bell.map, 0, RB_WORDS * 4);
+    if (hostack)
+        memset(q->hack.map, 0, 64);
+    q->ack = hostack ? (volatile uint32_t *)q->hack.map : q->w + RB_ACK;
+    VkBuffer ackb = hostack ? q->hack.buf : q->bell.buf;
     q->bound = b->dev->type == VKC_DEVICE_TYPE_CPU ? 30000u : 0u;
-    q->a = (raw_args){.b = {{q->bell.buf, 0, VK_WHOLE_SIZE}, {q->x.buf, 0, VK_WHOLE_SIZE}}, .n = 2};
+    q->a = (raw_args){.b = {{q->bell.buf, 0, VK_WHOLE_SIZE},
+                            {q->x.buf, 0, VK_WHOLE_SIZE},
+                            {ackb, 0, VK_WHOLE_SIZE}},
+                      .n = 3};
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    uint32_t n = TINY_N;
+    /* The item count and the ack's word in binding 2. */
+    uint32_t push[2] = {TINY_N, hostack ? 0u : (uint32_t)RB_ACK};
     if (!raw_prepare(r, &q->p, &q->a) || !raw_new_cb(r, &q->cb) ||
         !raw_ok(r, r->vkCreateFence(r->dev, &fci, NULL, &q->fence), "vkCreateFence") ||
         !raw_ok(r, r->vkBeginCommandBuffer(q->cb, &bi), "vkBeginCommandBuffer"))
@@ -285,7 +304,7 @@ static bool rr_open(bench *b, raw *r, raw_res *q)
     /* After the previous launch's writes to x (the host's fence wait
      * orders them, this says so to the validation layer). */
     raw_cmd_barrier(r, q->cb);
-    raw_cmd_dispatch(r, q->cb, &q->p, &q->a, &n, 1, 1);
+    raw_cmd_dispatch(r, q->cb, &q->p, &q->a, push, 1, 1);
     return raw_ok(r, r->vkEndCommandBuffer(q->cb), "vkEndCommandBuffer");
 }
 
@@ -298,6 +317,7 @@ static void rr_close(raw *r, raw_res *q)
         r->vkFreeCommandBuffers(r->dev, r->pool, 1, &q->cb);
     raw_buf_destroy(r, &q->x);
     raw_buf_destroy(r, &q->bell);
+    raw_buf_destroy(r, &q->hack);
     raw_pipe_destroy(r, &q->p);
     memset(q, 0, sizeof(*q));
 }
@@ -307,14 +327,14 @@ static void rr_close(raw *r, raw_res *q)
 static bool rr_wait(raw *r, raw_res *q, uint32_t seq)
 {
     uint64_t start = 0;
-    for (uint32_t n = 1; q->w[RB_ACK] != seq; ++n) {
+    for (uint32_t n = 1; *q->ack != seq; ++n) {
         rb_relax();
         if (n % 1024)
             continue;
         if (!start)
             start = bench_now_ns();
         if (q->w[RB_ENDED]) {
-            if (!rr_join(r, q) || !rr_launch(r, q, q->w[RB_ACK] == seq ? seq + 1 : seq))
+            if (!rr_join(r, q) || !rr_launch(r, q, *q->ack == seq ? seq + 1 : seq))
                 return false;
         } else if (bench_now_ns() - start > 1000000000ull) {
             snprintf(r->err, sizeof(r->err),
@@ -330,7 +350,8 @@ static bool rr_wait(raw *r, raw_res *q, uint32_t seq)
  * memory placement (device-local host-visible where there is one), one
  * doorbell slot, the host's payload stores, one store fence, the doorbell,
  * a spin on the ack word. */
-static void raw_res_roundtrip(bench *b, raw *r, const char *variant)
+static void raw_res_roundtrip(bench *b, raw *r, bool hostack, const char *variant,
+                              const char *baseline)
 {
     char err[512] = "";
     raw_res q = {0};
@@ -340,9 +361,9 @@ static void raw_res_roundtrip(bench *b, raw *r, const char *variant)
         bench_skip(b, variant, "raw Vulkan could not be set up");
         return;
     }
-    bench_rec rec = bench_rec_init(b, variant, NULL);
+    bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 20000)));
-    RTRY(rr_open(b, r, &q));
+    RTRY(rr_open(b, r, &q, hostack));
     RTRY(rr_launch(r, &q, 1));
     for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         uint32_t seq = i + 1;
@@ -361,6 +382,12 @@ static void raw_res_roundtrip(bench *b, raw *r, const char *variant)
     step_check(got, ref, &rec);
     bench_note(&rec, "raw: queue %u.0, memory type %u, workgroup %u; %llu launches",
                r->h.queue_family, q.bell.mem_type, q.p.wg, (unsigned long long)q.launches);
+    if (hostack)
+        bench_note(&rec, "ack in memory type %u%s", q.hack.mem_type,
+                   (r->memprops.memoryTypes[q.hack.mem_type].propertyFlags &
+                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
+                       ? " (device-local)"
+                       : " (system memory)");
     bench_rec_stats(&rec, tm.wall, tm.iters, true);
 fail:
     bench_emit(b, &rec, err);
@@ -378,9 +405,16 @@ void scen_resident(bench *b, raw *r)
         bench_vkc_roundtrip(b, mc, "vkc-ordinary-roundtrip-marker", false, NULL);
         vkc_context_destroy(mc);
     }
-    res_roundtrip(b, true, 1, "vkc-fallback-roundtrip", NULL);
-    raw_res_roundtrip(b, r, "raw-resident-roundtrip");
-    res_roundtrip(b, false, 1, "vkc-resident-roundtrip", "resident/raw-resident-roundtrip");
+    const vkc_resident_ack D = VKC_RESIDENT_ACK_DEFAULT, H = VKC_RESIDENT_ACK_HOST;
+    res_roundtrip(b, true, 1, D, "vkc-fallback-roundtrip", NULL);
+    raw_res_roundtrip(b, r, false, "raw-resident-roundtrip", NULL);
+    res_roundtrip(b, false, 1, D, "vkc-resident-roundtrip", "resident/raw-resident-roundtrip");
+    /* Issue 17: the ack the host spins on in host memory, not the BAR
+     * (every look at the BAR is a read across the bus). */
+    raw_res_roundtrip(b, r, true, "raw-resident-roundtrip+hostack",
+                      "resident/raw-resident-roundtrip");
+    res_roundtrip(b, false, 1, H, "vkc-resident-roundtrip+hostack",
+                  "resident/vkc-resident-roundtrip");
     /* A grid: what deciding each item across workgroups costs (a claim
      * atomic per workgroup, the last one's add). On a CPU driver the
      * workgroups share cores with the spinning host and take turns (each
@@ -388,12 +422,16 @@ void scen_resident(bench *b, raw *r)
     if (b->dev->type == VKC_DEVICE_TYPE_CPU)
         bench_skip(b, "vkc-resident-roundtrip G=4", "CPU driver: the grid's workgroups take turns");
     else
-        res_roundtrip(b, false, 4, "vkc-resident-roundtrip G=4", "resident/vkc-resident-roundtrip");
+        res_roundtrip(b, false, 4, D, "vkc-resident-roundtrip G=4",
+                      "resident/vkc-resident-roundtrip");
     uint32_t K = bench_n(b, 200, 10000);
-    char v[64], base[80];
+    char v[64], base[80], base2[80];
     snprintf(v, sizeof(v), "vkc-fallback-stream K=%u", K);
-    res_stream(b, true, K, v, NULL);
+    res_stream(b, true, K, D, v, NULL);
     snprintf(base, sizeof(base), "resident/%s", v);
     snprintf(v, sizeof(v), "vkc-resident-stream K=%u", K);
-    res_stream(b, false, K, v, base);
+    res_stream(b, false, K, D, v, base);
+    snprintf(base2, sizeof(base2), "resident/%s", v);
+    snprintf(v, sizeof(v), "vkc-resident-stream+hostack K=%u", K);
+    res_stream(b, false, K, H, v, base2);
 }

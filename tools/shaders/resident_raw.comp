@@ -2,7 +2,9 @@
 // The raw resident probe (bench_resident.c): one workgroup polls a doorbell
 // word, does the item (x[i] = x[i] * a + b + i over n uints, as the vkc
 // resident bench kernel) and release-stores an ack. No vkc include, no ring:
-// one slot, the fewest device-side loads and fences an item can take.
+// one slot, the fewest device-side loads and fences an item can take. The ack
+// goes to binding 2: the doorbell page's RB_ACK word (bound there), or a
+// word in host memory ("+hostack").
 #extension GL_KHR_memory_scope_semantics : require
 layout(local_size_x_id = 0) in;
 
@@ -11,14 +13,15 @@ layout(local_size_x_id = 0) in;
 #define RB_SEQ 0u    // host: the item's number (the doorbell)
 #define RB_A 1u      // host: the payload
 #define RB_B 2u
-#define RB_ACK 16u   // kernel: the last item done
+#define RB_ACK 16u   // kernel: the last item done (without "+hostack")
 #define RB_BASE 32u  // host: the first item of this launch
 #define RB_STOP 33u  // host: end now
 #define RB_ENDED 34u // kernel: 1 when the launch has ended
 #define RB_BOUND 35u // host: polls + 16 per item before the launch ends; 0: none
 layout(set = 0, binding = 0) coherent buffer Bell { uint w[]; };
 layout(set = 0, binding = 1) coherent buffer X { uint x[]; };
-layout(push_constant) uniform Push { uint n; } pc;
+layout(set = 0, binding = 2) coherent buffer Ack { uint acks[]; };
+layout(push_constant) uniform Push { uint n; uint ack; } pc;
 
 shared uint s_go, s_a, s_b;
 
@@ -66,7 +69,7 @@ void main()
                        gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
                        gl_SemanticsAcquireRelease);
         if (i == 0u)
-            atomicStore(w[RB_ACK], next, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+            atomicStore(acks[pc.ack], next, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                         gl_SemanticsRelease);
         next++;
     }
