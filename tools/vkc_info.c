@@ -108,6 +108,9 @@ static void json_uint3(json_w *w, const char *key, const uint32_t v[3])
  * self-test): filled while main's context exists. */
 static vkc_resident_info g_res;
 static bool g_have_res;
+/* The same with its acks in host memory (VKC_RESIDENT_ACK=host). */
+static vkc_resident_info g_res_host;
+static bool g_have_res_host;
 
 static void probe_resident(vkc_context *ctx)
 {
@@ -122,6 +125,14 @@ static void probe_resident(vkc_context *ctx)
     if (vkc_resident_create(ctx, &(vkc_resident_desc){.glsl = src, .name = "vkc-info"}, &r) ==
         VKC_SUCCESS)
         g_have_res = vkc_resident_info_get(r, &g_res) == VKC_SUCCESS;
+    vkc_resident_destroy(r);
+    r = NULL;
+    if (g_have_res && g_res.resident &&
+        vkc_resident_create(
+            ctx,
+            &(vkc_resident_desc){.glsl = src, .name = "vkc-info", .ack = VKC_RESIDENT_ACK_HOST},
+            &r) == VKC_SUCCESS)
+        g_have_res_host = vkc_resident_info_get(r, &g_res_host) == VKC_SUCCESS;
     vkc_resident_destroy(r);
 }
 
@@ -247,6 +258,12 @@ static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
             json_kuint(w, "memory_type", g_res.memory_type);
             json_kbool(w, "device_local", g_res.device_local);
             json_kuint(w, "poll_ns", (uint32_t)(g_res.poll_ns + 0.5));
+            json_kbool(w, "host_ack", g_res.host_ack);
+            if (g_have_res_host) {
+                json_kbool(w, "host_ack_usable", g_res_host.host_ack);
+                json_kuint(w, "host_ack_memory_type", g_res_host.ack_memory_type);
+                json_kstr(w, "host_ack_reason", g_res_host.ack_reason);
+            }
             json_obj_end(w);
         }
         if (g_have_fmt)
@@ -386,6 +403,14 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                        g_res.device_local ? "device-local" : "system memory", g_res.poll_ns);
             else if (g_have_res)
                 printf("  resident kernels: ordinary submits (fallback): %s\n", g_res.reason);
+            if (g_have_res_host && g_res_host.host_ack)
+                printf("  resident acks in host memory (VKC_RESIDENT_ACK=host): usable, memory "
+                       "type %u%s\n",
+                       g_res_host.ack_memory_type, g_res.host_ack ? " (in use)" : "");
+            else if (g_have_res_host)
+                printf("  resident acks in host memory (VKC_RESIDENT_ACK=host): no, in the ring: "
+                       "%s\n",
+                       g_res_host.ack_reason);
             if (g_have_fmt) {
                 printf("  image formats (what vkc images of each can be):\n");
                 for (int fm = 1; fm < VKC_FORMAT_COUNT_; ++fm) {
