@@ -321,6 +321,46 @@ static void test_host_ack_fallback(void **state)
     run_dependent(&f, r, 5);
     vkc_resident_destroy(r);
 
+    /* A kernel built where the context had no device addresses (the
+     * feature switched off for its build) does not write acks to host
+     * memory: the self-test sees it at once, and a resident kernel on the
+     * switched-off context says why it cannot. */
+    bool bda = f.ctx->features.buffer_device_address;
+    f.ctx->features.buffer_device_address = false;
+    vkc_kernel *k = NULL;
+    assert_int_equal(vkc_kernel_create_glsl(f.ctx, &(vkc_glsl_desc){.source = STEP_GLSL}, &k),
+                     VKC_SUCCESS);
+    r = make_ack(&f, STEP_GLSL, VKC_DEFAULT, 8, 5000000, VKC_RESIDENT_ACK_HOST);
+    f.ctx->features.buffer_device_address = bda;
+    assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+    assert_true(info.resident);
+    assert_false(info.host_ack);
+    assert_non_null(strstr(info.ack_reason, "need bufferDeviceAddress"));
+    run_dependent(&f, r, 5);
+    vkc_resident_destroy(r);
+    if (bda) {
+        vkc_arg a = {.buffer = f.data};
+        r = NULL;
+        assert_int_equal(vkc_resident_create(f.ctx,
+                                             &(vkc_resident_desc){.kernel = k,
+                                                                  .args = &a,
+                                                                  .arg_count = 1,
+                                                                  .slots = 8,
+                                                                  .payload_size = 16,
+                                                                  .idle_timeout_ns = 5000000,
+                                                                  .ack = VKC_RESIDENT_ACK_HOST},
+                                             &r),
+                         VKC_SUCCESS);
+        assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+        assert_true(info.resident);
+        assert_false(info.host_ack);
+        if (!strstr(info.ack_reason, "does not write acks to host memory"))
+            fail_msg("ack_reason: \"%s\"", info.ack_reason);
+        run_dependent(&f, r, 5);
+        vkc_resident_destroy(r);
+    }
+    vkc_kernel_destroy(k);
+
     /* The fallback (ordinary submits) acks in the ring whatever was asked. */
     r = make_ack(&f, STEP_GLSL, VKC_ON, 8, 0, VKC_RESIDENT_ACK_HOST);
     assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);

@@ -2157,6 +2157,10 @@ VKC_API vkc_result vkc_buffer_wrap(vkc_context *ctx, VkBuffer buffer, VkDeviceSi
  * the desc) forces the fallback; VKC_RESIDENT=shared-queue runs the kernel
  * on the context's own queue where no spare one exists (for timing the
  * resident path on lavapipe: each ordinary submit then ends the kernel).
+ * VKC_RESIDENT_ACK=host (or ack = VKC_RESIDENT_ACK_HOST in the desc) moves
+ * the acks the host spins on out of the ring into host memory
+ * (experimental: see vkc_resident_ack); a self-test failure there keeps the
+ * resident path with the acks in the ring and says why in ack_reason.
  *
  * On which devices it is safe, and why. Vulkan promises neither forward
  * progress for a kernel that waits on the host, nor preemption, nor that a

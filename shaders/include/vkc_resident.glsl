@@ -29,7 +29,12 @@
  *
  * vkc_resident_next returns false when the kernel must end: it stayed idle
  * for its idle time, vkc asked it to stop, or (fallback mode) its one item
- * was handled. vkc relaunches it when the next item is posted. */
+ * was handled. vkc relaunches it when the next item is posted.
+ *
+ * Acks in host memory (VKC_RESIDENT_ACK=host) need the kernel built by vkc
+ * from GLSL on a context with bufferDeviceAddress: vkc then defines
+ * VKC_BUFFER_ADDRESS before this text and the kernel writes its acks
+ * through the address in the ring's header. */
 #ifndef VKC_RESIDENT_GLSL
 #define VKC_RESIDENT_GLSL 1
 
