@@ -364,10 +364,8 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
         goto fail;
     }
     res = vkc__resident_ring(r);
-    if (res >= 0 && vkc__resident_ack_place(ctx, d) == VKC_RESIDENT_ACK_HOST) {
-        r->ack_asked = true;
+    if (res >= 0 && vkc__resident_ack_place(ctx, d) == VKC_RESIDENT_ACK_HOST)
         res = vkc__resident_ack_buffer(r);
-    }
     if (res < 0)
         goto fail;
     r->args[0] = (vkc_arg){.buffer = r->ring_buf, .access = VKC_ACCESS_READ_WRITE};

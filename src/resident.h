@@ -91,7 +91,6 @@ struct vkc_resident {
      * writes them through a device address, so the host's spin reads its
      * own memory, not the BAR across the bus. */
     bool host_ack;  /* in use (asked for and the self-test passed) */
-    bool ack_asked; /* asked for */
     bool ack_bad;   /* the self-test found it unusable (ack_reason says why) */
     VkBuffer ack_vkbuf;
     VkDeviceMemory ack_mem;
