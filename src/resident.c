@@ -22,10 +22,34 @@ static vkc_result vkc__resident_order_hook(vkc_context *ctx);
 
 /* ---- creation -------------------------------------------------------------------------- */
 
-/* Device-local host-visible coherent memory first (the BAR: the probe on
- * the H200 saw host writes there), then any host-visible coherent memory,
- * uncached before cached. VKC_RESIDENT_MEMORY=N forces type N (to reproduce
- * a placement that fails the self-test). */
+/* The best host-visible coherent type in bits: for the ring, device-local
+ * (the BAR: the probe on the H200 saw host writes there) and uncached
+ * first; for the acks in host memory, not device-local (system RAM, where
+ * the host's spin reads its own cache until the GPU's write lands) and
+ * cached first. -1: none. */
+static int32_t vkc__resident_best_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits,
+                                       bool acks)
+{
+    int32_t best = -1;
+    int best_score = -1;
+    for (uint32_t i = 0; i < mp->memoryTypeCount; ++i) {
+        VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+        if (!(bits >> i & 1) || !(f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) ||
+            !(f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
+            continue;
+        bool dl = (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
+        bool cached = (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0;
+        int score = (dl != acks ? 4 : 0) + (cached == acks ? 2 : 0);
+        if (score > best_score) {
+            best_score = score;
+            best = (int32_t)i;
+        }
+    }
+    return best;
+}
+
+/* The ring's type (above). VKC_RESIDENT_MEMORY=N forces type N (to
+ * reproduce a placement that fails the self-test). */
 static int32_t vkc__resident_pick_memory(vkc_context *ctx, uint32_t bits)
 {
     const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
@@ -41,48 +65,11 @@ static int32_t vkc__resident_pick_memory(vkc_context *ctx, uint32_t bits)
                  "using vkc's choice",
                  t);
     }
-    int32_t best = -1;
-    int best_score = -1;
-    for (uint32_t i = 0; i < mp->memoryTypeCount; ++i) {
-        VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
-        if (!(bits >> i & 1) || !(f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) ||
-            !(f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
-            continue;
-        int score = ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? 4 : 0) +
-                    ((f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) ? 0 : 2);
-        if (score > best_score) {
-            best_score = score;
-            best = (int32_t)i;
-        }
-    }
-    return best;
+    return vkc__resident_best_type(mp, bits, false);
 }
 
-/* A buffer of its own in memory type t, mapped and zeroed (the ring, or
- * the acks in host memory, which the kernel reaches by device address). */
-/* Host memory for the acks: host-visible coherent, not device-local first
- * (system RAM, where the host's spin reads its own cache until the GPU's
- * write lands), cached before uncached. */
-static int32_t vkc__resident_pick_ack_memory(vkc_context *ctx, uint32_t bits)
-{
-    const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
-    int32_t best = -1;
-    int best_score = -1;
-    for (uint32_t i = 0; i < mp->memoryTypeCount; ++i) {
-        VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
-        if (!(bits >> i & 1) || !(f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) ||
-            !(f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
-            continue;
-        int score = ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? 0 : 4) +
-                    ((f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) ? 2 : 0);
-        if (score > best_score) {
-            best_score = score;
-            best = (int32_t)i;
-        }
-    }
-    return best;
-}
-
+/* A buffer of its own, mapped and zeroed: the ring, or the acks in host
+ * memory (address: the kernel reaches them by device address). */
 static vkc_result vkc__resident_alloc(vkc_resident *r, VkDeviceSize size, bool address,
                                       const char *what, VkBuffer *buf, VkDeviceMemory *mem,
                                       uint32_t *type, volatile uint32_t **map)
@@ -98,7 +85,7 @@ static vkc_result vkc__resident_alloc(vkc_resident *r, VkDeviceSize size, bool a
         "vkCreateBuffer (resident ring or acks)");
     VkMemoryRequirements req;
     ctx->vk.vkGetBufferMemoryRequirements(ctx->device, *buf, &req);
-    int32_t t = address ? vkc__resident_pick_ack_memory(ctx, req.memoryTypeBits)
+    int32_t t = address ? vkc__resident_best_type(&ctx->mem_props, req.memoryTypeBits, true)
                         : vkc__resident_pick_memory(ctx, req.memoryTypeBits);
     VKC_RETURN_IF(t < 0, ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY,
                   "resident kernel \"%s\": no host-visible coherent memory type for the %s",
@@ -287,6 +274,8 @@ vkc_result vkc_resident_create(vkc_context *ctx, const vkc_resident_desc *d, vkc
                   VKC_ERROR_INVALID_ARGUMENT,
                   "vkc_resident_create: payload_size %u must be a multiple of 4, at most %u",
                   payload, VKC__RESIDENT_MAX_PAYLOAD);
+    VKC_RETURN_IF((unsigned)d->ack > VKC_RESIDENT_ACK_HOST, ctx, VKC_ERROR_INVALID_ARGUMENT,
+                  "vkc_resident_create: ack %u is not a vkc_resident_ack", (unsigned)d->ack);
     /* Every workgroup of the grid spins while it waits for the others: all
      * must run at once, so at most one per SM. */
     uint32_t grid_cap = ctx->info.sm_count ? ctx->info.sm_count : VKC__RESIDENT_GRID_UNKNOWN;

@@ -593,6 +593,15 @@ static void test_bad_input(void **state)
                              .glsl = STEP_GLSL, .args = &a, .arg_count = 1, .payload_size = 8192},
                          &r),
                      VKC_ERROR_INVALID_ARGUMENT);
+    /* An ack placement that is none. */
+    assert_int_equal(vkc_resident_create(f.ctx,
+                                         &(vkc_resident_desc){.glsl = STEP_GLSL,
+                                                              .args = &a,
+                                                              .arg_count = 1,
+                                                              .ack = (vkc_resident_ack)7},
+                                         &r),
+                     VKC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(vkc_context_last_error(f.ctx), "not a vkc_resident_ack"));
     /* Wider than the device keeps co-resident (64 at most anywhere). */
     assert_int_equal(
         vkc_resident_create(
