@@ -90,8 +90,8 @@ struct vkc_resident {
     /* Acks in host memory (VKC_RESIDENT_ACK=host, desc.ack): the kernel
      * writes them through a device address, so the host's spin reads its
      * own memory, not the BAR across the bus. */
-    bool host_ack;  /* in use (asked for and the self-test passed) */
-    bool ack_bad;   /* the self-test found it unusable (ack_reason says why) */
+    bool host_ack; /* in use (asked for and the self-test passed) */
+    bool ack_bad;  /* the self-test found it unusable (ack_reason says why) */
     VkBuffer ack_vkbuf;
     VkDeviceMemory ack_mem;
     uint32_t ack_mem_type;
