@@ -215,6 +215,10 @@ static const gridbar_variant gridbar_variants[] = {
     {"+wg-scope", 8, {"VKC_GRID_BARRIER=8", NULL}},
     {"+both+wg-scope", 11, {"VKC_GRID_BARRIER=11", NULL}},
     {"+tree+wg-scope", 15, {"VKC_GRID_BARRIER=15", NULL}},
+    {"+flip", 16, {"VKC_GRID_BARRIER=16", NULL}},
+    {"+flip+relaxed", 18, {"VKC_GRID_BARRIER=18", NULL}},
+    {"+flip+wg-scope", 24, {"VKC_GRID_BARRIER=24", NULL}},
+    {"+flip+relaxed+wg-scope", 26, {"VKC_GRID_BARRIER=26", NULL}},
 };
 
 static uint32_t gridbar_define_count(const gridbar_variant *v)

@@ -13,7 +13,12 @@
 // (fan-in workgroups per leaf counter, leaf l at word 64 + 32 l, the last of
 // each leaf on word 0), which implies 1 and 2; bit 8 control barriers that
 // order memory at workgroup scope only, thread 0's device-scope atomics
-// carrying the others' writes on (the CUDA grid.sync form). The fan-in is
+// carrying the others' writes on (the CUDA grid.sync form); bit 16 one
+// atomic per arrival and nothing after it: workgroup 0 adds 2^31 - (groups
+// - 1), every other adds 1, so word 0's top bit flips when the last one
+// arrives and its low bits are back where they were (zero); the others spin
+// until the top bit differs from the value their own add returned (bits 1
+// and 4 then do nothing; no reset, wraps for ever). The fan-in is
 // the constant's bits 8 and up (0: 8). The state needs 64 + 32 * leaves
 // words. Constant branches: the driver compiles each variant as if written
 // alone.
@@ -42,12 +47,27 @@ void grid_barrier()
     const bool split = (VARIANT & 5u) != 0u;
     const bool relaxed = (VARIANT & 6u) != 0u;
     const bool wg_scope = (VARIANT & 8u) != 0u;
+    const bool flip = (VARIANT & 16u) != 0u;
     uint fanin = VARIANT >> 8;
     if (fanin == 0u)
         fanin = 8u;
     uint gw = split ? 32u : 1u;
     workgroup_barrier(wg_scope);
-    if (gl_LocalInvocationIndex == 0u) {
+    if (gl_LocalInvocationIndex == 0u && flip) {
+        uint inc = gl_WorkGroupID.x == 0u ? 0x80000000u - (gl_NumWorkGroups.x - 1u) : 1u;
+        uint old = atomicAdd(w[0], inc, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                             gl_SemanticsAcquireRelease);
+        if (relaxed) {
+            while (((atomicLoad(w[0], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                                gl_SemanticsRelaxed) ^ old) & 0x80000000u) == 0u) {
+            }
+            memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+        } else {
+            while (((atomicLoad(w[0], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                                gl_SemanticsAcquire) ^ old) & 0x80000000u) == 0u) {
+            }
+        }
+    } else if (gl_LocalInvocationIndex == 0u) {
         // Relaxed is enough for the first load: the arrival after it
         // releases, so the generation moves after this load.
         uint gen;
