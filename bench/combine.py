@@ -119,7 +119,7 @@ def find(recs, scenario, variant_prefix, source=None):
 
 
 def targets(recs):
-    print("## Targets (issues 5 and 13)\n")
+    print("## Targets (issues 5, 13 and 17)\n")
     rows = []
 
     def row(name, ours, theirs, field, goal, cmp):
@@ -200,6 +200,19 @@ def targets(recs):
     tc8 = [r for r in recs if r["scenario"] == "fusion" and r["variant"] == "torch-compile L=8"]
     row("fused 8-step chain p50: vkc vs torch.compile", fused8[0] if fused8 else None,
         tc8[0] if tc8 else None, "p50_us", "report", None)
+    # Issue 17: the resident round trip (vkc's default ack placement).
+    res = find(recs, "resident", "vkc-resident-roundtrip")
+    if res and res.get("p50_us") and res.get("p99_us"):
+        for name, v, lim in (("p50", res["p50_us"], 3.0), ("p99", res["p99_us"], 5.0)):
+            rows.append(("resident round trip %s (%s)" % (name, res["variant"]), "%.2f us" % v,
+                         "%g us" % lim, "%.3f" % (v / lim), "<= %g us" % lim,
+                         "met" if v <= lim else "MISSED"))
+    else:
+        rows.append(("resident round trip p50 / p99", "-", "3 / 5 us", "-", "<= 3 / 5 us",
+                     "MISSED (not measured)"))
+    row("resident round trip p50 vs one-node CUDA graph", res,
+        find(recs, "reuse", "cuda-graph-1node"), "p50_us", "ratio <= 0.5",
+        lambda a, b: a <= 0.5 * b)
     sweep_rows(recs, rows)
     print("| target | ours | reference | ratio | goal | result |")
     print("|---|---|---|--:|---|---|")

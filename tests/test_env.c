@@ -239,7 +239,7 @@ static void test_resident_vars(void **state)
     } bad[] = {{"VKC_RESIDENT", "banana", "the resident path"},
                {"VKC_RESIDENT_MEMORY", "banana", "vkc's choice"},
                {"VKC_RESIDENT_MEMORY", "99", "vkc's choice"},
-               {"VKC_RESIDENT_ACK", "banana", "the ring (bar)"}};
+               {"VKC_RESIDENT_ACK", "banana", "the default ("}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
         vkc_context *ctx = create();
         vkc_buffer *d = NULL;

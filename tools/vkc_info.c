@@ -108,7 +108,8 @@ static void json_uint3(json_w *w, const char *key, const uint32_t v[3])
  * self-test): filled while main's context exists. */
 static vkc_resident_info g_res;
 static bool g_have_res;
-/* The same with its acks in host memory (VKC_RESIDENT_ACK=host). */
+/* Where the default placed the acks in the ring: the same asking for host
+ * memory (VKC_RESIDENT_ACK_HOST), for the reason it cannot. */
 static vkc_resident_info g_res_host;
 static bool g_have_res_host;
 
@@ -127,7 +128,7 @@ static void probe_resident(vkc_context *ctx)
         g_have_res = vkc_resident_info_get(r, &g_res) == VKC_SUCCESS;
     vkc_resident_destroy(r);
     r = NULL;
-    if (g_have_res && g_res.resident &&
+    if (g_have_res && g_res.resident && !g_res.host_ack &&
         vkc_resident_create(
             ctx,
             &(vkc_resident_desc){.glsl = src, .name = "vkc-info", .ack = VKC_RESIDENT_ACK_HOST},
@@ -259,6 +260,8 @@ static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
             json_kbool(w, "device_local", g_res.device_local);
             json_kuint(w, "poll_ns", (uint32_t)(g_res.poll_ns + 0.5));
             json_kbool(w, "host_ack", g_res.host_ack);
+            json_kuint(w, "ack_memory_type", g_res.ack_memory_type);
+            json_kstr(w, "ack_reason", g_res.ack_reason);
             if (g_have_res_host) {
                 json_kbool(w, "host_ack_usable", g_res_host.host_ack);
                 json_kuint(w, "host_ack_memory_type", g_res_host.ack_memory_type);
@@ -403,14 +406,15 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                        g_res.device_local ? "device-local" : "system memory", g_res.poll_ns);
             else if (g_have_res)
                 printf("  resident kernels: ordinary submits (fallback): %s\n", g_res.reason);
-            if (g_have_res_host && g_res_host.host_ack)
-                printf("  resident acks in host memory (VKC_RESIDENT_ACK=host): usable, memory "
-                       "type %u%s\n",
-                       g_res_host.ack_memory_type, g_res.host_ack ? " (in use)" : "");
-            else if (g_have_res_host)
-                printf("  resident acks in host memory (VKC_RESIDENT_ACK=host): no, in the ring: "
-                       "%s\n",
-                       g_res_host.ack_reason);
+            if (g_have_res && g_res.resident && g_res.host_ack)
+                printf("  resident acks: in host memory, memory type %u\n", g_res.ack_memory_type);
+            else if (g_have_res && g_res.resident)
+                printf("  resident acks: in the ring%s%s\n",
+                       g_have_res_host && !g_res_host.host_ack ? ": " : "",
+                       g_have_res_host && !g_res_host.host_ack ? g_res_host.ack_reason
+                       : g_have_res_host ? " (the default; VKC_RESIDENT_ACK=host would use "
+                                           "host memory)"
+                                         : "");
             if (g_have_fmt) {
                 printf("  image formats (what vkc images of each can be):\n");
                 for (int fm = 1; fm < VKC_FORMAT_COUNT_; ++fm) {
