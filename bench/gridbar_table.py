@@ -10,7 +10,7 @@ variant's VKC_GRID_BARRIER define). Figures are medians over the passes of
 each pass's figure: ns per step at the p50, p95 and p99 of the submissions
 (wall clock, one submission = K steps), the GPU's ns per step from
 timestamps (raw rows only), and the spread of the p50 over passes. The
-ratios divide the p50 by today's barrier of the same kind and, for vkc, by
+ratios divide the p50 by the first barrier (VKC_GRID_BARRIER=0) of the same kind and, for vkc, by
 the raw kernel with the same barrier. A row counts only the passes where
 its own chain's result checked out (ok); "ok" says how many did."""
 import json
@@ -83,7 +83,7 @@ def main(argv):
     print("device: %s; driver: %s; %d pass(es); target <= %.0f ns per step\n"
           % (first.get("device"), first.get("driver"), len(argv) - 1, TARGET_NS))
     print("| kind | barrier | K | grid | ns/step p50 | p95 | p99 | GPU ns/step | spread | "
-          "vs today | vs raw | target | ok |")
+          "vs first | vs raw | target | ok |")
     print("|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|---|---|")
     seen = list(fig)
     for key in sorted(seen, key=lambda x: (KINDS.index(x[0]), seen.index(x))):
@@ -101,9 +101,10 @@ def main(argv):
             grid += " FALLBACK"
         ns = [fmt(f[n], "%.0f") for n in ("p50", "p95", "p99", "gpu", "spread")]
         print("| %s | %s | %d | %s | %s | %s | %s | %s |"
-              % (kind, suffix or "today", k, grid, " | ".join(ns), fmt(vs_today, "%.2fx"),
+              % (kind, suffix or "first (0)", k, grid, " | ".join(ns), fmt(vs_today, "%.2fx"),
                  fmt(vs_raw, "%.2fx"), target + " | " + f["ok"]))
-    print("\nvs today: the p50 over today's barrier of the same kind (< 1 is faster); "
+    print("\nvs first: the p50 over the first barrier (VKC_GRID_BARRIER=0) of the same kind "
+          "(< 1 is faster); "
           "vs raw: vkc over the raw kernel with the same barrier; spread: the largest "
           "minus the smallest pass's p50; grid: workgroups x invocations (FALLBACK: vkc "
           "ran one dispatch per step, so the row does not measure the barrier).\n")

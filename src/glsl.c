@@ -32,36 +32,40 @@ static unsigned vkc__glslang_refs;
  * vkc's pipeline barrier between them, vkc_grid_barrier() a no-op). The
  * spec constant VKC_GRID_SPEC_ID marks the kernel as a grid kernel and
  * tells vkc the binding (its default value), also for SPIR-V compiled
- * elsewhere. The barrier: thread 0 of each workgroup arrives on a
- * device-scope counter and spins, with acquire, on a generation number
- * that the last one to arrive moves on, so it can be passed any number of
- * times; a complete dispatch leaves the counter at zero. The counters are
- * touched only by device-scope atomics, so the block is not coherent and
- * the step words stay plain (cacheable) loads. Data that crosses the
- * barrier must live in coherent buffers. Include it before any code (it
- * brings an #extension).
+ * elsewhere. The barrier (the default, VKC_GRID_BARRIER 24): the
+ * workgroup's invocations meet in a control barrier that orders memory at
+ * workgroup scope, then thread 0 makes one device-scope atomic add to the
+ * arrival word: workgroup 0 adds 2^31 - (groups - 1), every other 1, so
+ * the word's top bit flips when the last one arrives and its low bits are
+ * zero again; thread 0 spins (acquire) until the top bit differs from the
+ * value its own add returned, and a second workgroup-scope control barrier
+ * lets the others go. No reset and no second word: it can be passed any
+ * number of times. Writes cross it by transitivity: an invocation's write
+ * happens before its workgroup's control barrier, which happens before
+ * thread 0's release add, which the other workgroups' acquire spins read
+ * (the form of CUDA's grid.sync). So data that crosses the barrier must
+ * live in coherent buffers (each access then available and visible at
+ * device scope by itself). The arrival word is touched only by
+ * device-scope atomics, so the block is not coherent and the step words
+ * are read once per invocation. Include it before any code (it brings an
+ * #extension).
  *
- * VKC_GRID_BARRIER (a define, default 0) picks a variant of the barrier
- * for issue 13's H200 measurement (bench scenario gridbar), bits:
- * 1 the generation on its own 128-byte line, away from the counter that
- * every arrival adds to; 2 the spin loads relaxed, one acquire fence once
- * the generation moved; 4 a two-level arrival (VKC_GRID_FANIN workgroups,
- * default 8, per leaf counter on its own line, the last of each leaf on
- * the top counter), which implies 1 and 2; 8 the workgroup's control
- * barriers order memory at workgroup scope only, thread 0's device-scope
- * atomics carrying the other invocations' writes on by transitivity (the
- * CUDA grid.sync form: one device fence per workgroup, not one per
- * invocation); 16 one device-scope atomic per arrival and nothing after
- * it (the CUDA cooperative-groups form): workgroup 0 adds 2^31 - (groups -
- * 1), every other workgroup 1, so the arrival word's top bit flips when the
- * last one arrives and its low bits return to zero; the others spin until
- * the top bit differs from the value their own add returned (no reset, no
- * generation word, wraps for ever; bits 1 and 4 do nothing with it). The
- * lines are a fixed array after the first 32 bytes (a
- * runtime array would make vkc check its length against the dispatch's
- * count), room for VKC_GRID_LEAVES leaves (default 32; the fan-in grows
- * where a grid has more than fan-in x leaves workgroups); vkc sizes the
- * state from the block's size (src/cooperative.c). */
+ * VKC_GRID_BARRIER picks another barrier (issue 13's bench scenario
+ * gridbar measures them on the H200; BENCHMARKS.md), bits: 16 the flip
+ * above, else a counter that the last arrival resets and a generation
+ * word it moves on, which the others spin on; 1 the generation on its own
+ * 128-byte line, away from the counter; 2 the spin loads relaxed, one
+ * acquire fence once the word moved; 4 a two-level arrival (VKC_GRID_FANIN
+ * workgroups, default 8, per leaf counter on its own line, the last of
+ * each leaf on the top counter), which implies 1 and 2; 8 the control
+ * barriers at workgroup memory scope (without it at device scope: every
+ * invocation's writes made visible by the barrier itself). 0 is the first
+ * barrier vkc shipped. With bit 1 or 4 the lines are a fixed array after
+ * the first 32 bytes (a runtime array would make vkc check its length
+ * against the dispatch's count), room for VKC_GRID_LEAVES leaves (default
+ * 32; the fan-in grows where a grid has more than fan-in x leaves
+ * workgroups); vkc sizes the state from the block's size
+ * (src/cooperative.c). */
 /* clang-format off */
 static const char vkc__grid_glsl[] =
     "#extension GL_KHR_memory_scope_semantics : require\n"
@@ -69,7 +73,7 @@ static const char vkc__grid_glsl[] =
     "#define VKC_GRID_BINDING 0\n"
     "#endif\n"
     "#ifndef VKC_GRID_BARRIER\n"
-    "#define VKC_GRID_BARRIER 0\n"
+    "#define VKC_GRID_BARRIER 24\n"
     "#endif\n"
     "#ifndef VKC_GRID_FANIN\n"
     "#define VKC_GRID_FANIN 8u\n"
@@ -85,7 +89,7 @@ static const char vkc__grid_glsl[] =
     " uint vkc_grid_count;\n"
     " uint vkc_grid_cooperative;\n"
     " uint vkc_grid_reserved[3];\n"
-    "#if VKC_GRID_BARRIER != 0\n"
+    "#if (VKC_GRID_BARRIER & 5) != 0\n"
     /* From byte 32: [24 + 32 k] is byte 128 (k + 1), the generation's line
      * then each leaf's, up to byte 256 + 128 VKC_GRID_LEAVES. */
     " uint vkc_grid_line[24u + 32u * (VKC_GRID_LEAVES + 1u)];\n"
@@ -108,9 +112,11 @@ static const char vkc__grid_glsl[] =
     "#endif\n"
     "uint vkc_grid_step_begin() { return vkc_grid_first; }\n"
     "uint vkc_grid_step_end() { return vkc_grid_first + vkc_grid_count; }\n"
-    "#define VKC_GRID_STEPS(s) for (uint s = vkc_grid_step_begin(); s < vkc_grid_step_end(); ++s)\n"
+    "#define VKC_GRID_STEPS(s) for (uint s = vkc_grid_step_begin(), vkc_end_##s = vkc_grid_step_end(); s < vkc_end_##s; ++s)\n"
+    "uint vkc_grid_coop = 2u;\n"
     "void vkc_grid_barrier() {\n"
-    " if (vkc_grid_cooperative == 0u) return;\n"
+    " if (vkc_grid_coop == 2u) vkc_grid_coop = vkc_grid_cooperative;\n"
+    " if (vkc_grid_coop == 0u) return;\n"
     " controlBarrier(gl_ScopeWorkgroup, VKC_GRID_CB_SCOPE, gl_StorageSemanticsBuffer,\n"
     "        gl_SemanticsAcquireRelease);\n"
     " if (gl_LocalInvocationIndex == 0u) {\n"

@@ -206,7 +206,7 @@ typedef struct gridbar_variant {
     const char *defines[2];
 } gridbar_variant;
 static const gridbar_variant gridbar_variants[] = {
-    {"", 0, {NULL, NULL}},
+    {"", 0, {"VKC_GRID_BARRIER=0", NULL}}, /* the first barrier; vkc's default is 24 */
     {"+split-lines", 1, {"VKC_GRID_BARRIER=1", NULL}},
     {"+relaxed-spin", 2, {"VKC_GRID_BARRIER=2", NULL}},
     {"+both", 3, {"VKC_GRID_BARRIER=3", NULL}},

@@ -413,7 +413,8 @@ void scen_resident(bench *b, raw *r)
      * look is a read across the bus ("+barack", the raw probe's form). */
     raw_res_roundtrip(b, r, true, "raw-resident-roundtrip+hostack",
                       "resident/raw-resident-roundtrip");
-    res_roundtrip(b, false, 1, D, "vkc-resident-roundtrip", "resident/raw-resident-roundtrip+hostack");
+    res_roundtrip(b, false, 1, D, "vkc-resident-roundtrip",
+                  "resident/raw-resident-roundtrip+hostack");
     res_roundtrip(b, false, 1, B, "vkc-resident-roundtrip+barack",
                   "resident/raw-resident-roundtrip");
     /* A grid: what deciding each item across workgroups costs (a claim
