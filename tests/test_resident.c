@@ -311,25 +311,24 @@ static void test_host_ack_fallback(void **state)
     assert_int_equal(info.completed, 70);
     vkc_resident_destroy(r);
 
-    setenv("VKC_RESIDENT_ACK", "host", 1);
-    r = make_ack(&f, STEP_GLSL, VKC_DEFAULT, 8, 5000000, VKC_RESIDENT_ACK_BAR);
-    unsetenv("VKC_RESIDENT_ACK");
-    assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
-    assert_true(info.resident);
-    assert_false(info.host_ack);
-    assert_string_equal(info.ack_reason, "");
-    run_dependent(&f, r, 5);
-    vkc_resident_destroy(r);
-    /* The environment's "bar" moves the default's acks into the ring. */
-    setenv("VKC_RESIDENT_ACK", "bar", 1);
-    r = make_ack(&f, STEP_GLSL, VKC_DEFAULT, 8, 5000000, VKC_RESIDENT_ACK_DEFAULT);
-    unsetenv("VKC_RESIDENT_ACK");
-    assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
-    assert_true(info.resident);
-    assert_false(info.host_ack);
-    assert_string_equal(info.ack_reason, "");
-    run_dependent(&f, r, 5);
-    vkc_resident_destroy(r);
+    /* The ring, asked for without a reason to give: the desc's BAR wins
+     * over the environment's "host", and the environment's "bar" moves the
+     * default's acks into the ring. */
+    static const struct {
+        const char *env;
+        vkc_resident_ack ack;
+    } ring[] = {{"host", VKC_RESIDENT_ACK_BAR}, {"bar", VKC_RESIDENT_ACK_DEFAULT}};
+    for (size_t i = 0; i < sizeof(ring) / sizeof(ring[0]); ++i) {
+        setenv("VKC_RESIDENT_ACK", ring[i].env, 1);
+        r = make_ack(&f, STEP_GLSL, VKC_DEFAULT, 8, 5000000, ring[i].ack);
+        unsetenv("VKC_RESIDENT_ACK");
+        assert_int_equal(vkc_resident_info_get(r, &info), VKC_SUCCESS);
+        assert_true(info.resident);
+        assert_false(info.host_ack);
+        assert_string_equal(info.ack_reason, "");
+        run_dependent(&f, r, 5);
+        vkc_resident_destroy(r);
+    }
 
     /* A kernel built where the context had no device addresses (the
      * feature switched off for its build) does not write acks to host
