@@ -1373,7 +1373,7 @@ VKC_API vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns);
  * The barrier: each workgroup's thread 0 makes one device-scope atomic add
  * and spins until every workgroup has arrived (the form of CUDA's
  * grid.sync); on an H200, 132 workgroups of 64, a dependent step of the
- * example above took 1.84 us in one dispatch (BENCHMARKS.md).
+ * example above took 1.63 us in one dispatch (BENCHMARKS.md).
  *
  * Costs and limits: the state (32 bytes, or one entry per step in the
  * fallback; 4 KiB more with some barrier variants below) is a buffer that vkc
@@ -1395,7 +1395,7 @@ VKC_API vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns);
  * (default 8) workgroups per leaf counter (implies 1 and 2), bit 8 the
  * workgroup's own barriers at workgroup memory scope (thread 0's
  * device-scope atomics order the rest); 0 is the first barrier vkc
- * shipped (1.8x the default's time per step on the H200). Every variant
+ * shipped (1.9x the default's time per step on the H200). Every variant
  * computes the same; only the time differs.
  *
  * A call of its own rather than a field of vkc_dispatch_desc: it records
