@@ -409,12 +409,11 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
             if (g_have_res && g_res.resident && g_res.host_ack)
                 printf("  resident acks: in host memory, memory type %u\n", g_res.ack_memory_type);
             else if (g_have_res && g_res.resident)
-                printf("  resident acks: in the ring%s%s\n",
-                       g_have_res_host && !g_res_host.host_ack ? ": " : "",
-                       g_have_res_host && !g_res_host.host_ack ? g_res_host.ack_reason
-                       : g_have_res_host ? " (the default; VKC_RESIDENT_ACK=host would use "
-                                           "host memory)"
-                                         : "");
+                printf("  resident acks: in the ring: %s\n",
+                       g_res.ack_reason[0] ? g_res.ack_reason
+                       : g_have_res_host && !g_res_host.host_ack
+                           ? g_res_host.ack_reason
+                           : "asked for (VKC_RESIDENT_ACK=bar)");
             if (g_have_fmt) {
                 printf("  image formats (what vkc images of each can be):\n");
                 for (int fm = 1; fm < VKC_FORMAT_COUNT_; ++fm) {
