@@ -121,12 +121,9 @@ static const char vkc__grid_glsl[] =
     "        gl_SemanticsAcquireRelease);\n"
     " if (gl_LocalInvocationIndex == 0u) {\n"
     "  uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;\n"
-    /* Where the spins are relaxed this load is too, which is enough: the
-     * arrival after it releases, so the last arrival (and the generation
-     * it moves) happens after this load. */
-    "#if (VKC_GRID_BARRIER & 16) != 0\n"
     "  uint id = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y +\n"
     "       gl_NumWorkGroups.y * gl_WorkGroupID.z);\n"
+    "#if (VKC_GRID_BARRIER & 16) != 0\n"
     "  uint old = atomicAdd(vkc_grid_arrived, id == 0u ? 0x80000000u - (groups - 1u) : 1u,\n"
     "            gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);\n"
     "  while (((atomicLoad(vkc_grid_arrived, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
@@ -136,11 +133,12 @@ static const char vkc__grid_glsl[] =
     "  memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);\n"
     "#endif\n"
     "#else\n"
+    /* Where the spins are relaxed this load is too, which is enough: the
+     * arrival after it releases, so the last arrival (and the generation
+     * it moves) happens after this load. */
     "  uint gen = atomicLoad(VKC_GRID_GEN, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
     "             VKC_GRID_SPIN_SEM);\n"
     "#if (VKC_GRID_BARRIER & 4) != 0\n"
-    "  uint id = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y +\n"
-    "       gl_NumWorkGroups.y * gl_WorkGroupID.z);\n"
     "  uint fanin = max(VKC_GRID_FANIN, (groups + VKC_GRID_LEAVES - 1u) / VKC_GRID_LEAVES);\n"
     "  uint leaf = id / fanin;\n"
     "  uint members = min(fanin, groups - leaf * fanin);\n"
