@@ -562,6 +562,12 @@ static void raw_chain(bench *b, raw *r, uint64_t S, const float *host, float *lo
         bench_rec rec = bench_rec_init(b, variant, NULL);
         bench_rec_sweep(&rec, L, "steps");
         bench_times_rec(&tm, &rec, 0);
+        /* The GPU's own time and the placement: on the fourth session's
+         * H200 runs this row took 2.4x the second session's wall time
+         * (BENCHMARKS.md, issue 13); these say where it goes. */
+        if (tm.has_gpu)
+            bench_note(&rec, "GPU %.1f us", bench_median(tm.gpu, tm.iters) / 1e3);
+        bench_note(&rec, "memory types %u / %u", x.mem_type, y.mem_type);
         chain_check(lo, hi, n, L, &rec);
         bench_add(b, &rec);
         bench_times_free(&tm);
