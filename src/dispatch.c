@@ -136,13 +136,12 @@ vkc_result vkc__seq_hold(vkc_seq *s, vkc__obj *o)
     return vkc__latch(s, vkc__rset_add(s->set, o));
 }
 
-/* Append command c (hazard levels) after retaining what it names. Dispatches
+/* Append command c (a copy, fill, image command or ownership transfer:
+ * no kernel) after retaining the buffers and images it names. Dispatches
  * retain theirs while their arguments are checked (vkc__prepare_dispatch),
  * where each object is at hand, and append directly. */
 static vkc_result vkc__push(vkc_seq *s, vkc__command *c)
 {
-    if (c->kernel)
-        VKC_FORWARD(vkc__seq_keep(s, (vkc__obj *)c->kernel));
     for (uint32_t i = 0; i < c->use_count; ++i) {
         const vkc__use *u = &s->uses[c->use_first + i];
         /* Samplers are the context's (never destroyed before it): not held. */
