@@ -32,22 +32,21 @@ static unsigned vkc__glslang_refs;
  * vkc's pipeline barrier between them, vkc_grid_barrier() a no-op). The
  * spec constant VKC_GRID_SPEC_ID marks the kernel as a grid kernel and
  * tells vkc the binding (its default value), also for SPIR-V compiled
- * elsewhere. The barrier (the default, VKC_GRID_BARRIER 24): the
+ * elsewhere. The barrier (the default, VKC_GRID_BARRIER 56): the
  * workgroup's invocations meet in a control barrier that orders memory at
  * workgroup scope, then thread 0 makes one device-scope atomic add to the
  * arrival word: workgroup 0 adds 2^31 - (groups - 1), every other 1, so
  * the word's top bit flips when the last one arrives and its low bits are
  * zero again; thread 0 spins (acquire) until the top bit differs from the
- * value its own add returned, and a second workgroup-scope control barrier
- * lets the others go. No reset and no second word: it can be passed any
- * number of times. Writes cross it by transitivity: an invocation's write
- * happens before its workgroup's control barrier, which happens before
- * thread 0's release add, which the other workgroups' acquire spins read
- * (the form of CUDA's grid.sync). So data that crosses the barrier must
- * live in coherent buffers (each access then available and visible at
- * device scope by itself). The arrival word is touched only by
- * device-scope atomics, so the block is not coherent and the step words
- * are read once per invocation. Include it before any code (it brings an
+ * value its own add returned (the last arrival, whose add flipped it, goes
+ * on at once: its acquire-release add read every other arrival's release),
+ * and a second workgroup-scope control barrier lets the others go. No reset and no second word: it
+ * can be passed any number of times. Writes cross it by transitivity: an invocation's write happens
+ * before its workgroup's control barrier, which happens before thread 0's release add, which the
+ * other workgroups' acquire spins read (the form of CUDA's grid.sync). So data that crosses the
+ * barrier must live in coherent buffers (each access then available and visible at device scope by
+ * itself). The arrival word is touched only by device-scope atomics, so the block is not coherent
+ * and the step words are read once per invocation. Include it before any code (it brings an
  * #extension).
  *
  * VKC_GRID_BARRIER picks another barrier (issue 13's bench scenario
@@ -59,7 +58,9 @@ static unsigned vkc__glslang_refs;
  * workgroups, default 8, per leaf counter on its own line, the last of
  * each leaf on the top counter), which implies 1 and 2; 8 the control
  * barriers at workgroup memory scope (without it at device scope: every
- * invocation's writes made visible by the barrier itself). 0 is the first
+ * invocation's writes made visible by the barrier itself); 32, with 16,
+ * the last arrival goes on without spinning (its acquire-release add read
+ * every other arrival's release). 0 is the first
  * barrier vkc shipped. With bit 1 or 4 the lines are a fixed array after
  * the first 32 bytes (a runtime array would make vkc check its length
  * against the dispatch's count), room for VKC_GRID_LEAVES leaves (default
@@ -73,7 +74,7 @@ static const char vkc__grid_glsl[] =
     "#define VKC_GRID_BINDING 0\n"
     "#endif\n"
     "#ifndef VKC_GRID_BARRIER\n"
-    "#define VKC_GRID_BARRIER 24\n"
+    "#define VKC_GRID_BARRIER 56\n"
     "#endif\n"
     "#ifndef VKC_GRID_FANIN\n"
     "#define VKC_GRID_FANIN 8u\n"
@@ -124,8 +125,12 @@ static const char vkc__grid_glsl[] =
     "  uint id = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y +\n"
     "       gl_NumWorkGroups.y * gl_WorkGroupID.z);\n"
     "#if (VKC_GRID_BARRIER & 16) != 0\n"
-    "  uint old = atomicAdd(vkc_grid_arrived, id == 0u ? 0x80000000u - (groups - 1u) : 1u,\n"
-    "            gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);\n"
+    "  uint inc = id == 0u ? 0x80000000u - (groups - 1u) : 1u;\n"
+    "  uint old = atomicAdd(vkc_grid_arrived, inc, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
+    "            gl_SemanticsAcquireRelease);\n"
+    "#if (VKC_GRID_BARRIER & 32) != 0\n"
+    "  if (((old ^ (old + inc)) & 0x80000000u) == 0u)\n"
+    "#endif\n"
     "  while (((atomicLoad(vkc_grid_arrived, gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
     "            VKC_GRID_SPIN_SEM) ^ old) & 0x80000000u) == 0u) {\n"
     "  }\n"

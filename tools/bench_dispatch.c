@@ -206,7 +206,7 @@ typedef struct gridbar_variant {
     const char *defines[2];
 } gridbar_variant;
 static const gridbar_variant gridbar_variants[] = {
-    {"", 0, {"VKC_GRID_BARRIER=0", NULL}}, /* the first barrier; vkc's default is 24 */
+    {"", 0, {"VKC_GRID_BARRIER=0", NULL}}, /* the first barrier; vkc's default is 56 */
     {"+split-lines", 1, {"VKC_GRID_BARRIER=1", NULL}},
     {"+relaxed-spin", 2, {"VKC_GRID_BARRIER=2", NULL}},
     {"+both", 3, {"VKC_GRID_BARRIER=3", NULL}},
@@ -219,6 +219,8 @@ static const gridbar_variant gridbar_variants[] = {
     {"+flip+relaxed", 18, {"VKC_GRID_BARRIER=18", NULL}},
     {"+flip+wg-scope", 24, {"VKC_GRID_BARRIER=24", NULL}},
     {"+flip+relaxed+wg-scope", 26, {"VKC_GRID_BARRIER=26", NULL}},
+    {"+flip+wg-scope+last-goes", 56, {"VKC_GRID_BARRIER=56", NULL}},
+    {"+flip+relaxed+wg-scope+last-goes", 58, {"VKC_GRID_BARRIER=58", NULL}},
 };
 
 static uint32_t gridbar_define_count(const gridbar_variant *v)
@@ -316,8 +318,15 @@ static void raw_persist_chain(bench *b, raw *r, uint32_t K, uint32_t iters, cons
     bench_rec rec = bench_rec_init(b, variant, baseline);
     K += K & 1; /* even: every submission ends in a, where the next one starts */
     const uint32_t sms = b->dev->sm_count;
-    const uint32_t wg = sms ? TINY_WG : 8, groups = sms ? sms : 1;
     const uint32_t n = TINY_N * (sms ? sms : 1);
+    uint32_t wg = sms ? TINY_WG : 8, groups = sms ? sms : 1;
+    /* VKC_GRIDBAR_WG (experiments, where the SM count is known): the same
+     * elements over fewer, wider workgroups, i.e. fewer arrivals. */
+    const char *wide = getenv("VKC_GRIDBAR_WG");
+    if (sms && wide && atoi(wide) > 0 && (uint32_t)atoi(wide) <= b->dev->max_workgroup_size[0]) {
+        wg = (uint32_t)atoi(wide);
+        groups = (n + wg - 1) / wg;
+    }
     /* Room for any variant's lines: at most one leaf per workgroup. */
     const uint32_t state_words = 64 + 32 * groups;
     MTRY(bench_times_init(&tm, bench_n(b, 2, 10), iters));
@@ -375,8 +384,8 @@ static void vkc_chain_ring8(bench *b, uint32_t K)
 }
 
 /* The chain scenario's cooperative rows: vkc's default barrier (no define)
- * and the raw kernel with the same barrier (spec 24). */
-static const gridbar_variant chain_barrier = {"", 24, {NULL, NULL}};
+ * and the raw kernel with the same barrier (spec 56). */
+static const gridbar_variant chain_barrier = {"", 56, {NULL, NULL}};
 
 void scen_chain(bench *b, raw *r)
 {

@@ -537,48 +537,92 @@ static void record_chain(raw *r, VkCommandBuffer cb, void *user)
     raw_cmd_dispatch(r, cb, c->p, c->a, &c->n4, c->gx, c->gy);
 }
 
-/* The hand-written vec4 kernel, one invocation per vec4: the baseline. */
+/* One configuration of the hand-written vec4 kernel: the baseline rows
+ * (one invocation per vec4, L = 1..16) and two that say where its time
+ * goes: a plain vec4 copy on the same buffers and grid (L = 0) and the
+ * chain grid-strided over 8 workgroups per SM. */
+typedef struct chain_cfg {
+    const char *name; /* the row; "%s L=%u" where sweep */
+    uint32_t L;
+    bool stride, sweep;
+} chain_cfg;
+
+static bool raw_chain_one(bench *b, raw *r, const chain_cfg *cfg, raw_buf *x, raw_buf *y,
+                          uint64_t S, float *lo, float *hi, char *variant, size_t vsize)
+{
+    const uint64_t n = S / 4;
+    raw_pipe p = {0};
+    bench_times tm = {0};
+    bool ok = false;
+    if (cfg->sweep)
+        snprintf(variant, vsize, "%s L=%u", cfg->name, cfg->L);
+    else
+        snprintf(variant, vsize, "%s", cfg->name);
+    /* L = 0 is copy.comp: the chain shader's spec constant 0 means its default */
+    if (!(cfg->L ? raw_pipe_create(r, BENCH_SPV(chain_vec4), 2, 4, BW_WG, cfg->L, &p)
+                 : raw_pipe_create(r, BENCH_SPV(copy), 2, 4, BW_WG, 0, &p)))
+        goto fail;
+    raw_args a = {.b = {{x->buf, 0, VK_WHOLE_SIZE}, {y->buf, 0, VK_WHOLE_SIZE}}, .n = 2};
+    if (!raw_prepare(r, &p, &a))
+        goto fail;
+    chain_raw c = {.p = &p, .a = &a, .n4 = (uint32_t)(n / 4), .gy = 1};
+    uint32_t sm = b->dev->sm_count ? b->dev->sm_count : 1;
+    if (cfg->stride)
+        c.gx = 8 * sm;
+    else
+        raw_grid(r, c.n4, BW_WG, &c.gx, &c.gy);
+    if (!bench_times_init(&tm, bench_n(b, 1, 3), bench_n(b, 5, 30))) {
+        snprintf(r->err, sizeof(r->err), "out of memory");
+        goto fail;
+    }
+    if (!raw_time_replay(r, record_chain, &c, &tm) ||
+        !raw_download(r, y, 0, lo, CHECK_WINDOW * 4) ||
+        !raw_download(r, y, S - CHECK_WINDOW * 4, hi, CHECK_WINDOW * 4))
+        goto fail;
+    bench_rec rec = bench_rec_init(b, variant, NULL);
+    if (cfg->sweep)
+        bench_rec_sweep(&rec, cfg->L, "steps");
+    bench_times_rec(&tm, &rec, 0);
+    /* The GPU's own time, the grid and the placement: on the fourth
+     * session's H200 runs the baseline took 2.4x the second session's wall
+     * time (BENCHMARKS.md, issue 13); these say where it goes. */
+    if (tm.has_gpu)
+        bench_note(&rec, "GPU %.1f us", bench_median(tm.gpu, tm.iters) / 1e3);
+    bench_note(&rec, "grid %ux%u of %u; memory types %u / %u", c.gx, c.gy, BW_WG, x->mem_type,
+               y->mem_type);
+    chain_check(lo, hi, n, cfg->L, &rec);
+    bench_add(b, &rec);
+    ok = true;
+fail:
+    bench_times_free(&tm);
+    raw_pipe_destroy(r, &p);
+    return ok;
+}
+
+/* The hand-written vec4 kernel (the baseline), then the diagnostic rows. */
 static void raw_chain(bench *b, raw *r, uint64_t S, const float *host, float *lo, float *hi)
 {
     char err[512] = "", variant[64] = "raw-vec4";
-    const uint64_t n = S / 4;
     raw_buf x = {0}, y = {0};
-    raw_pipe p = {0};
-    bench_times tm = {0};
     RTRY(raw_buf_create(r, S, false, &x));
     RTRY(raw_buf_create(r, S, false, &y));
     RTRY(raw_upload(r, &x, 0, host, S));
-    for (uint32_t L = 1; L <= FUSION_MAX_L; L *= 2) {
-        snprintf(variant, sizeof(variant), "raw-vec4 L=%u", L);
-        RTRY(raw_pipe_create(r, BENCH_SPV(chain_vec4), 2, 4, BW_WG, L, &p));
-        raw_args a = {.b = {{x.buf, 0, VK_WHOLE_SIZE}, {y.buf, 0, VK_WHOLE_SIZE}}, .n = 2};
-        RTRY(raw_prepare(r, &p, &a));
-        chain_raw c = {.p = &p, .a = &a, .n4 = (uint32_t)(n / 4)};
-        raw_grid(r, c.n4, BW_WG, &c.gx, &c.gy);
-        MTRY(bench_times_init(&tm, bench_n(b, 1, 3), bench_n(b, 5, 30)));
-        RTRY(raw_time_replay(r, record_chain, &c, &tm));
-        RTRY(raw_download(r, &y, 0, lo, CHECK_WINDOW * 4));
-        RTRY(raw_download(r, &y, S - CHECK_WINDOW * 4, hi, CHECK_WINDOW * 4));
-        bench_rec rec = bench_rec_init(b, variant, NULL);
-        bench_rec_sweep(&rec, L, "steps");
-        bench_times_rec(&tm, &rec, 0);
-        /* The GPU's own time and the placement: on the fourth session's
-         * H200 runs this row took 2.4x the second session's wall time
-         * (BENCHMARKS.md, issue 13); these say where it goes. */
-        if (tm.has_gpu)
-            bench_note(&rec, "GPU %.1f us", bench_median(tm.gpu, tm.iters) / 1e3);
-        bench_note(&rec, "memory types %u / %u", x.mem_type, y.mem_type);
-        chain_check(lo, hi, n, L, &rec);
-        bench_add(b, &rec);
-        bench_times_free(&tm);
-        raw_pipe_destroy(r, &p);
-    }
+    chain_cfg cfgs[FUSION_MAX_L + 3];
+    uint32_t count = 0;
+    for (uint32_t L = 1; L <= FUSION_MAX_L; L *= 2)
+        cfgs[count++] = (chain_cfg){"raw-vec4", L, false, true};
+    cfgs[count++] = (chain_cfg){"raw-vec4-copy", 0, false, false};
+    cfgs[count++] = (chain_cfg){"raw-vec4-gs8", 1, true, true};
+    cfgs[count++] = (chain_cfg){"raw-vec4-gs8", FUSION_MAX_L, true, true};
+    for (uint32_t i = 0; i < count; ++i)
+        if (!raw_chain_one(b, r, &cfgs[i], &x, &y, S, lo, hi, variant, sizeof(variant))) {
+            snprintf(err, sizeof(err), "%s", r->err);
+            goto fail;
+        }
     goto done;
 fail:
     bench_fail(b, variant, "%s", err);
 done:
-    bench_times_free(&tm);
-    raw_pipe_destroy(r, &p);
     raw_buf_destroy(r, &y);
     raw_buf_destroy(r, &x);
 }

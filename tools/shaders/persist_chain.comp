@@ -18,7 +18,8 @@
 // - 1), every other adds 1, so word 0's top bit flips when the last one
 // arrives and its low bits are back where they were (zero); the others spin
 // until the top bit differs from the value their own add returned (bits 1
-// and 4 then do nothing; no reset, wraps for ever). The fan-in is
+// and 4 then do nothing; no reset, wraps for ever); bit 32, with 16, the
+// last arrival (its own add flipped the bit) goes on without spinning. The fan-in is
 // the constant's bits 8 and up (0: 8). The state needs 64 + 32 * leaves
 // words. Constant branches: the driver compiles each variant as if written
 // alone.
@@ -48,6 +49,7 @@ void grid_barrier()
     const bool relaxed = (VARIANT & 6u) != 0u;
     const bool wg_scope = (VARIANT & 8u) != 0u;
     const bool flip = (VARIANT & 16u) != 0u;
+    const bool last_skips = (VARIANT & 32u) != 0u;
     uint fanin = VARIANT >> 8;
     if (fanin == 0u)
         fanin = 8u;
@@ -57,7 +59,10 @@ void grid_barrier()
         uint inc = gl_WorkGroupID.x == 0u ? 0x80000000u - (gl_NumWorkGroups.x - 1u) : 1u;
         uint old = atomicAdd(w[0], inc, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                              gl_SemanticsAcquireRelease);
-        if (relaxed) {
+        // With 32 the last arrival, whose add flipped the bit, does not spin:
+        // its acquire-release add already read every other arrival's release.
+        if (last_skips && ((old ^ (old + inc)) & 0x80000000u) != 0u) {
+        } else if (relaxed) {
             while (((atomicLoad(w[0], gl_ScopeDevice, gl_StorageSemanticsBuffer,
                                 gl_SemanticsRelaxed) ^ old) & 0x80000000u) == 0u) {
             }
