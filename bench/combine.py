@@ -159,6 +159,12 @@ def targets(recs):
         tail_row("round trip p99 / p50 (vkc default wait%s)" % label, rt)
         row("round trip p50 (vkc default wait%s) vs raw host-polled sequence word" % label, rt,
             find(recs, sc, "raw-seqpoll"), "p50_us", "report", None)
+        # Armed submission (src/arm.c): vkc's default against itself without
+        # it, and against raw Vulkan's pre-submitted copy behind a host gate.
+        row("round trip p50 (vkc default wait%s) vs the same unarmed (VKC_ARM=0)" % label, rt,
+            find(recs, sc, "vkc-default-unarmed"), "p50_us", "report", None)
+        row("round trip p50 (vkc default wait%s) vs raw gated copy armed in the window" % label,
+            rt, find(recs, sc, "raw-seqpoll-gated-arm"), "p50_us", "report", None)
         # Issue 13, second round: the timeline signalled every Nth submit only.
         row("round trip p50 (vkc default wait%s) vs the same with a signal per submit" % label,
             rt, find(recs, sc, "vkc-default-signal-every-1"), "p50_us", "report", None)

@@ -93,6 +93,8 @@ static const vkc__module vkc__modules[] = {
     /* Its buffer and kernel are listed objects, dropped, lost and rebuilt
      * with the others. */
     {"marker", vkc__marker_init, NULL, NULL, NULL, vkc__marker_rebuild, false},
+    /* Needs the trusted marker; its buffer is a listed object. */
+    {"arm", vkc__arm_init, NULL, vkc__arm_finish, vkc__arm_lose, NULL, false},
     /* Above dispatch: its fallback sequences and kernels go first. */
     {"resident", NULL, vkc__resident_drop, vkc__resident_finish, vkc__resident_lose, NULL, false},
     /* Top: its hooks are read by pool and dispatch; drop (before any other
@@ -221,6 +223,7 @@ void vkc_context_destroy(vkc_context *ctx)
          * queues are the host's, so vkc goes on and says so. */
         vkc_result r = VKC_ERROR_DEVICE_LOST;
         if (!atomic_load(&ctx->lost)) {
+            vkc__arm_cancel(ctx, NULL); /* an armed copy runs empty, then all can complete */
             (void)vkc__flush_immediate(ctx);
             r = vkc__wait_bounded(ctx, vkc__submitted_value(ctx), "vkc_context_destroy");
         }
@@ -263,6 +266,8 @@ vkc_result vkc_context_features_get(const vkc_context *ctx, vkc_context_features
     if (!out)
         return VKC_FAIL((vkc_context *)ctx, VKC_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = ctx->features;
+    out->armed_submits = ctx->arm_on;
+    out->armed_reason = ctx->arm_reason;
     return VKC_SUCCESS;
 }
 
@@ -286,6 +291,8 @@ vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out)
     VKC_LD(pipeline_cache_hits);
     VKC_LD(submits);
     VKC_LD(timeline_signals);
+    VKC_LD(armed_opens);
+    VKC_LD(armed_cancels);
     VKC_LD(dispatches);
     VKC_LD(barriers);
     VKC_LD(staging_blocks);
@@ -320,6 +327,8 @@ void vkc_queue_lock(vkc_context *ctx)
     if (ctx->queue_lock_fn)
         ctx->queue_lock_fn(ctx->queue_lock_user);
     pthread_mutex_lock(&ctx->queue_lock);
+    /* The host's own submits must not queue behind an armed copy. */
+    vkc__arm_cancel_locked(ctx);
 }
 
 void vkc_queue_unlock(vkc_context *ctx)

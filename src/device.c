@@ -135,6 +135,7 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
         vkc__has_ext(exts, n_ext, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
     info->pipeline_executable_info =
         vkc__has_ext(exts, n_ext, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    const bool has_cond = vkc__has_ext(exts, n_ext, VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME);
 
     snprintf(info->name, sizeof(info->name), "%s", props.deviceName);
     info->vendor_id = props.vendorID;
@@ -218,6 +219,8 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
         VkPhysicalDeviceVulkan13Features f13 = {
             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+        VkPhysicalDeviceConditionalRenderingFeaturesEXT cr = {
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
         next = &f2.pNext;
         if (v12) {
             VKC_CHAIN(f11);
@@ -225,6 +228,8 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
         }
         if (v13)
             VKC_CHAIN(f13);
+        if (has_cond)
+            VKC_CHAIN(cr);
 #undef VKC_CHAIN
         t->vkGetPhysicalDeviceFeatures2(pd, &f2);
         info->shader_int64 = f2.features.shaderInt64;
@@ -243,6 +248,7 @@ vkc_result vkc__read_device_info(const vkc__itable *t, VkPhysicalDevice pd, vkc_
             info->synchronization2 = f13.synchronization2;
             info->subgroup_size_control = f13.subgroupSizeControl && f13.computeFullSubgroups;
         }
+        info->conditional_rendering = has_cond && cr.conditionalRendering;
     }
     vkc__free(exts);
 
@@ -648,7 +654,7 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
          * local_size_x_id when it targets SPIR-V 1.6. */
         f13.maintenance4 = VK_TRUE;
     }
-    const char *exts[4];
+    const char *exts[5];
     uint32_t n_ext = 0;
     if (use_push)
         exts[n_ext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
@@ -662,6 +668,15 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
         pe.pipelineExecutableInfo = VK_TRUE;
         pe.pNext = f2.pNext;
         f2.pNext = &pe;
+    }
+    /* Armed submission (arm.c) skips a cancelled copy's dispatches with it. */
+    VkPhysicalDeviceConditionalRenderingFeaturesEXT cr = {
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
+    if (info->conditional_rendering) {
+        exts[n_ext++] = VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME;
+        cr.conditionalRendering = VK_TRUE;
+        cr.pNext = f2.pNext;
+        f2.pNext = &cr;
     }
 
     /* Queues 1.. of the family are for resident kernels (resident.c), which
@@ -698,6 +713,9 @@ vkc_result vkc__open_device(vkc_context *ctx, bool use_timeline, bool use_push)
     ctx->maintenance4 = v13; /* required by Vulkan 1.3, enabled above */
     ctx->calibrated_timestamps = info->calibrated_timestamps;
     ctx->pipeline_executable_info = ctx->kernel_statistics;
+    ctx->conditional_rendering =
+        info->conditional_rendering && ctx->vk.vkCmdBeginConditionalRenderingEXT &&
+        ctx->vk.vkCmdEndConditionalRenderingEXT && ctx->vk.vkSignalSemaphore;
     t->vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem_props);
     return VKC_SUCCESS;
 }

@@ -17,6 +17,7 @@
 
 static void vkc__seq_release_units(vkc_seq *s)
 {
+    vkc__arm_cancel(s->obj.ctx, &s->arm_misses); /* an armed copy of it runs empty */
     for (int i = 0; i < VKC_SEQ_RING_MAX; ++i) {
         vkc__cmd_release(s->obj.ctx, s->units[i]);
         s->units[i] = NULL;
@@ -648,7 +649,7 @@ vkc_result vkc_seq_barrier(vkc_seq *s)
  * chain of 10,000 dependent dispatches in eight copies ran 8% slower per
  * dispatch than one re-submitted command buffer (tools/bench_dispatch.c,
  * chain). An explicit VKC_SEQ_RING is kept as given (experiments). */
-static uint32_t vkc__seq_ring_of(const vkc_seq *s)
+uint32_t vkc__seq_ring_of(const vkc_seq *s)
 {
     if (s->cmd_count > VKC_SEQ_RING_LONG && !s->obj.ctx->seq_ring_env)
         return 1;
@@ -656,12 +657,15 @@ static uint32_t vkc__seq_ring_of(const vkc_seq *s)
 }
 
 /* Make unit slot `i` match the current commands. */
-static vkc_result vkc__ensure_unit(vkc_seq *s, uint32_t i)
+vkc_result vkc__seq_ensure_unit(vkc_seq *s, uint32_t i)
 {
     if (s->units[i] && s->unit_gen[i] == s->gen)
         return VKC_SUCCESS;
     /* The old copy goes back first (reused at once if its last submit is
-     * done, else once it is), then the commands are recorded again. */
+     * done, else once it is; an armed one runs empty first), then the
+     * commands are recorded again. */
+    if (s->units[i])
+        vkc__arm_cancel(s->obj.ctx, &s->arm_misses);
     vkc__cmd_release(s->obj.ctx, s->units[i]);
     s->units[i] = NULL;
     vkc__cmd *unit;
@@ -688,7 +692,7 @@ vkc_result vkc_seq_end(vkc_seq *s)
         return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
                         s->name);
     s->recording = false;
-    return vkc__ensure_unit(s, s->next_unit);
+    return vkc__seq_ensure_unit(s, s->next_unit);
 }
 
 vkc_result vkc_seq_set_push(vkc_seq *s, uint32_t index, const void *data, uint32_t size)
@@ -778,15 +782,37 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
                         "sequence \"%s\" is being submitted by another thread: a sequence is "
                         "submitted by one thread at a time",
                         s->name);
+    vkc_context *ctx = s->obj.ctx;
     const uint32_t ring = vkc__seq_ring_of(s);
     uint32_t i = s->next_unit < ring ? s->next_unit : 0;
     uint64_t value = 0;
-    vkc_result r = vkc__ensure_unit(s, i);
+    /* A repeat: the queue's last submission was one of this sequence's. */
+    const vkc__cmd *prev = atomic_load_explicit(&ctx->last_submit, memory_order_relaxed);
+    bool repeat = false;
+    for (uint32_t k = 0; k < ring && s->armable; ++k)
+        repeat |= s->units[k] && s->units[k] == prev;
+    vkc_result r = vkc__seq_ensure_unit(s, i);
+    /* Armed (arm.c): the host opens its gate instead of submitting. */
+    bool opened = false;
     if (r >= 0)
-        r = vkc__submit(s->obj.ctx, s->units[i], &value);
+        r = vkc__arm_open(ctx, s->units[i], &value, &opened);
+    if (r >= 0 && !opened) {
+        /* A copy cancelled but not run yet is not submitted again: the slot
+         * gets a fresh recording (rare: other work came between). */
+        if (!vkc__arm_restore(ctx, s->units[i])) {
+            s->unit_gen[i] = s->gen - 1;
+            r = vkc__seq_ensure_unit(s, i);
+        }
+        if (r >= 0)
+            r = vkc__submit(ctx, s->units[i], &value);
+    }
     if (r >= 0) {
         s->next_unit = (i + 1) % ring;
         s->submits++;
+        /* Best effort: the submit itself is done. Only a lost device, found
+         * by the arming submit, is this submit's error too. */
+        if (s->armable && repeat && vkc__seq_arm_next(s, value) == VKC_ERROR_DEVICE_LOST)
+            r = VKC_ERROR_DEVICE_LOST;
     }
     atomic_store_explicit(&s->busy, false, memory_order_release);
     if (r < 0)

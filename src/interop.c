@@ -340,6 +340,8 @@ vkc_result vkc_wait_host_semaphore(vkc_context *ctx, VkSemaphore semaphore, uint
                   "vkc_wait_host_semaphore: that is vkc's own timeline (wait on a ticket)");
     vkc_result r = VKC_SUCCESS;
     pthread_mutex_lock(&ctx->queue_lock);
+    /* An armed copy would not wait on it: it goes (cancelled) first. */
+    vkc__arm_cancel_locked(ctx);
     uint32_t i = 0;
     while (i < ctx->host_wait_count && ctx->host_waits[i].semaphore != semaphore)
         ++i;

@@ -370,6 +370,8 @@ vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind, con
                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     if (ctx->features.buffer_device_address)
         bci.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+    if (ctx->conditional_rendering) /* the predicate words of armed submission */
+        bci.usage |= VK_BUFFER_USAGE_CONDITIONAL_RENDERING_BIT_EXT;
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     VkResult vr =
         VKC_VK(vkCreateBuffer, ctx->vk.vkCreateBuffer(ctx->device, &bci, ctx->alloc, &buf->buffer));

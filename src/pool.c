@@ -197,6 +197,11 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
     }
     c->next = NULL;
     c->last_value = 0;
+    /* Retired or new: no submit of it is pending, so a cancel's 0 can go. */
+    if (atomic_load_explicit(&c->pred_zero, memory_order_acquire) && ctx->arm_pred)
+        ctx->arm_pred[c->pred_slot - 1] = 1;
+    atomic_store_explicit(&c->pred_zero, false, memory_order_relaxed);
+    c->conditional = false;
     c->has_marker = false;
     c->needs_signal = false;
     c->marker_optional = false;
@@ -578,6 +583,8 @@ vkc_result vkc__signal_through(vkc_context *ctx, uint64_t value)
         ctx->queue_lock_fn(ctx->queue_lock_user);
     pthread_mutex_lock(&ctx->queue_lock);
     vkc_result r = VKC_SUCCESS;
+    /* Not behind an armed copy: it goes (cancelled) first. */
+    vkc__arm_cancel_locked(ctx);
     /* The last value handed out, by an empty submit: it waits on nothing and
      * runs nothing, and completes after everything submitted before it. */
     const uint64_t last = ctx->next_value;
@@ -625,7 +632,7 @@ vkc_result vkc__signal_through(vkc_context *ctx, uint64_t value)
     return r;
 }
 static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *marker,
-                                   uint64_t *out_value, bool *need_marker);
+                                   uint64_t *out_value, bool *need_marker, void *arm_owner);
 
 /* The completion marker alone, in a unit of its own: for a unit recorded
  * without it (an immediate batch meant for an idle queue, a sequence whose
@@ -655,13 +662,13 @@ static vkc_result vkc__marker_unit(vkc_context *ctx, vkc__cmd **out)
 static vkc_result vkc__submit_marked(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
 {
     bool need = false;
-    vkc_result r = vkc__submit_unit(ctx, cmd, NULL, out_value, &need);
+    vkc_result r = vkc__submit_unit(ctx, cmd, NULL, out_value, &need, NULL);
     if (VKC_LIKELY(r < 0 || !need))
         return r;
     vkc__cmd *marker = NULL;
     r = vkc__marker_unit(ctx, &marker);
     if (r >= 0)
-        r = vkc__submit_unit(ctx, cmd, marker, out_value, &need);
+        r = vkc__submit_unit(ctx, cmd, marker, out_value, &need, NULL);
     vkc__cmd_release(ctx, marker); /* pending until its value completes */
     return r;
 }
@@ -690,13 +697,24 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
 
 /* marker: NULL, or the unit that carries cmd's completion marker, submitted
  * right after it. *need_marker is set (and nothing submitted) when cmd
- * goes without a marker onto a queue that is not idle. */
+ * goes without a marker onto a queue that is not idle. arm_owner: not NULL
+ * to arm cmd (vkc__arm_unit): it waits on the gate, and its value is
+ * reserved, not handed out. */
 static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *marker,
-                                   uint64_t *out_value, bool *need_marker)
+                                   uint64_t *out_value, bool *need_marker, void *arm_owner)
 {
     if (ctx->queue_lock_fn)
         ctx->queue_lock_fn(ctx->queue_lock_user);
     pthread_mutex_lock(&ctx->queue_lock);
+    /* Nothing goes onto the queue behind a copy that waits on the gate. */
+    vkc__arm_cancel_locked(ctx);
+    if (VKC_UNLIKELY(arm_owner && ctx->host_wait_count)) {
+        /* Registered host waits belong to the next ordinary submit. */
+        pthread_mutex_unlock(&ctx->queue_lock);
+        if (ctx->queue_unlock_fn)
+            ctx->queue_unlock_fn(ctx->queue_lock_user);
+        return VKC_SUCCESS;
+    }
     uint64_t value = ctx->next_value + 1;
     bool skip = false;
     if (VKC_UNLIKELY(vkc__marker_on(ctx) && !cmd->has_marker && !marker)) {
@@ -730,6 +748,12 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
      * this submit waits on all of them, on every stage. */
     uint32_t nw = ctx->host_wait_count;
     const bool signal = skip || vkc__submit_signals(ctx, cmd, value, nw);
+    /* An armed copy waits on the gate's next value (its only wait: arming
+     * is refused while host waits are registered). */
+    const uint64_t gate_at = ctx->gate_value + 1;
+    if (arm_owner) {
+        nw = 1;
+    }
     const uint32_t ncb = marker ? 2 : 1;
     VkCommandBuffer cbs[2] = {cmd->cb, marker ? marker->cb : VK_NULL_HANDLE};
     if (ctx->features.synchronization2) {
@@ -745,8 +769,8 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
         VkSemaphoreSubmitInfo wi[VKC_MAX_HOST_WAITS];
         for (uint32_t i = 0; i < nw; ++i) {
             wi[i] = (VkSemaphoreSubmitInfo){VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-            wi[i].semaphore = ctx->host_waits[i].semaphore;
-            wi[i].value = ctx->host_waits[i].value;
+            wi[i].semaphore = arm_owner ? ctx->gate : ctx->host_waits[i].semaphore;
+            wi[i].value = arm_owner ? gate_at : ctx->host_waits[i].value;
             wi[i].stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
         }
         VkSubmitInfo2 sub = {VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
@@ -764,8 +788,8 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
         uint64_t wval[VKC_MAX_HOST_WAITS];
         VkPipelineStageFlags wstage[VKC_MAX_HOST_WAITS];
         for (uint32_t i = 0; i < nw; ++i) {
-            wsem[i] = ctx->host_waits[i].semaphore;
-            wval[i] = ctx->host_waits[i].value;
+            wsem[i] = arm_owner ? ctx->gate : ctx->host_waits[i].semaphore;
+            wval[i] = arm_owner ? gate_at : ctx->host_waits[i].value;
             wstage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
         }
         VkTimelineSemaphoreSubmitInfo ts = {VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
@@ -779,8 +803,11 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
         sub.pWaitDstStageMask = nw ? wstage : NULL;
         sub.commandBufferCount = ncb;
         sub.pCommandBuffers = cbs;
-        if (signal) {
+        if (signal || nw) {
             sub.pNext = &ts;
+            ts.signalSemaphoreValueCount = signal ? 1 : 0;
+        }
+        if (signal) {
             sub.signalSemaphoreCount = 1;
             sub.pSignalSemaphores = &ctx->timeline;
         }
@@ -791,10 +818,14 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
         goto out;
     }
     ctx->next_value = value;
-    ctx->host_wait_count = 0; /* consumed */
-    if (signal) {
+    if (!arm_owner)
+        ctx->host_wait_count = 0; /* consumed */
+    /* An armed copy's signal is noted when the gate opens: until then no
+     * wait may count on it. */
+    if (signal && arm_owner)
+        ctx->armed_signals = true;
+    else if (signal)
         vkc__signal_note_locked(ctx, value);
-    }
     if (skip) {
         /* Skip before skew: vkc__marker_done reads them the other way. */
         atomic_store_explicit(&ctx->marker_skip, value, memory_order_release);
@@ -809,7 +840,15 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
         ctx->fence_values[slot] = value;
         ctx->fence_count++;
     }
-    atomic_store_explicit(&ctx->submitted_value, value, memory_order_release);
+    if (VKC_UNLIKELY(arm_owner != NULL)) {
+        /* Reserved: handed out when the gate opens for it. */
+        ctx->armed_cmd = cmd;
+        ctx->armed_value = value;
+        ctx->armed_owner = arm_owner;
+    } else {
+        atomic_store_explicit(&ctx->submitted_value, value, memory_order_release);
+    }
+    atomic_store_explicit(&ctx->last_submit, cmd, memory_order_relaxed);
     cmd->last_value = value;
     *out_value = value;
     VKC_STAT_ADD(ctx, submits, 1);
@@ -818,6 +857,116 @@ out:
     if (ctx->queue_unlock_fn)
         ctx->queue_unlock_fn(ctx->queue_lock_user);
     return r;
+}
+
+/* ---- armed submission ------------------------------------------------------------- */
+
+vkc_result vkc__arm_unit(vkc_context *ctx, vkc__cmd *cmd, void *owner)
+{
+    if (!ctx->arm_on || !cmd->conditional || !cmd->has_marker || VKC__PROFILED(cmd->query_count) ||
+        !vkc__marker_on(ctx) || !atomic_load_explicit(&ctx->marker_trusted, memory_order_relaxed))
+        return VKC_SUCCESS; /* not armable: the next submit goes the ordinary way */
+    bool need = false;
+    uint64_t value = 0;
+    return vkc__submit_unit(ctx, cmd, NULL, &value, &need, owner);
+}
+
+/* Caller holds queue_lock. The host's signal of the gate's next value. */
+static vkc_result vkc__gate_open_locked(vkc_context *ctx)
+{
+    VkSemaphoreSignalInfo si = {VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+    si.semaphore = ctx->gate;
+    si.value = ctx->gate_value + 1;
+    VkResult vr = VKC_VK(vkSignalSemaphore, ctx->vk.vkSignalSemaphore(ctx->device, &si));
+    if (vr < 0)
+        return vkc__vk_fail(ctx, vr, "vkSignalSemaphore(gate)", __FILE__, __LINE__);
+    ctx->gate_value = si.value;
+    if (ctx->armed_signals)
+        vkc__signal_note_locked(ctx, ctx->armed_value);
+    ctx->armed_signals = false;
+    /* Handed out now: waits, the drain and tickets may name it. */
+    atomic_store_explicit(&ctx->submitted_value, ctx->armed_value, memory_order_release);
+    ctx->armed_cmd = NULL;
+    ctx->armed_owner = NULL;
+    return VKC_SUCCESS;
+}
+
+vkc_result vkc__arm_open(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value, bool *opened)
+{
+    *opened = false;
+    /* Unlocked: only this unit's submitting thread arms it. */
+    if (VKC_LIKELY(atomic_load_explicit(&ctx->armed_cmd, memory_order_relaxed) != cmd))
+        return VKC_SUCCESS;
+    /* What vkc__submit does first (resident kernels' posts ordered). */
+    VKC_FORWARD(vkc__resident_order(ctx));
+    if (ctx->queue_lock_fn)
+        ctx->queue_lock_fn(ctx->queue_lock_user);
+    pthread_mutex_lock(&ctx->queue_lock);
+    vkc_result r = VKC_SUCCESS;
+    if (ctx->armed_cmd == cmd) {
+        const uint64_t value = ctx->armed_value;
+        /* Its predicate word is 1: set before it was armed, and only a
+         * cancel (which disarms it) writes 0. */
+        r = vkc__gate_open_locked(ctx);
+        if (r >= 0) {
+            *out_value = value;
+            *opened = true;
+            VKC_STAT_ADD(ctx, armed_opens, 1);
+        }
+    }
+    pthread_mutex_unlock(&ctx->queue_lock);
+    if (ctx->queue_unlock_fn)
+        ctx->queue_unlock_fn(ctx->queue_lock_user);
+    return r;
+}
+
+void vkc__arm_cancel_locked(vkc_context *ctx)
+{
+    vkc__cmd *c = atomic_load_explicit(&ctx->armed_cmd, memory_order_relaxed);
+    if (VKC_LIKELY(!c))
+        return;
+    /* The word, then the signal: the copy reads it only after the gate. */
+    if (!ctx->test_arm_blind)
+        ctx->arm_pred[c->pred_slot - 1] = 0;
+    atomic_store_explicit(&c->pred_zero, true, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst);
+    atomic_uint *misses = ctx->armed_owner;
+    if (vkc__gate_open_locked(ctx) < 0) {
+        /* The copy stays behind the gate: the device is as good as lost. */
+        atomic_store(&ctx->lost, true);
+        ctx->armed_cmd = NULL;
+        return;
+    }
+    if (misses)
+        atomic_fetch_add_explicit(misses, 1, memory_order_relaxed);
+    VKC_STAT_ADD(ctx, armed_cancels, 1);
+}
+
+void vkc__arm_cancel(vkc_context *ctx, const void *owner)
+{
+    if (VKC_LIKELY(!atomic_load_explicit(&ctx->armed_cmd, memory_order_relaxed)))
+        return;
+    if (ctx->queue_lock_fn)
+        ctx->queue_lock_fn(ctx->queue_lock_user);
+    pthread_mutex_lock(&ctx->queue_lock);
+    if (!owner || ctx->armed_owner == owner)
+        vkc__arm_cancel_locked(ctx);
+    pthread_mutex_unlock(&ctx->queue_lock);
+    if (ctx->queue_unlock_fn)
+        ctx->queue_unlock_fn(ctx->queue_lock_user);
+}
+
+bool vkc__arm_restore(vkc_context *ctx, vkc__cmd *cmd)
+{
+    if (VKC_LIKELY(!atomic_load_explicit(&cmd->pred_zero, memory_order_acquire)))
+        return true;
+    /* The cancelled copy reads the word when it runs: 1 only after it ran.
+     * No wait: it may sit behind work that waits on the host. */
+    if (!vkc__queue_idle(ctx, cmd->last_value))
+        return false;
+    ctx->arm_pred[cmd->pred_slot - 1] = 1;
+    atomic_store_explicit(&cmd->pred_zero, false, memory_order_relaxed);
+    return true;
 }
 
 /* ---- one-shot work (blocking buffer calls) ------------------------------------------ */

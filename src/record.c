@@ -203,6 +203,11 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     }
     VkCommandBuffer cb = unit->cb;
     const bool labels = vkc__labels_on(ctx);
+    /* Armable (arm.c): the dispatches under conditional rendering on the
+     * unit's predicate word, so that a cancelled armed copy runs empty;
+     * its barriers and the marker run whatever the word says. */
+    s->armable = !prof && vkc__marker_on(ctx) && !vkc__seq_marker_optional(s) &&
+                 vkc__seq_armable(s) && vkc__arm_begin(s, unit);
     if (prof) {
         /* Spans: the submission, one per level's barrier, one per command.
          * Without queries the recording goes on unprofiled. */
@@ -366,6 +371,8 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         if (r >= 0 && n)
             vkc__cmd_barrier2(ctx, cb, NULL, s->ibar, n);
     }
+    if (s->armable)
+        vkc__arm_end(s, unit);
     const bool marker = vkc__marker_on(ctx) && !vkc__seq_marker_optional(s);
     if (r >= 0 && s->writes_mapped && !marker) {
         /* The host reads mapped memory after waiting on the ticket. */

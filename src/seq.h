@@ -184,6 +184,12 @@ struct vkc_seq {
     uint64_t hold_tag;
     /* vkc_seq_submit in progress: a second thread is refused, not raced. */
     atomic_bool busy;
+    /* Armed submission (arm.c): its copies are recorded for it, and how
+     * often an armed copy was cancelled since the last one opened (the
+     * canceller counts; the sequence stops arming while it is high). */
+    bool armable;
+    atomic_uint arm_misses;
+    uint32_t arm_quiet; /* submits left before arming is tried again */
 };
 
 /* Growth helpers (only while a sequence grows; steady state reuses). */
@@ -280,6 +286,20 @@ void vkc__seq_let_go(vkc_seq *s);
 /* record.c: record the commands, level by level, into a fresh unit. A
  * failure is one of resources, returned but not latched. */
 vkc_result vkc__record(vkc_seq *s, vkc__cmd **out);
+
+/* arm.c: whether the sequence's copies can be armed (dispatches only, the
+ * completion marker, no timestamps, a context whose self-test passed);
+ * record.c wraps such a copy's dispatches in conditional rendering on the
+ * unit's predicate word (false where no word is left). After a submit of
+ * s (its ticket value) whose earlier work was all complete (a round trip
+ * on an idle queue), arm its next copy. */
+bool vkc__seq_armable(const vkc_seq *s);
+/* dispatch.c: recorded copies used in turn; make copy i match the commands. */
+uint32_t vkc__seq_ring_of(const vkc_seq *s);
+vkc_result vkc__seq_ensure_unit(vkc_seq *s, uint32_t i);
+bool vkc__arm_begin(vkc_seq *s, vkc__cmd *unit);
+void vkc__arm_end(vkc_seq *s, vkc__cmd *unit);
+vkc_result vkc__seq_arm_next(vkc_seq *s, uint64_t value);
 
 /* cooperative.c: whether k was built with vkc_grid.glsl (its spec constant
  * VKC_GRID_SPEC_ID) and, if so, the binding of its state block. */

@@ -283,6 +283,8 @@ typedef struct vkc__stats {
     atomic_uint_fast64_t samplers;
     atomic_uint_fast64_t image_views;
     atomic_uint_fast64_t timeline_signals;
+    atomic_uint_fast64_t armed_opens;
+    atomic_uint_fast64_t armed_cancels;
 } vkc__stats;
 
 #define VKC_STAT_ADD(ctx, field, n)                                                                \
@@ -331,6 +333,13 @@ typedef struct vkc__cmd {
      * buffers of a blocking transfer), dropped when the unit retires: its
      * last submit completed. Units on the free list hold nothing. */
     vkc__obj *hold[VKC_CMD_HOLDS];
+    /* Armed submission (pool.c, arm.c): the unit's predicate word (slot + 1;
+     * 0: none yet), whether its dispatches are recorded under conditional
+     * rendering on that word, and whether a cancel left the word at 0 (it
+     * goes back to 1 once the unit's last submit completed: vkc__arm_restore). */
+    uint32_t pred_slot;
+    bool conditional;
+    atomic_bool pred_zero;
 } vkc__cmd;
 
 /* One timed span of a profiled recording unit. */
@@ -381,6 +390,35 @@ uint64_t vkc__clock_ns(void);
  * signal covers it: see VKC_SIGNAL_EVERY). Takes the queue lock (or the
  * host's lock callbacks). Thread-safe. */
 vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value);
+/* Armed submission (pool.c; policy and self-test in arm.c). A recorded
+ * unit with a completion marker is submitted ahead of the caller's submit,
+ * waiting on the context's gate semaphore at value gate_value + 1; at most
+ * one is armed per context. Open: the caller's submit of that unit signals
+ * the gate on the host (no vkQueueSubmit on the round trip) and takes its
+ * value; *opened false (and VKC_SUCCESS) when cmd is not the armed unit. Cancel: the unit's
+ * predicate word goes to 0 and the gate opens, so the copy runs with its dispatches skipped
+ * (conditional rendering) and its barriers and marker as ever: every value completes, in order.
+ * Every other submission on the queue, vkc_queue_lock and the drain cancel first. owner: the
+ * sequence it came from (its arm_misses counts the cancels). Caller of _locked holds queue_lock. */
+vkc_result vkc__arm_unit(vkc_context *ctx, vkc__cmd *cmd, void *owner);
+vkc_result vkc__arm_open(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value, bool *opened);
+void vkc__arm_cancel_locked(vkc_context *ctx);
+void vkc__arm_cancel(vkc_context *ctx, const void *owner); /* owner NULL: whatever is armed */
+/* cmd's predicate word back at 1 where a cancel left it at 0, once the
+ * cancelled copy completed; false (nothing changed, no wait) before that:
+ * the unit cannot be submitted yet. */
+bool vkc__arm_restore(vkc_context *ctx, vkc__cmd *cmd);
+/* arm.c: the module's init (the gate, the words, the self-test), finish
+ * and device-loss hook. */
+vkc_result vkc__arm_init(vkc_context *ctx);
+void vkc__arm_finish(vkc_context *ctx);
+vkc_result vkc__arm_lose(vkc_context *ctx);
+/* vkQueueSubmit calls of the self-test at context creation: three rounds
+ * of one cancelled and one opened copy. */
+#define VKC_ARM_SELFTEST_SUBMITS 6
+/* The self-test again on a context whose arming is on (tests): *why is
+ * NULL when it passes, else what failed. */
+vkc_result vkc__arm_selftest(vkc_context *ctx, const char **why);
 /* Make sure the timeline will reach value: an empty submit signals the last
  * value handed out when no submit so far signals value or more. Thread-safe;
  * fails only on a failed submit. */
@@ -1132,6 +1170,33 @@ struct vkc_context {
      * count never moves), to prove the self-test catches it. */
     bool test_marker_mute;
     char wait_reason[96];
+
+    /* Armed submission (pool.c, arm.c). arm_on: the self-test passed and
+     * sequences may be armed (else arm_reason says why not). The gate is a
+     * timeline semaphore the host signals; gate_value its last value. The
+     * predicate words (one per unit that has a slot) are host-visible and
+     * coherent; 1 except while a cancelled copy has not completed. */
+    bool conditional_rendering; /* VK_EXT_conditional_rendering enabled on the device */
+    bool arm_on;
+    char arm_reason[96];
+    VkSemaphore gate;
+    uint64_t gate_value; /* guarded by queue_lock */
+    vkc_buffer *arm_pred_buf;
+    volatile uint32_t *arm_pred;
+    atomic_uint arm_pred_next; /* slots handed out */
+    uint32_t arm_pred_cap;
+    /* The armed unit, its value (reserved: next_value, not yet
+     * submitted_value) and the sequence it belongs to; guarded by queue_lock. */
+    _Atomic(vkc__cmd *) armed_cmd;
+    /* The unit of the last submission (armed ones included): a sequence
+     * arms only when its own submit followed its own (a repeat). */
+    _Atomic(vkc__cmd *) last_submit;
+    uint64_t armed_value;
+    bool armed_signals; /* its submit signals armed_value: noted at the gate */
+    void *armed_owner;
+    /* Test-only: a cancel leaves the predicate word alone, to prove that the
+     * self-test catches a cancel that is not seen. */
+    bool test_arm_blind;
 
     /* Objects not yet freed (live, or destroyed and still referenced),
      * freed with the context if the caller did not. Recursive: recovery

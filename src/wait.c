@@ -310,6 +310,9 @@ vkc_result vkc__marker_check(vkc_context *ctx, bool *ok)
     if (!why && !vkc__marker_on(ctx))
         why = "self-test: a submission without the marker";
     if (why) {
+        /* A copy armed while the marker was trusted goes first (its
+         * submit's signal was chosen by the marker's rules). */
+        vkc__arm_cancel(ctx, NULL);
         atomic_store(&ctx->marker_on, false);
         snprintf(ctx->wait_reason, sizeof(ctx->wait_reason), "%s", why);
         return VKC_SUCCESS;
@@ -342,6 +345,7 @@ vkc_result vkc__wait_bounded(vkc_context *ctx, uint64_t value, const char *what)
 
 vkc_result vkc__drain_timeout(vkc_context *ctx, uint64_t timeout_ns)
 {
+    vkc__arm_cancel(ctx, NULL); /* an armed copy runs empty: then everything can complete */
     VKC_FORWARD(vkc__flush_immediate(ctx));
     vkc_result r = vkc__wait_within(ctx, vkc__submitted_value(ctx), timeout_ns, "vkc_finish");
     if (r == VKC_SUCCESS)

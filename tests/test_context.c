@@ -139,10 +139,11 @@ static void test_create_real_device(void **state)
     vkc_stats st;
     assert_int_equal(vkc_context_stats(ctx, &st), VKC_SUCCESS);
     /* The default wait mode's set-up is all that was submitted: the marker's
-     * reset and the 8 rounds of its self-test. */
+     * reset and the 8 rounds of its self-test, and armed submission's
+     * self-test (3 rounds of two submits) where it ran. */
     if (f.wait_mode == VKC_WAIT_SPIN_MARKER) {
         assert_string_equal(f.wait_reason, "self-test passed");
-        assert_int_equal(st.submits, 1 + 8);
+        assert_int_equal(st.submits, 1 + 8 + (f.armed_submits ? 6 : 0));
     } else {
         assert_non_null(f.wait_reason);
         assert_int_equal(st.submits, 0);

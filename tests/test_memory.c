@@ -13,7 +13,7 @@
 /* vkc's own buffers (the completion marker's), alive with the context. */
 static uint64_t internal_buffers(const vkc_context *ctx)
 {
-    return (ctx->marker_buf != NULL) + (ctx->marker_count != NULL);
+    return (ctx->marker_buf != NULL) + (ctx->marker_count != NULL) + (ctx->arm_pred_buf != NULL);
 }
 
 #define MiB (1ull << 20)

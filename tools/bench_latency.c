@@ -66,6 +66,8 @@ enum {
     SP_FILL = 1u << 9,          /* a barrier, vkCmdFillBuffer of a per-slot word, a host barrier */
     SP_EVERY8 = 1u << 10,       /* with SP_TIMELINE: only every 8th submit signals */
     SP_EVERY64 = 1u << 11,      /* with SP_TIMELINE: only every 64th submit signals */
+    SP_GATE = 1u << 12,         /* pre-submitted behind a timeline gate the host opens */
+    SP_GATE_ARM = 1u << 13,     /* with SP_GATE: the next one is armed inside the window */
 };
 #define SP_RING 4
 #define SP_BASE "reuse/raw-seqpoll"
@@ -97,11 +99,35 @@ static bool sp_submit(raw *r, VkCommandBuffer cb, VkSemaphore tl, uint64_t value
     return raw_ok(r, res, "vkQueueSubmit");
 }
 
+/* A submission that waits (wait before signal) for the gate to reach value,
+ * which the host opens with vkSignalSemaphore. */
+static bool sp_submit_gated(raw *r, VkCommandBuffer cb, VkSemaphore gate, uint64_t value)
+{
+    VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                        .waitSemaphoreValueCount = 1,
+                                        .pWaitSemaphoreValues = &value};
+    const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .pNext = &ts,
+                       .waitSemaphoreCount = 1,
+                       .pWaitSemaphores = &gate,
+                       .pWaitDstStageMask = &stage,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &cb};
+    vkc_queue_lock(r->ctx);
+    VkResult res = r->vkQueueSubmit(r->h.queue, 1, &si, VK_NULL_HANDLE);
+    vkc_queue_unlock(r->ctx);
+    return raw_ok(r, res, "vkQueueSubmit");
+}
+
 /* Round trip of one pre-recorded tiny dispatch, completion seen by the host
  * in a word the GPU writes (or on the timeline), never through a fence. */
 static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
 {
-    if ((flags & (SP_TIMELINE | SP_WAIT_TIMELINE)) && !r->vkGetSemaphoreCounterValue) {
+    PFN_vkSignalSemaphore signal = NULL;
+    if (r->vkGetSemaphoreCounterValue)
+        signal = (PFN_vkSignalSemaphore)r->h.get_device_proc_addr(r->dev, "vkSignalSemaphore");
+    if ((flags & (SP_TIMELINE | SP_WAIT_TIMELINE | SP_GATE)) && !signal) {
         bench_skip(b, variant, "no timeline semaphores");
         return;
     }
@@ -116,7 +142,8 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
     raw_pipe p = {0};
     raw_buf x = {0}, seq = {0}, dev = {0};
     VkCommandBuffer cbs[SP_RING] = {0};
-    VkSemaphore tl = VK_NULL_HANDLE;
+    VkSemaphore tl = VK_NULL_HANDLE, gate = VK_NULL_HANDLE;
+    uint64_t opened = 0; /* the gate's value */
     bench_times tm = {0};
     const uint32_t ring = flags & SP_RING1 ? 1 : SP_RING;
     const bool counted = flags & (SP_OWN | SP_MARKER);
@@ -140,13 +167,13 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
         .b = {{x.buf, 0, VK_WHOLE_SIZE}, {seq.buf, 0, VK_WHOLE_SIZE}, {dev.buf, 0, VK_WHOLE_SIZE}},
         .n = 3};
     RTRY(raw_prepare(r, &p, &a));
-    if (flags & (SP_TIMELINE | SP_WAIT_TIMELINE)) {
-        VkSemaphoreTypeCreateInfo tci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
-                                         .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
-        VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
-                                     .pNext = &tci};
+    VkSemaphoreTypeCreateInfo tci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                     .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci};
+    if (flags & (SP_TIMELINE | SP_WAIT_TIMELINE))
         RTRY(raw_ok(r, r->vkCreateSemaphore(r->dev, &sci, NULL, &tl), "vkCreateSemaphore"));
-    }
+    if (flags & SP_GATE)
+        RTRY(raw_ok(r, r->vkCreateSemaphore(r->dev, &sci, NULL, &gate), "vkCreateSemaphore"));
     const uint32_t work[3] = {TINY_N, 1, flags & SP_OWN ? how : 0u};
     const uint32_t mark[3] = {0, 0, how};
     const VkPipelineStageFlags cs = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
@@ -178,14 +205,31 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
                        VK_ACCESS_HOST_READ_BIT);
         RTRY(raw_ok(r, r->vkEndCommandBuffer(cbs[k]), "vkEndCommandBuffer"));
     }
-    for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
+    /* Gated: the ring waits behind the gate's next values; opening one
+     * (a host signal) is the round trip's submit, and the command buffer
+     * that ran is armed again behind the gate, after the window or in it. */
+    if (gate)
+        for (uint32_t k = 0; k < ring; ++k)
+            RTRY(sp_submit_gated(r, cbs[k], gate, k + 1));
+    const uint32_t total = tm.warm + tm.iters;
+    for (uint32_t i = 0; i < total; ++i) {
         const uint64_t value = (uint64_t)i + 1;
         volatile uint32_t *flag = &word[1 + i % ring];
         if (flags & SP_FILL)
             *flag = 0; /* before the submit, which makes it visible to the device */
         uint64_t t0 = bench_now_ns();
-        const bool signal = (flags & SP_TIMELINE) && value % every == 0;
-        RTRY(sp_submit(r, cbs[i % ring], signal ? tl : VK_NULL_HANDLE, value));
+        if (gate) {
+            VkSemaphoreSignalInfo open = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+                                          .semaphore = gate,
+                                          .value = value};
+            RTRY(raw_ok(r, signal(r->dev, &open), "vkSignalSemaphore"));
+            opened = value;
+            if (flags & SP_GATE_ARM)
+                RTRY(sp_submit_gated(r, cbs[i % ring], gate, value + ring));
+        } else {
+            const bool sig = (flags & SP_TIMELINE) && value % every == 0;
+            RTRY(sp_submit(r, cbs[i % ring], sig ? tl : VK_NULL_HANDLE, value));
+        }
         if (flags & SP_FILL) {
             while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != 1)
                 ;
@@ -199,19 +243,35 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
                 ;
         }
         bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
+        if (gate && !(flags & SP_GATE_ARM))
+            RTRY(sp_submit_gated(r, cbs[i % ring], gate, value + ring));
+    }
+    /* The armed ring runs once more when the gate opens past it. */
+    const uint32_t want = total + (gate ? ring : 0);
+    if (gate) {
+        VkSemaphoreSignalInfo open = {
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = gate, .value = want};
+        RTRY(raw_ok(r, signal(r->dev, &open), "vkSignalSemaphore"));
+        opened = want;
     }
     vkc_queue_lock(r->ctx);
     VkResult idle = r->vkQueueWaitIdle(r->h.queue);
     vkc_queue_unlock(r->ctx);
     RTRY(raw_ok(r, idle, "vkQueueWaitIdle"));
-    RTRY(raw_tiny_check(r, &(raw_tiny){.x = x}, tm.warm + tm.iters, &rec));
-    if (counted && *word != tm.warm + tm.iters) {
+    RTRY(raw_tiny_check(r, &(raw_tiny){.x = x}, want, &rec));
+    if (counted && *word != want) {
         rec.ok = false;
-        bench_note(&rec, "count %u, want %u", *word, tm.warm + tm.iters);
+        bench_note(&rec, "count %u, want %u", *word, want);
     }
     bench_rec_stats(&rec, tm.wall, tm.iters, true);
 fail:
-    if (err[0]) { /* cbs may still run: nothing is freed under them */
+    if (err[0]) {   /* cbs may still run: nothing is freed under them */
+        if (gate) { /* whatever waits behind the gate must not hang the idle wait */
+            VkSemaphoreSignalInfo open = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+                                          .semaphore = gate,
+                                          .value = opened + 2 * SP_RING + 1};
+            signal(r->dev, &open);
+        }
         vkc_queue_lock(r->ctx);
         r->vkQueueWaitIdle(r->h.queue);
         vkc_queue_unlock(r->ctx);
@@ -223,6 +283,8 @@ fail:
             r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cbs[k]);
     if (tl)
         r->vkDestroySemaphore(r->dev, tl, NULL);
+    if (gate)
+        r->vkDestroySemaphore(r->dev, gate, NULL);
     raw_buf_destroy(r, &dev);
     raw_buf_destroy(r, &seq);
     raw_buf_destroy(r, &x);
@@ -242,6 +304,8 @@ void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool 
     bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
     VTRY(bench_tiny_init(vctx, &t, 0));
+    vkc_stats s0 = {0}, s1 = {0};
+    VTRY(vkc_context_stats(vctx, &s0));
     if (fresh) {
         /* the whole life of a sequence is inside the timed round trip */
         for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
@@ -252,13 +316,22 @@ void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool 
     } else {
         VTRY(bench_seq_time(vctx, &t.d, 1, 1, &tm, NULL));
     }
+    VTRY(vkc_context_stats(vctx, &s1));
     VTRY(bench_tiny_check(&t, tm.warm + tm.iters, &rec));
     bench_rec_stats(&rec, tm.wall, tm.iters, true);
     vkc_context_features f;
-    if (vkc_context_features_get(vctx, &f) == VKC_SUCCESS)
+    if (vkc_context_features_get(vctx, &f) == VKC_SUCCESS) {
         bench_note(&rec, "wait: %s (%s)",
                    f.wait_mode == VKC_WAIT_SPIN_MARKER ? "marker" : "timeline",
                    f.wait_reason ? f.wait_reason : "-");
+        /* Of the round trips, how many opened an armed copy. */
+        if (f.armed_submits)
+            bench_note(&rec, "armed: %llu of %u submits opened, %llu cancelled",
+                       (unsigned long long)(s1.armed_opens - s0.armed_opens), tm.warm + tm.iters,
+                       (unsigned long long)(s1.armed_cancels - s0.armed_cancels));
+        else
+            bench_note(&rec, "not armed (%s)", f.armed_reason ? f.armed_reason : "-");
+    }
 fail:
     bench_emit(b, &rec, err);
     bench_times_free(&tm);
@@ -297,6 +370,8 @@ void scen_reuse(bench *b, raw *r)
             {SP_MARKER | SP_LEAD | SP_TIMELINE, "raw-marker+lead+timeline"},
             {SP_MARKER | SP_STORE | SP_LEAD | SP_TIMELINE, "raw-marker-store+lead+timeline"},
             {SP_LEAD | SP_TIMELINE | SP_WAIT_TIMELINE, "raw-timeline-spin+lead"},
+            {SP_OWN | SP_GATE, "raw-seqpoll-gated"},
+            {SP_OWN | SP_GATE | SP_GATE_ARM, "raw-seqpoll-gated-arm"},
         };
         for (size_t i = 0; i < sizeof(sp) / sizeof(sp[0]); ++i)
             raw_seqpoll(b, r, sp[i].name, sp[i].flags);
@@ -310,6 +385,7 @@ void scen_reuse(bench *b, raw *r)
         const char *name;
     } modes[] = {
         {VKC_WAIT_DEFAULT, NULL, NULL, "vkc-default"},
+        {VKC_WAIT_DEFAULT, "VKC_ARM", "0", "vkc-default-unarmed"},
         {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "1", "vkc-default-signal-every-1"},
         {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "8", "vkc-default-signal-every-8"},
         {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "64", "vkc-default-signal-every-64"},

@@ -250,6 +250,8 @@ static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
         json_kstr(w, "wait_reason", f->wait_reason ? f->wait_reason : "");
         json_kbool(w, "cooperative", f->cooperative);
         json_kstr(w, "cooperative_reason", f->cooperative_reason ? f->cooperative_reason : "");
+        json_kbool(w, "armed_submits", f->armed_submits);
+        json_kstr(w, "armed_reason", f->armed_reason ? f->armed_reason : "");
         if (g_have_res) {
             json_key(w, "resident_kernels");
             json_obj_begin(w);
@@ -399,6 +401,10 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                    f->cooperative ? "one launch, device-wide barriers"
                                   : "one dispatch per step (fallback)",
                    f->cooperative_reason ? f->cooperative_reason : "-");
+            printf("  armed submission: %s (%s)\n",
+                   f->armed_submits ? "on: a round trip's resubmit opens a copy submitted ahead"
+                                    : "off: every submit calls vkQueueSubmit",
+                   f->armed_reason ? f->armed_reason : "-");
             if (g_have_res && g_res.resident)
                 printf("  resident kernels: yes, on queue %u of family %u, ring in memory type "
                        "%u (%s), one poll about %.0f ns\n",
@@ -611,7 +617,7 @@ int main(int argc, char **argv)
     /* Creating a context shows what vkc will really use (fallbacks). */
     vkc_context_features f;
     bool have_f = false;
-    char wait_reason[256], coop_reason[256];
+    char wait_reason[256], coop_reason[256], arm_reason[256];
     if (r == VKC_SUCCESS) {
         vkc_context *ctx = NULL;
         char dev[16];
@@ -627,8 +633,11 @@ int main(int argc, char **argv)
                          f.wait_reason ? f.wait_reason : "-");
                 snprintf(coop_reason, sizeof(coop_reason), "%s",
                          f.cooperative_reason ? f.cooperative_reason : "-");
+                snprintf(arm_reason, sizeof(arm_reason), "%s",
+                         f.armed_reason ? f.armed_reason : "-");
                 f.wait_reason = wait_reason;
                 f.cooperative_reason = coop_reason;
+                f.armed_reason = arm_reason;
             }
             probe_resident(ctx);
             probe_formats(ctx);

@@ -531,6 +531,7 @@ typedef struct vkc_device_info {
     bool calibrated_timestamps;    /* VK_EXT_calibrated_timestamps */
     bool pipeline_executable_info; /* VK_KHR_pipeline_executable_properties */
     bool buffer_device_address;    /* bufferDeviceAddress (Vulkan 1.2) */
+    bool conditional_rendering;    /* VK_EXT_conditional_rendering (armed submission uses it) */
 } vkc_device_info;
 
 /* The device the context uses. Valid for the context's lifetime. */
@@ -565,6 +566,17 @@ typedef struct vkc_context_features {
      * context's lifetime. */
     bool cooperative;
     const char *cooperative_reason;
+    /* Armed submission: a recorded sequence submitted round trip after
+     * round trip on an idle queue has its next copy submitted ahead,
+     * behind a semaphore that vkc_seq_submit signals from the host, so the
+     * round trip holds no vkQueueSubmit. Other work on the queue first
+     * cancels the armed copy (it runs with its dispatches skipped). On
+     * where a self-test at context creation passed; armed_reason says
+     * "self-test passed" or why not ("no VK_EXT_conditional_rendering",
+     * "the host shares the device or the queue", "VKC_ARM=0", "self-test:
+     * ..."). Valid for the context's lifetime. */
+    bool armed_submits;
+    const char *armed_reason;
 } vkc_context_features;
 
 VKC_API vkc_result vkc_context_features_get(const vkc_context *ctx, vkc_context_features *out);
@@ -593,6 +605,10 @@ typedef struct vkc_stats {
      * an export adds (not counted in submits). Where the completion marker
      * is trusted most submits carry no signal: a later one covers them. */
     uint64_t timeline_signals;
+    /* Armed submission: submits that opened an armed copy (no vkQueueSubmit
+     * on them), and armed copies cancelled by other work, total. */
+    uint64_t armed_opens;
+    uint64_t armed_cancels;
 } vkc_stats;
 
 VKC_API vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out);
@@ -1372,8 +1388,9 @@ VKC_API vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns);
  *
  * The barrier: each workgroup's thread 0 makes one device-scope atomic add
  * and spins until every workgroup has arrived (the form of CUDA's
- * grid.sync); on an H200, 132 workgroups of 64, a dependent step of the
- * example above took 1.63 us in one dispatch (BENCHMARKS.md).
+ * grid.sync; the last to arrive does not spin); on an H200, 132 workgroups
+ * of 64, a dependent step of the example above took 1.57 us in one
+ * dispatch (BENCHMARKS.md).
  *
  * Costs and limits: the state (32 bytes, or one entry per step in the
  * fallback; 4 KiB more with some barrier variants below) is a buffer that vkc
@@ -1387,15 +1404,16 @@ VKC_API vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns);
  * ends its own resident kernels before ordinary work).
  *
  * For measurement: VKC_GRID_BARRIER (define it before the include, or in
- * vkc_glsl_desc.defines; default 24, the barrier described above) picks a
+ * vkc_glsl_desc.defines; default 56, the barrier described above) picks a
  * variant of the barrier: bit 16 the one add per arrival (else a counter
  * the last arrival resets and a generation word the others spin on), bit 1
  * that generation on its own 128-byte line, bit 2 relaxed spin loads and
  * one acquire fence after, bit 4 a two-level arrival of VKC_GRID_FANIN
  * (default 8) workgroups per leaf counter (implies 1 and 2), bit 8 the
  * workgroup's own barriers at workgroup memory scope (thread 0's
- * device-scope atomics order the rest); 0 is the first barrier vkc
- * shipped (1.9x the default's time per step on the H200). Every variant
+ * device-scope atomics order the rest), bit 32 (with 16) the last arrival
+ * going on without a spin; 0 is the first barrier vkc shipped (2.0x the
+ * default's time per step on the H200). Every variant
  * computes the same; only the time differs.
  *
  * A call of its own rather than a field of vkc_dispatch_desc: it records
