@@ -42,7 +42,9 @@
 
 bool vkc__seq_armable(const vkc_seq *s)
 {
-    if (!s->obj.ctx->arm_on || s->img_count || !s->dispatches)
+    /* One recorded copy (immediate batches, long sequences): the next copy
+     * is the one just submitted, never idle when armed. */
+    if (!s->obj.ctx->arm_on || s->img_count || !s->dispatches || vkc__seq_ring_of(s) < 2)
         return false;
     for (uint32_t i = 0; i < s->cmd_count; ++i)
         if (s->cmds[i].kind != VKC_CMD_DISPATCH)

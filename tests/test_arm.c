@@ -13,17 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* x[i] += 1 over n uints */
-static const char *INC_GLSL = "#version 450\n"
-                              "layout(local_size_x_id = 0) in;\n"
-                              "layout(set = 0, binding = 0) buffer X { uint x[]; };\n"
-                              "layout(push_constant) uniform P { uint n; } pc;\n"
-                              "void main() {\n"
-                              "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
-                              "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride)\n"
-                              "    x[i] += 1u;\n"
-                              "}\n";
-
 #define N 64u
 
 typedef struct fixture {
@@ -52,9 +41,9 @@ static void fixture_open(fixture *f, vkc_context *ctx)
 {
     memset(f, 0, sizeof(*f));
     f->ctx = ctx;
-    assert_int_equal(
-        vkc_kernel_create_glsl(ctx, &(vkc_glsl_desc){.source = INC_GLSL, .name = "inc"}, &f->k),
-        VKC_SUCCESS);
+    assert_int_equal(vkc_kernel_create_glsl(
+                         ctx, &(vkc_glsl_desc){.source = vkc_test_inc_glsl, .name = "inc"}, &f->k),
+                     VKC_SUCCESS);
     assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = N * 4}, &f->x), VKC_SUCCESS);
     assert_int_equal(vkc_buffer_fill(f->x, 0, N * 4, 0), VKC_SUCCESS);
     assert_int_equal(vkc_seq_create(ctx, &(vkc_seq_desc){.name = "armed inc"}, &f->s), VKC_SUCCESS);

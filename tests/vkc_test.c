@@ -107,3 +107,14 @@ uint64_t vkc_test_rand(uint64_t *s)
     *s = x;
     return x * 0x2545F4914F6CDD1Dull;
 }
+
+const char *const vkc_test_inc_glsl =
+    "#version 450\n"
+    "layout(local_size_x_id = 0) in;\n"
+    "layout(set = 0, binding = 0) buffer X { uint x[]; };\n"
+    "layout(push_constant) uniform P { uint n; } pc;\n"
+    "void main() {\n"
+    "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
+    "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride)\n"
+    "    x[i] += 1u;\n"
+    "}\n";

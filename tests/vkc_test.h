@@ -45,6 +45,8 @@ int vkc_test_teardown(void **state);
 /* GLSL of x[i] = x[i] * a + b over n uints (push: uint n, a, b), grid-strided:
  * the kernel of the tests that compile at run time across contexts. */
 extern const char *const vkc_test_axpb_glsl;
+/* x[i] += 1 over push constant n uints (one binding). */
+extern const char *const vkc_test_inc_glsl;
 
 /* xorshift64* random numbers, fixed seeds. */
 uint64_t vkc_test_rand(uint64_t *s);

@@ -639,7 +639,9 @@ typedef struct vkc_vk_handles {
 } vkc_vk_handles;
 
 VKC_API vkc_result vkc_context_vk(const vkc_context *ctx, vkc_vk_handles *out);
-/* Serialise the host's use of the context's queue with vkc's submits. */
+/* Serialise the host's use of the context's queue with vkc's submits. The
+ * lock also cancels a copy vkc armed (vkc_seq_submit), which would otherwise
+ * sit on the queue in front of the host's own submits. */
 VKC_API void vkc_queue_lock(vkc_context *ctx);
 VKC_API void vkc_queue_unlock(vkc_context *ctx);
 
@@ -1308,7 +1310,16 @@ typedef struct vkc_ticket {
  * retained when they were recorded. One thread per object: a second thread
  * submitting the same sequence at the same moment gets
  * VKC_ERROR_INVALID_STATE (never a race); distinct sequences may be
- * submitted from distinct threads at once. */
+ * submitted from distinct threads at once.
+ *
+ * Armed submission (vkc_context_features.armed_submits): when a sequence
+ * of dispatches is submitted again on an idle queue, vkc submits its next
+ * recorded copy right away, waiting on a semaphore; the next
+ * vkc_seq_submit of it only signals that semaphore from the host, so the
+ * round trip holds no vkQueueSubmit. Anything else that reaches the queue
+ * first (another submission, vkc_queue_lock, vkc_finish, a change to the
+ * sequence) cancels the armed copy, which then runs with its dispatches
+ * skipped. Results, tickets and their order are the same either way. */
 VKC_API vkc_result vkc_seq_submit(vkc_seq *seq, vkc_ticket *out_ticket);
 
 /* Wait until the ticket's work has completed, with the context's wait mode.
