@@ -21,8 +21,9 @@
  * checks it (cancelled copies must not run, opened ones must) and else
  * leaves arming off, with the reason in vkc_context_features.
  *
- * Owns: the gate, the predicate words, the policy (vkc__seq_arm_next) and
- * the self-test. Calls: pool (vkc__arm_unit, _open, _cancel, _restore),
+ * Owns: the gate semaphore and the predicate words (made and freed here),
+ * the policy (vkc__seq_arm_next) and the self-test. Calls: pool
+ * (vkc__arm_unit in pool.c; opening, cancelling, restoring in gate.c),
  * memory and kernel (the self-test's buffer and kernel), dispatch.c's
  * sequences. */
 #include "seq.h"

@@ -390,7 +390,8 @@ uint64_t vkc__clock_ns(void);
  * signal covers it: see VKC_SIGNAL_EVERY). Takes the queue lock (or the
  * host's lock callbacks). Thread-safe. */
 vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value);
-/* Armed submission (pool.c; policy and self-test in arm.c). A recorded
+/* Armed submission (pool.c arms, gate.c opens and cancels; policy and
+ * self-test in arm.c). A recorded
  * unit with a completion marker is submitted ahead of the caller's submit,
  * waiting on the context's gate semaphore at value gate_value + 1; at most
  * one is armed per context. Open: the caller's submit of that unit signals
@@ -401,6 +402,9 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value);
  * Every other submission on the queue, vkc_queue_lock and the drain cancel first. owner: the
  * sequence it came from (its arm_misses counts the cancels). Caller of _locked holds queue_lock. */
 vkc_result vkc__arm_unit(vkc_context *ctx, vkc__cmd *cmd, void *owner);
+/* pool.c: a submit signalled value (the ring waits name); caller holds
+ * queue_lock. */
+void vkc__signal_note_locked(vkc_context *ctx, uint64_t value);
 vkc_result vkc__arm_open(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value, bool *opened);
 void vkc__arm_cancel_locked(vkc_context *ctx);
 void vkc__arm_cancel(vkc_context *ctx, const void *owner); /* owner NULL: whatever is armed */
