@@ -206,8 +206,9 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     /* Armable (arm.c): the dispatches under conditional rendering on the
      * unit's predicate word, so that a cancelled armed copy runs empty;
      * its barriers and the marker run whatever the word says. */
-    s->armable = !prof && vkc__marker_on(ctx) && !vkc__seq_marker_optional(s) &&
-                 vkc__seq_armable(s) && vkc__arm_begin(s, unit);
+    /* Whether the copies end with the completion marker: decided once. */
+    const bool marker = vkc__marker_on(ctx) && !vkc__seq_marker_optional(s);
+    s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_begin(s, unit);
     if (prof) {
         /* Spans: the submission, one per level's barrier, one per command.
          * Without queries the recording goes on unprofiled. */
@@ -373,7 +374,6 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     }
     if (s->armable)
         vkc__arm_end(s, unit);
-    const bool marker = vkc__marker_on(ctx) && !vkc__seq_marker_optional(s);
     if (r >= 0 && s->writes_mapped && !marker) {
         /* The host reads mapped memory after waiting on the ticket. */
         vkc__cmd_barrier(ctx, cb, last, vkc__writes_of(last), VK_PIPELINE_STAGE_2_HOST_BIT,
