@@ -165,6 +165,17 @@ def targets(recs):
             find(recs, sc, "vkc-default-unarmed"), "p50_us", "report", None)
         row("round trip p50 (vkc default wait%s) vs raw gated copy armed in the window" % label,
             rt, find(recs, sc, "raw-seqpoll-gated-arm"), "p50_us", "report", None)
+        # The completion epilogue (src/epilogue.c): vkc-default's kernel is
+        # built from GLSL; the same kernel from SPIR-V keeps the marker.
+        spv = find(recs, sc, "vkc-default-spirv")
+        row("round trip p50 (vkc default wait%s, kernel from SPIR-V: the marker) vs CUDA "
+            "launch+sync" % label, spv, cuda_rt, "p50_us", "ratio <= 1", lambda a, b: a <= b)
+        row("round trip p50 (vkc default wait%s) vs the same without the epilogue "
+            "(VKC_EPILOGUE=0)" % label, rt, find(recs, sc, "vkc-default-noepilogue"), "p50_us",
+            "report", None)
+        row("round trip p50 (vkc default wait%s) vs raw gated copy armed, lead barrier, no "
+            "marker" % label, rt, find(recs, sc, "raw-seqpoll-gated-arm+lead"), "p50_us",
+            "report", None)
         # Issue 13, second round: the timeline signalled every Nth submit only.
         row("round trip p50 (vkc default wait%s) vs the same with a signal per submit" % label,
             rt, find(recs, sc, "vkc-default-signal-every-1"), "p50_us", "report", None)

@@ -53,7 +53,7 @@ bool vkc__seq_armable(const vkc_seq *s)
     return true;
 }
 
-bool vkc__arm_begin(vkc_seq *s, vkc__cmd *unit)
+bool vkc__arm_slot(vkc_seq *s, vkc__cmd *unit)
 {
     vkc_context *ctx = s->obj.ctx;
     if (!unit->pred_slot) {
@@ -63,19 +63,37 @@ bool vkc__arm_begin(vkc_seq *s, vkc__cmd *unit)
         unit->pred_slot = slot + 1;
         ctx->arm_pred[slot] = 1;
     }
+    unit->conditional = true;
+    return true;
+}
+
+static void vkc__arm_cond(vkc_context *ctx, vkc__cmd *unit, bool inverted)
+{
     VkConditionalRenderingBeginInfoEXT ci = {
         VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT};
     ci.buffer = ctx->arm_pred_buf->buffer;
     ci.offset = ctx->arm_pred_buf->offset + 4ull * (unit->pred_slot - 1);
+    ci.flags = inverted ? VK_CONDITIONAL_RENDERING_INVERTED_BIT_EXT : 0;
     ctx->vk.vkCmdBeginConditionalRenderingEXT(unit->cb, &ci);
-    unit->conditional = true;
-    return true;
+}
+
+void vkc__arm_begin(vkc_seq *s, vkc__cmd *unit)
+{
+    vkc__arm_cond(s->obj.ctx, unit, false);
 }
 
 void vkc__arm_end(vkc_seq *s, vkc__cmd *unit)
 {
     if (unit->conditional)
         s->obj.ctx->vk.vkCmdEndConditionalRenderingEXT(unit->cb);
+}
+
+void vkc__arm_inverted_marker(vkc_seq *s, vkc__cmd *unit)
+{
+    vkc_context *ctx = s->obj.ctx;
+    vkc__arm_cond(ctx, unit, true);
+    vkc__cmd_marker_dispatch(ctx, unit);
+    ctx->vk.vkCmdEndConditionalRenderingEXT(unit->cb);
 }
 
 vkc_result vkc__seq_arm_next(vkc_seq *s, uint64_t value)

@@ -93,6 +93,8 @@ static const vkc__module vkc__modules[] = {
     /* Its buffer and kernel are listed objects, dropped, lost and rebuilt
      * with the others. */
     {"marker", vkc__marker_init, NULL, NULL, NULL, vkc__marker_rebuild, false},
+    /* Needs the trusted marker (its buffers); before any GLSL kernel. */
+    {"epilogue", vkc__epilogue_init, NULL, NULL, NULL, vkc__epilogue_rebuild, false},
     /* Needs the trusted marker; its buffer is a listed object. */
     {"arm", vkc__arm_init, NULL, vkc__arm_finish, vkc__arm_lose, NULL, false},
     /* Above dispatch: its fallback sequences and kernels go first. */
@@ -268,6 +270,8 @@ vkc_result vkc_context_features_get(const vkc_context *ctx, vkc_context_features
     *out = ctx->features;
     out->armed_submits = ctx->arm_on;
     out->armed_reason = ctx->arm_reason;
+    out->completion_epilogue = atomic_load(&ctx->epi_on);
+    out->epilogue_reason = ctx->epi_reason;
     return VKC_SUCCESS;
 }
 
@@ -293,6 +297,7 @@ vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out)
     VKC_LD(timeline_signals);
     VKC_LD(armed_opens);
     VKC_LD(armed_cancels);
+    VKC_LD(epilogue_records);
     VKC_LD(dispatches);
     VKC_LD(barriers);
     VKC_LD(staging_blocks);

@@ -420,6 +420,13 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
         pre_len += strlen(d) + 10;
     }
     pre_len += strlen(entry) + 20;
+    /* The completion epilogue (epilogue.c) goes after the source, main
+     * renamed; not into kernels built on vkc's includes (a cooperative
+     * grid is sized by its pipeline, a resident kernel never ends). */
+    bool epi = ctx->epi_build;
+    for (size_t i = 0; epi && i < VKC_ARRAY_COUNT(vkc__includes); ++i)
+        if (strstr(desc->source, vkc__includes[i].name))
+            epi = false;
     char *preamble = vkc__malloc(pre_len);
     if (!preamble)
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "GLSL preamble");
@@ -447,10 +454,21 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: GLSL include", name);
     }
     const char *source = expanded ? expanded : desc->source;
+    char *wrapped = NULL;
+    if (epi) {
+        wrapped = vkc__epilogue_wrap(source);
+        if (!wrapped) {
+            vkc__free(preamble);
+            vkc__free(expanded);
+            return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: GLSL epilogue", name);
+        }
+        source = wrapped;
+    }
     vkc__cache_key key;
     if (!vkc__spv_cache_key(ctx, source, preamble, entry, VKC_GLSLANG_VERSION, label, &key)) {
         vkc__free(preamble);
         vkc__free(expanded);
+        vkc__free(wrapped);
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "%s: SPIR-V cache key", name);
     }
 
@@ -468,9 +486,12 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     vkc__cache_key_free(&key);
     vkc__free(preamble);
     vkc__free(expanded);
+    vkc__free(wrapped);
     if (r >= 0)
         r = vkc__kernel_create_words(ctx, name, words, size, "main", desc->workgroup_size,
                                      desc->spec_constants, desc->spec_constant_count, out);
+    if (r >= 0)
+        (*out)->epilogue = epi;
     vkc__free(words);
     return r;
 }

@@ -417,7 +417,8 @@ vkc_result vkc__marker_init(vkc_context *ctx)
         vkc__seq_ring_resolve(ctx);
         return VKC_SUCCESS;
     }
-    VKC_FORWARD(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 64, .name = "vkc marker count"},
+    /* The count, then (byte 64) the completion epilogue's arrival word. */
+    VKC_FORWARD(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 128, .name = "vkc marker count"},
                                   &ctx->marker_count));
     VKC_FORWARD(vkc_kernel_create(ctx,
                                   &(vkc_kernel_desc){.spirv = vkc_builtin_marker,

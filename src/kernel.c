@@ -57,6 +57,7 @@ static void vkc__kernel_obj_free(vkc__obj *o)
 
 static void vkc__kernel_free_vk(vkc_context *ctx, vkc_kernel *k)
 {
+    vkc__epilogue_drop(ctx, k);
     if (k->pipeline) {
         ctx->vk.vkDestroyPipeline(ctx->device, k->pipeline, ctx->alloc);
         VKC_STAT_SUB(ctx, pipelines, 1);
@@ -141,6 +142,11 @@ static vkc_result vkc__workgroup(vkc_context *ctx, const char *name, const vkc__
     return VKC_SUCCESS;
 }
 
+static vkc_result vkc__kernel_pipeline(vkc_context *ctx, vkc__kstate *ks, const vkc_kernel *k,
+                                       const uint32_t *words, size_t size, const char *entry,
+                                       const VkSpecializationMapEntry *map, const uint32_t *values,
+                                       uint32_t map_count, VkPipeline *out);
+
 static vkc_result vkc__kernel_build(vkc_context *ctx, vkc__kstate *ks, vkc_kernel *k,
                                     const uint32_t *words, size_t size, const char *entry,
                                     uint32_t want_wg, const vkc_spec_constant *spec,
@@ -207,6 +213,18 @@ static vkc_result vkc__kernel_build(vkc_context *ctx, vkc__kstate *ks, vkc_kerne
                      "vkCreatePipelineLayout");
     vkc__set_name(ctx, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)k->layout, name);
 
+    return vkc__kernel_pipeline(ctx, ks, k, words, size, entry, map, values, map_count,
+                                &k->pipeline);
+}
+
+/* A compute pipeline of k's SPIR-V on k's layout, with the given
+ * specialization; named after k. */
+static vkc_result vkc__kernel_pipeline(vkc_context *ctx, vkc__kstate *ks, const vkc_kernel *k,
+                                       const uint32_t *words, size_t size, const char *entry,
+                                       const VkSpecializationMapEntry *map, const uint32_t *values,
+                                       uint32_t map_count, VkPipeline *out)
+{
+    *out = VK_NULL_HANDLE;
     VkShaderModuleCreateInfo mci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     mci.codeSize = size;
     mci.pCode = words;
@@ -228,16 +246,40 @@ static vkc_result vkc__kernel_build(vkc_context *ctx, vkc__kstate *ks, vkc_kerne
     VkResult vr =
         VKC_VK(vkCreateComputePipelines,
                ctx->vk.vkCreateComputePipelines(ctx->device, vkc__cache_pipelines(ks->cache), 1,
-                                                &pci, ctx->alloc, &k->pipeline));
+                                                &pci, ctx->alloc, out));
     ctx->vk.vkDestroyShaderModule(ctx->device, module, ctx->alloc);
     if (vr < 0) {
-        k->pipeline = VK_NULL_HANDLE;
+        *out = VK_NULL_HANDLE;
         return vkc__vk_fail(ctx, vr, "vkCreateComputePipelines", __FILE__, __LINE__);
     }
     VKC_STAT_ADD(ctx, pipelines, 1);
     vkc__cache_pipeline_used(ks->cache);
-    vkc__set_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)k->pipeline, name);
+    vkc__set_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, k->name);
     return VKC_SUCCESS;
+}
+
+vkc_result vkc__kernel_variant(vkc_context *ctx, const vkc_kernel *k,
+                               const VkSpecializationMapEntry *extra, const uint32_t *extra_values,
+                               uint32_t extra_count, VkPipeline *out)
+{
+    *out = VK_NULL_HANDLE;
+    vkc__kstate *ks = ctx->kernel_state;
+    VKC_RETURN_IF(!ks || !k->layout || extra_count > VKC_KERNEL_VARIANT_SPECS, ctx,
+                  VKC_ERROR_INVALID_STATE, "%s: no pipeline variant can be made", k->name);
+    vkc__refl r;
+    VkSpecializationMapEntry map[VKC_MAX_SPEC_CONSTANTS + 1 + VKC_KERNEL_VARIANT_SPECS];
+    uint32_t values[VKC_MAX_SPEC_CONSTANTS + 1 + VKC_KERNEL_VARIANT_SPECS];
+    uint32_t n = 0;
+    uint32_t wg[3] = {1, 1, 1};
+    VKC_FORWARD(vkc__spirv_reflect(ctx, k->name, k->spirv, k->spirv_size, k->entry,
+                                   ks->subgroup_ops, k->spec, k->spec_count, &r));
+    VKC_FORWARD(vkc__workgroup(ctx, k->name, &r, k->want_workgroup_size, k->spec, k->spec_count,
+                               map, values, &n, wg));
+    for (uint32_t i = 0; i < extra_count; ++i, ++n) {
+        map[n] = (VkSpecializationMapEntry){extra[i].constantID, n * 4u, 4};
+        values[n] = extra_values[i];
+    }
+    return vkc__kernel_pipeline(ctx, ks, k, k->spirv, k->spirv_size, k->entry, map, values, n, out);
 }
 
 void vkc__kernel_name(char *out, size_t size, const char *name, const char *path)

@@ -172,6 +172,28 @@ static bool vkc__seq_marker_optional(const vkc_seq *s)
     return false;
 }
 
+/* The command whose epilogue pipeline ends the copies, or NULL: a dispatch
+ * alone in the last level (so the barrier before it orders it after
+ * everything else, this submission's work and the ones before), of a
+ * kernel that carries the epilogue, with workgroups to run it; not where
+ * the marker's barrier serves more than the count (images going back to
+ * their layouts, the end timestamp; host-visible writes where the
+ * self-test saw them late). */
+static const vkc__command *vkc__epilogue_cmd(const vkc_seq *s, bool marker, bool prof)
+{
+    vkc_context *ctx = s->obj.ctx;
+    if (!marker || prof || s->img_count || (s->writes_mapped && !ctx->epi_mapped) ||
+        !s->cmd_count || ctx->test_drop_barriers ||
+        !atomic_load_explicit(&ctx->epi_on, memory_order_relaxed))
+        return NULL;
+    const vkc__command *c = &s->cmds[s->order[s->cmd_count - 1]];
+    if (c->kind != VKC_CMD_DISPATCH || !c->kernel->epilogue ||
+        (s->cmd_count > 1 && s->cmds[s->order[s->cmd_count - 2]].level == c->level))
+        return NULL;
+    const uint64_t groups = (uint64_t)c->groups[0] * c->groups[1] * c->groups[2];
+    return groups && groups <= UINT32_MAX ? c : NULL;
+}
+
 /* Record the commands, level by level, into a fresh unit. A failure here is
  * one of resources (memory, a recording unit), not of the commands: it is
  * returned but not latched, so the next submit records again. */
@@ -208,7 +230,24 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
      * its barriers and the marker run whatever the word says. */
     /* Whether the copies end with the completion marker: decided once. */
     const bool marker = vkc__marker_on(ctx) && !vkc__seq_marker_optional(s);
-    s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_begin(s, unit);
+    s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_slot(s, unit);
+    /* The last dispatch publishes the count itself where it can
+     * (epilogue.c): no marker after it. */
+    const vkc__command *epi_cmd = vkc__epilogue_cmd(s, marker, prof);
+    const VkPipeline epi_pipe =
+        epi_cmd ? vkc__epilogue_pipeline(ctx, epi_cmd->kernel) : VK_NULL_HANDLE;
+    if (!epi_pipe)
+        epi_cmd = NULL;
+    /* An armed copy that ends with the epilogue: a cancelled one counts
+     * through the marker under the inverted predicate, recorded right after
+     * the first barrier (which orders it after the submissions before;
+     * nothing of the copy runs when it does), so that nothing follows the
+     * epilogue's dispatch: on the H200 every command after it delayed the
+     * count the host sees (vkc-bench reuse, VKC_EPILOGUE_FORM=inv-after). */
+    const bool inv_first = s->armable && epi_cmd && !ctx->epi_inv_after;
+    unit->count_first = inv_first;
+    if (s->armable && !inv_first)
+        vkc__arm_begin(s, unit);
     if (prof) {
         /* Spans: the submission, one per level's barrier, one per command.
          * Without queries the recording goes on unprofiled. */
@@ -274,6 +313,10 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
             if (prof)
                 vkc__cmd_span_end(ctx, unit, span);
         }
+        if (inv_first && i == 0) {
+            vkc__arm_inverted_marker(s, unit);
+            vkc__arm_begin(s, unit);
+        }
         before |= stages;
         last = stages;
         for (; i < end; ++i) {
@@ -301,9 +344,10 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                 vkc__emit_image_op(s, cb, c, u);
             } else {
                 const vkc_kernel *k = c->kernel;
-                if (k->pipeline != bound) {
-                    ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-                    bound = k->pipeline;
+                const VkPipeline pipe = c == epi_cmd ? epi_pipe : k->pipeline;
+                if (pipe != bound) {
+                    ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+                    bound = pipe;
                 }
                 if (c->use_count) {
                     if (k != written) {
@@ -383,8 +427,26 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
      * sees the marker may return before anything after it is written. */
     if (prof)
         vkc__cmd_span_end(ctx, unit, 0);
-    if (r >= 0 && marker)
+    if (r >= 0 && epi_cmd && s->armable && !inv_first) {
+        /* VKC_EPILOGUE_FORM=inv-after: the inverted marker here, ordered
+         * after everything by the last level's barrier. */
+        unit->has_marker = false;
+        vkc__arm_inverted_marker(s, unit);
+    }
+    if (r >= 0 && epi_cmd && s->armable && !unit->has_marker)
+        r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY, "completion marker");
+    if (r >= 0 && epi_cmd) {
+        unit->has_marker = true;
+        /* Host-visible results made available to the host by the end of the
+         * submission, as after the marker (nothing else on the host reads
+         * this submission's writes: its count is read as the marker's). */
+        if (s->writes_mapped || ctx->epi_barrier)
+            vkc__cmd_barrier(ctx, cb, last, vkc__writes_of(last), VK_PIPELINE_STAGE_2_HOST_BIT,
+                             VK_ACCESS_2_HOST_READ_BIT);
+        VKC_STAT_ADD(ctx, epilogue_records, 1);
+    } else if (r >= 0 && marker) {
         vkc__cmd_marker(ctx, unit, last, s->writes_mapped); /* covers host reads too */
+    }
     unit->marker_optional = !marker && vkc__marker_on(ctx);
     if (prof) {
         unit->record_ns[0] = record_start;

@@ -297,8 +297,15 @@ bool vkc__seq_armable(const vkc_seq *s);
 /* dispatch.c: recorded copies used in turn; make copy i match the commands. */
 uint32_t vkc__seq_ring_of(const vkc_seq *s);
 vkc_result vkc__seq_ensure_unit(vkc_seq *s, uint32_t i);
-bool vkc__arm_begin(vkc_seq *s, vkc__cmd *unit);
+/* The unit's predicate word (false where none is left); then the
+ * conditional block its dispatches go in (begin, end). */
+bool vkc__arm_slot(vkc_seq *s, vkc__cmd *unit);
+void vkc__arm_begin(vkc_seq *s, vkc__cmd *unit);
 void vkc__arm_end(vkc_seq *s, vkc__cmd *unit);
+/* A copy that ends with the completion epilogue: the marker's dispatch
+ * under the inverted predicate, so that a cancelled copy (its dispatches,
+ * the epilogue's among them, skipped) still counts; outside the block. */
+void vkc__arm_inverted_marker(vkc_seq *s, vkc__cmd *unit);
 vkc_result vkc__seq_arm_next(vkc_seq *s, uint64_t value);
 
 /* cooperative.c: whether k was built with vkc_grid.glsl (its spec constant

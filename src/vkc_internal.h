@@ -285,6 +285,7 @@ typedef struct vkc__stats {
     atomic_uint_fast64_t timeline_signals;
     atomic_uint_fast64_t armed_opens;
     atomic_uint_fast64_t armed_cancels;
+    atomic_uint_fast64_t epilogue_records;
 } vkc__stats;
 
 #define VKC_STAT_ADD(ctx, field, n)                                                                \
@@ -339,6 +340,9 @@ typedef struct vkc__cmd {
      * goes back to 1 once the unit's last submit completed: vkc__arm_restore). */
     uint32_t pred_slot;
     bool conditional;
+    /* Armed with the completion epilogue: its inverted marker comes first,
+     * so its count is seen before its last predicate read (record.c). */
+    bool count_first;
     atomic_bool pred_zero;
 } vkc__cmd;
 
@@ -420,6 +424,8 @@ vkc_result vkc__arm_lose(vkc_context *ctx);
 /* vkQueueSubmit calls of the self-test at context creation: three rounds
  * of one cancelled and one opened copy. */
 #define VKC_ARM_SELFTEST_SUBMITS 6
+/* Submits of the completion epilogue's self-test (epilogue.c). */
+#define VKC_EPI_SELFTEST_SUBMITS 6
 /* The self-test again on a context whose arming is on (tests): *why is
  * NULL when it passes, else what failed. */
 vkc_result vkc__arm_selftest(vkc_context *ctx, const char **why);
@@ -471,6 +477,32 @@ bool vkc__queue_idle(vkc_context *ctx, uint64_t value);
  * in ctx->wait_reason. Returns an error only when a submission fails. */
 vkc_result vkc__marker_check(vkc_context *ctx, bool *ok);
 #define vkc__marker_on(ctx) atomic_load_explicit(&(ctx)->marker_on, memory_order_relaxed)
+/* The marker's dispatch alone (no barrier before it; the trailing host
+ * barrier unless lean): for an armed copy's inverted marker (arm.c). */
+void vkc__cmd_marker_dispatch(vkc_context *ctx, vkc__cmd *cmd);
+
+/* ---- completion epilogue (epilogue.c) ----
+ * A submission whose last dispatch runs alone after a barrier and whose
+ * kernel carries the epilogue ends with that kernel's epilogue pipeline
+ * instead of the completion marker: its last workgroup publishes the count.
+ * The module row: init (after the marker: the self-test), rebuild. */
+enum { VKC_EPI_NONE, VKC_EPI_BUILDING, VKC_EPI_READY, VKC_EPI_FAILED };
+vkc_result vkc__epilogue_init(vkc_context *ctx);
+vkc_result vkc__epilogue_rebuild(vkc_context *ctx);
+/* The self-test alone (tests): *why NULL where it passed; *early where a
+ * count was seen before the results it covers in host-visible memory. */
+vkc_result vkc__epilogue_selftest(vkc_context *ctx, const char **why, bool *early);
+/* The epilogue pipeline of k, made on first use; VK_NULL_HANDLE where the
+ * epilogue is off, k lacks it, or it is being made (the caller records the
+ * marker instead). Thread-safe. */
+VkPipeline vkc__epilogue_pipeline(vkc_context *ctx, vkc_kernel *k);
+/* Destroy k's epilogue pipeline (kernel free and device loss). */
+void vkc__epilogue_drop(vkc_context *ctx, vkc_kernel *k);
+/* glsl.c, where ctx->epi_build: the source with the epilogue's extensions
+ * and main renamed after #version, and the epilogue after the end
+ * (malloc'd; NULL without memory). */
+char *vkc__epilogue_wrap(const char *src);
+extern const char vkc__epilogue_glsl[];
 /* Flush immediate-mode work (through ctx->flush_immediate) and wait until
  * everything submitted so far has completed (vkc_finish; the blocking buffer
  * calls before touching memory). */
@@ -779,9 +811,25 @@ struct vkc_kernel {
     uint32_t want_workgroup_size;
     vkc_spec_constant *spec;
     uint32_t spec_count;
+    /* The completion epilogue (epilogue.c): the SPIR-V carries it (GLSL
+     * built by vkc_kernel_create_glsl), and its second pipeline, made on
+     * first use: epi_state VKC_EPI_NONE, _BUILDING, _READY (epi_pipeline
+     * set, published by the release store) or _FAILED. */
+    bool epilogue;
+    atomic_int epi_state;
+    VkPipeline epi_pipeline;
+    bool epi_again; /* dropped with a lost device: made again in its rebuild */
 };
 
 vkc_result vkc__kernel_init(vkc_context *ctx); /* pipeline cache, SPIR-V cache */
+/* Room for vkc's own specialization constants in a variant. */
+#define VKC_KERNEL_VARIANT_SPECS 8
+/* A second pipeline of k on k's layout: its own specialization constants
+ * and `extra` (ids that k's own must not use). Counted in stats.pipelines;
+ * the caller destroys it (VKC_STAT_SUB). */
+vkc_result vkc__kernel_variant(vkc_context *ctx, const vkc_kernel *k,
+                               const VkSpecializationMapEntry *extra, const uint32_t *extra_values,
+                               uint32_t extra_count, VkPipeline *out);
 void vkc__kernel_finish(vkc_context *ctx);
 /* vkc_context_destroy: destroy the kernels the caller left alive. */
 void vkc__kernel_drop(vkc_context *ctx);
@@ -1174,6 +1222,20 @@ struct vkc_context {
      * count never moves), to prove the self-test catches it. */
     bool test_marker_mute;
     char wait_reason[96];
+    /* The completion epilogue (epilogue.c): GLSL kernels are built with it
+     * (epi_build: bufferDeviceAddress and not VKC_EPILOGUE=0), and its
+     * self-test passed (epi_on), else epi_reason says why not. The spec
+     * values: on, then the addresses of marker_count and marker_buf. */
+    bool epi_build;
+    atomic_bool epi_on;
+    bool epi_mapped; /* results in host-visible memory were seen with the count */
+    /* VKC_EPILOGUE_FORM (experiments) */
+    bool epi_xchg, epi_barrier, epi_inv_after, epi_scoped;
+    uint32_t epi_values[5];
+    char epi_reason[96];
+    /* Test-only: the epilogue pipelines are made with the publish off (the
+     * count never moves), to prove the self-test catches it. */
+    bool test_epi_mute;
 
     /* Armed submission (pool.c, arm.c). arm_on: the self-test passed and
      * sequences may be armed (else arm_reason says why not). The gate is a

@@ -173,18 +173,31 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
 
 void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stages, bool host_reads)
 {
-    const vkc_kernel *k = ctx->marker_kernel;
-    if (!k || !vkc__marker_on(ctx))
+    if (!ctx->marker_kernel || !vkc__marker_on(ctx))
         return;
-    VkCommandBuffer cb = cmd->cb;
     /* Everything before is done before the count moves, and available to
      * the host when the host reads the submission's results in place. */
     const VkAccessFlags2 writes = vkc__writes_of(stages);
-    vkc__cmd_barrier(ctx, cb, stages, writes,
+    vkc__cmd_barrier(ctx, cmd->cb, stages, writes,
                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
                          (host_reads ? VK_PIPELINE_STAGE_2_HOST_BIT : 0),
                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
                          (host_reads ? VK_ACCESS_2_HOST_READ_BIT : 0));
+    vkc__cmd_marker_dispatch(ctx, cmd);
+    /* The count itself, made available to the host (the lean form leaves
+     * that to the end of the submission: measured side by side). */
+    if (cmd->has_marker && !ctx->marker_lean)
+        vkc__cmd_barrier(ctx, cmd->cb, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                         VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                         VK_ACCESS_2_HOST_READ_BIT);
+}
+
+void vkc__cmd_marker_dispatch(vkc_context *ctx, vkc__cmd *cmd)
+{
+    const vkc_kernel *k = ctx->marker_kernel;
+    if (!k || !vkc__marker_on(ctx))
+        return;
+    VkCommandBuffer cb = cmd->cb;
     ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
     VkDescriptorBufferInfo bi[2] = {{ctx->marker_buf->buffer, ctx->marker_buf->offset, 64},
                                     {ctx->marker_count->buffer, ctx->marker_count->offset, 64}};
@@ -212,12 +225,6 @@ void vkc__cmd_marker(vkc_context *ctx, vkc__cmd *cmd, VkPipelineStageFlags2 stag
     if (!ctx->test_marker_mute)
         ctx->vk.vkCmdDispatch(cb, 1, 1, 1);
     cmd->has_marker = true;
-    /* The count itself, made available to the host (the lean form leaves
-     * that to the end of the submission: measured side by side). */
-    if (!ctx->marker_lean)
-        vkc__cmd_barrier(ctx, cb, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                         VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                         VK_ACCESS_2_HOST_READ_BIT);
 }
 
 vkc_result vkc__marker_reset(vkc_context *ctx)
@@ -232,6 +239,9 @@ vkc_result vkc__marker_reset(vkc_context *ctx)
     const uint32_t start = (uint32_t)(ctx->next_value + 1);
     ctx->vk.vkCmdFillBuffer(cmd->cb, ctx->marker_count->buffer, ctx->marker_count->offset, 64,
                             start);
+    /* The completion epilogue's arrival word (epilogue.c), a line away. */
+    ctx->vk.vkCmdFillBuffer(cmd->cb, ctx->marker_count->buffer, ctx->marker_count->offset + 64, 64,
+                            0);
     *ctx->marker = start;
     VKC_FORWARD(vkc__oneshot_end_wait(ctx, cmd));
     atomic_store(&ctx->marker_on, true);

@@ -219,6 +219,9 @@ bool raw_buf_create(raw *r, VkDeviceSize size, bool host, raw_buf *out);
  * in order; mapped when map. */
 bool raw_buf_create_in(raw *r, VkDeviceSize size, const VkMemoryPropertyFlags *want,
                        uint32_t want_count, bool map, raw_buf *out);
+/* The same with extra usage bits (a predicate for conditional rendering). */
+bool raw_buf_create_usage(raw *r, VkDeviceSize size, const VkMemoryPropertyFlags *want,
+                          uint32_t want_count, bool map, VkBufferUsageFlags usage, raw_buf *out);
 void raw_buf_destroy(raw *r, raw_buf *b);
 bool raw_pipe_create(raw *r, const uint32_t *spirv, size_t size, uint32_t bindings,
                      uint32_t push_size, uint32_t wg, uint32_t spec1, raw_pipe *out);
@@ -386,6 +389,10 @@ typedef struct bench_tiny {
     vkc_dispatch_desc d; /* one dispatch adding 1 to every x[i]; points into *this */
 } bench_tiny;
 vkc_result bench_tiny_init(vkc_context *ctx, bench_tiny *t, uint64_t size);
+/* The same, its kernel built from tools/shaders/inc.comp's GLSL by
+ * vkc_kernel_create_glsl (glsl) or from the SPIR-V compiled with the bench. */
+vkc_result bench_tiny_init_from(vkc_context *ctx, bench_tiny *t, uint64_t size, bool glsl);
+extern const char bench_inc_glsl[];
 void bench_tiny_finish(bench_tiny *t);
 /* Download x; rec->ok = every element is want. Fails only on the download. */
 vkc_result bench_tiny_check(bench_tiny *t, uint32_t want, bench_rec *rec);
@@ -483,7 +490,7 @@ BENCH_SCENARIOS(BENCH_SCEN_DECLARE)
 #undef BENCH_SCEN_DECLARE
 
 /* Shared between scenario files: a round trip and a chain through vkc. */
-void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool fresh,
+void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool fresh, bool glsl,
                          const char *baseline);
 void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t K,
                      const char *baseline);

@@ -157,10 +157,20 @@ vkc_result bench_seq_once(vkc_context *ctx, const vkc_dispatch_desc *descs, uint
 
 vkc_result bench_tiny_init(vkc_context *ctx, bench_tiny *t, uint64_t size)
 {
+    return bench_tiny_init_from(ctx, t, size, false);
+}
+
+vkc_result bench_tiny_init_from(vkc_context *ctx, bench_tiny *t, uint64_t size, bool glsl)
+{
     memset(t, 0, sizeof(*t));
     t->push[0] = TINY_N;
     t->push[1] = 1;
-    vkc_result res = bench_kernel(ctx, BENCH_SPV(inc), TINY_WG, "inc", &t->k);
+    vkc_result res = glsl ? vkc_kernel_create_glsl(ctx,
+                                                   &(vkc_glsl_desc){.source = bench_inc_glsl,
+                                                                    .workgroup_size = TINY_WG,
+                                                                    .name = "inc"},
+                                                   &t->k)
+                          : bench_kernel(ctx, BENCH_SPV(inc), TINY_WG, "inc", &t->k);
     if (res >= 0)
         res = bench_buffer(ctx, size ? size : TINY_N * 4, "x", &t->x);
     t->arg = (vkc_arg){.buffer = t->x};

@@ -2,6 +2,8 @@
 #include "bench.h"
 #include "bench_shaders.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +70,22 @@ enum {
     SP_EVERY64 = 1u << 11,      /* with SP_TIMELINE: only every 64th submit signals */
     SP_GATE = 1u << 12,         /* pre-submitted behind a timeline gate the host opens */
     SP_GATE_ARM = 1u << 13,     /* with SP_GATE: the next one is armed inside the window */
+    SP_COND = 1u << 14,         /* the dispatch under conditional rendering (as vkc arms) */
+    SP_COND_INV = 1u << 15,     /* with SP_COND: then an inverted block with an empty dispatch */
+    SP_COND_DL = 1u << 16,      /* with SP_COND: the predicate in device-local host memory */
+    SP_GATE_THREAD = 1u << 17,  /* with SP_GATE: a spinning helper thread arms the next one */
+    SP_WORKLEAD = 1u << 18,     /* with SP_LEAD: its source vkc's (compute and transfer) */
 };
+
+/* SP_GATE_THREAD: the helper arms command buffer `cb` behind gate value
+ * `value` whenever `value` is non-zero, then clears it. */
+typedef struct sp_armer {
+    raw *r;
+    VkSemaphore gate;
+    VkCommandBuffer cb;
+    _Atomic uint64_t value;
+    atomic_bool stop, failed;
+} sp_armer;
 #define SP_RING 4
 #define SP_BASE "reuse/raw-seqpoll"
 
@@ -120,6 +137,20 @@ static bool sp_submit_gated(raw *r, VkCommandBuffer cb, VkSemaphore gate, uint64
     return raw_ok(r, res, "vkQueueSubmit");
 }
 
+static void *sp_armer_main(void *p)
+{
+    sp_armer *a = p;
+    while (!atomic_load_explicit(&a->stop, memory_order_acquire)) {
+        uint64_t v = atomic_load_explicit(&a->value, memory_order_acquire);
+        if (!v)
+            continue;
+        if (!sp_submit_gated(a->r, a->cb, a->gate, v))
+            atomic_store(&a->failed, true);
+        atomic_store_explicit(&a->value, 0, memory_order_release);
+    }
+    return NULL;
+}
+
 /* Round trip of one pre-recorded tiny dispatch, completion seen by the host
  * in a word the GPU writes (or on the timeline), never through a fence. */
 static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
@@ -140,13 +171,21 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
                                      "submissions)");
         return;
     }
+    if ((flags & SP_GATE_THREAD) && vkc_context_device(r->ctx)->type == VKC_DEVICE_TYPE_CPU) {
+        bench_skip(b, variant, "a spinning helper starves a CPU device's own threads");
+        return;
+    }
     char err[512] = "";
     bench_rec rec = bench_rec_init(b, variant, SP_BASE);
     raw_pipe p = {0};
-    raw_buf x = {0}, seq = {0}, dev = {0};
+    raw_buf x = {0}, seq = {0}, dev = {0}, pred = {0};
     VkCommandBuffer cbs[SP_RING] = {0};
     VkSemaphore tl = VK_NULL_HANDLE, gate = VK_NULL_HANDLE;
     uint64_t opened = 0; /* the gate's value */
+    double *sub = NULL;
+    sp_armer armer = {0};
+    pthread_t armer_th;
+    bool armer_on = false;
     bench_times tm = {0};
     const uint32_t ring = flags & SP_RING1 ? 1 : SP_RING;
     const bool counted = flags & (SP_OWN | SP_MARKER);
@@ -170,6 +209,30 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
         .b = {{x.buf, 0, VK_WHOLE_SIZE}, {seq.buf, 0, VK_WHOLE_SIZE}, {dev.buf, 0, VK_WHOLE_SIZE}},
         .n = 3};
     RTRY(raw_prepare(r, &p, &a));
+    /* vkc's armed copies: the dispatch under a predicate word the host
+     * writes (1: run), then, with SP_COND_INV, the marker's place under the
+     * inverted predicate (here an empty dispatch). */
+    PFN_vkCmdBeginConditionalRenderingEXT cond_begin = NULL;
+    PFN_vkCmdEndConditionalRenderingEXT cond_end = NULL;
+    if (flags & SP_COND) {
+        cond_begin = (PFN_vkCmdBeginConditionalRenderingEXT)r->h.get_device_proc_addr(
+            r->dev, "vkCmdBeginConditionalRenderingEXT");
+        cond_end = (PFN_vkCmdEndConditionalRenderingEXT)r->h.get_device_proc_addr(
+            r->dev, "vkCmdEndConditionalRenderingEXT");
+        if (!cond_begin || !cond_end) {
+            snprintf(err, sizeof(err), "no VK_EXT_conditional_rendering");
+            goto fail;
+        }
+        const VkMemoryPropertyFlags hv =
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        const VkMemoryPropertyFlags host_want[] = {hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, hv};
+        const VkMemoryPropertyFlags dl_want[] = {hv | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT};
+        RTRY(raw_buf_create_usage(r, 64, flags & SP_COND_DL ? dl_want : host_want,
+                                  flags & SP_COND_DL ? 1 : 2, true,
+                                  VK_BUFFER_USAGE_CONDITIONAL_RENDERING_BIT_EXT, &pred));
+        *(volatile uint32_t *)pred.map = 1;
+        bench_note(&rec, "predicate in memory type %u", pred.mem_type);
+    }
     VkSemaphoreTypeCreateInfo tci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
     VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci};
@@ -188,8 +251,24 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
             .flags = flags & SP_NOSIMUL ? 0 : VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
         RTRY(raw_ok(r, r->vkBeginCommandBuffer(cbs[k], &bi), "vkBeginCommandBuffer"));
         if (flags & SP_LEAD)
-            sp_barrier(r, cbs[k], cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+            sp_barrier(r, cbs[k], cs | (flags & SP_WORKLEAD ? VK_PIPELINE_STAGE_TRANSFER_BIT : 0),
+                       VK_ACCESS_SHADER_WRITE_BIT |
+                           (flags & SP_WORKLEAD ? VK_ACCESS_TRANSFER_WRITE_BIT : 0),
+                       cs, rw);
+        VkConditionalRenderingBeginInfoEXT cri = {
+            .sType = VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT, .buffer = pred.buf};
+        if (flags & SP_COND)
+            cond_begin(cbs[k], &cri);
         raw_cmd_dispatch(r, cbs[k], &p, &a, work, 1, 1);
+        if (flags & SP_COND)
+            cond_end(cbs[k]);
+        if ((flags & SP_COND) && (flags & SP_COND_INV)) {
+            const uint32_t none[3] = {0, 0, 0};
+            cri.flags = VK_CONDITIONAL_RENDERING_INVERTED_BIT_EXT;
+            cond_begin(cbs[k], &cri);
+            raw_cmd_dispatch(r, cbs[k], &p, &a, none, 1, 1);
+            cond_end(cbs[k]);
+        }
         if (flags & SP_MARKER) {
             sp_barrier(r, cbs[k], cs, VK_ACCESS_SHADER_WRITE_BIT, cs | VK_PIPELINE_STAGE_HOST_BIT,
                        rw | VK_ACCESS_HOST_READ_BIT);
@@ -215,6 +294,17 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
         for (uint32_t k = 0; k < ring; ++k)
             RTRY(sp_submit_gated(r, cbs[k], gate, k + 1));
     const uint32_t total = tm.warm + tm.iters;
+    armer.r = r;
+    armer.gate = gate;
+    if (flags & SP_GATE_THREAD) {
+        armer_on = pthread_create(&armer_th, NULL, sp_armer_main, &armer) == 0;
+        if (!armer_on) {
+            snprintf(err, sizeof(err), "pthread_create failed");
+            goto fail;
+        }
+    }
+    sub = calloc(tm.iters ? tm.iters : 1, sizeof(double)); /* the open (and arm) call */
+    MTRY(sub);
     for (uint32_t i = 0; i < total; ++i) {
         const uint64_t value = (uint64_t)i + 1;
         volatile uint32_t *flag = &word[1 + i % ring];
@@ -225,10 +315,19 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
             VkSemaphoreSignalInfo open = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
                                           .semaphore = gate,
                                           .value = value};
+            /* The helper armed the copy behind this value by now. */
+            while (armer_on && atomic_load_explicit(&armer.value, memory_order_acquire))
+                ;
             RTRY(raw_ok(r, signal(r->dev, &open), "vkSignalSemaphore"));
             opened = value;
-            if (flags & SP_GATE_ARM)
+            if (armer_on) {
+                armer.cb = cbs[i % ring];
+                atomic_store_explicit(&armer.value, value + ring, memory_order_release);
+            } else if (flags & SP_GATE_ARM) {
                 RTRY(sp_submit_gated(r, cbs[i % ring], gate, value + ring));
+            }
+            if (i >= tm.warm)
+                sub[i - tm.warm] = (double)(bench_now_ns() - t0);
         } else {
             const bool sig = (flags & SP_TIMELINE) && value % every == 0;
             RTRY(sp_submit(r, cbs[i % ring], sig ? tl : VK_NULL_HANDLE, value));
@@ -246,8 +345,19 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
                 ;
         }
         bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
-        if (gate && !(flags & SP_GATE_ARM))
+        if (gate && !(flags & (SP_GATE_ARM | SP_GATE_THREAD)))
             RTRY(sp_submit_gated(r, cbs[i % ring], gate, value + ring));
+    }
+    if (armer_on) {
+        while (atomic_load_explicit(&armer.value, memory_order_acquire))
+            ;
+        atomic_store(&armer.stop, true);
+        pthread_join(armer_th, NULL);
+        armer_on = false;
+        if (atomic_load(&armer.failed)) {
+            snprintf(err, sizeof(err), "the helper's vkQueueSubmit failed");
+            goto fail;
+        }
     }
     /* The armed ring runs once more when the gate opens past it. */
     const uint32_t want = total + (gate ? ring : 0);
@@ -266,8 +376,18 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
         rec.ok = false;
         bench_note(&rec, "count %u, want %u", *word, want);
     }
+    if (gate)
+        bench_note(&rec, "open%s call p50 %.2f us", flags & SP_GATE_ARM ? " + arm" : "",
+                   bench_median(sub, tm.iters) / 1e3);
     bench_rec_stats(&rec, tm.wall, tm.iters, true);
 fail:
+    if (armer_on) {
+        while (atomic_load_explicit(&armer.value, memory_order_acquire))
+            ;
+        atomic_store(&armer.stop, true);
+        pthread_join(armer_th, NULL);
+    }
+    free(sub);
     if (err[0]) {   /* cbs may still run: nothing is freed under them */
         if (gate) { /* whatever waits behind the gate must not hang the idle wait */
             VkSemaphoreSignalInfo open = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
@@ -288,6 +408,7 @@ fail:
         r->vkDestroySemaphore(r->dev, tl, NULL);
     if (gate)
         r->vkDestroySemaphore(r->dev, gate, NULL);
+    raw_buf_destroy(r, &pred);
     raw_buf_destroy(r, &dev);
     raw_buf_destroy(r, &seq);
     raw_buf_destroy(r, &x);
@@ -298,7 +419,7 @@ fail:
 
 /* Round trip through vkc: a fresh sequence per dispatch (fresh) or one
  * sequence recorded once and resubmitted. */
-void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool fresh,
+void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool fresh, bool glsl,
                          const char *baseline)
 {
     char err[512] = "";
@@ -306,7 +427,7 @@ void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool 
     bench_times tm = {0};
     bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
-    VTRY(bench_tiny_init(vctx, &t, 0));
+    VTRY(bench_tiny_init_from(vctx, &t, 0, glsl));
     vkc_stats s0 = {0}, s1 = {0};
     VTRY(vkc_context_stats(vctx, &s0));
     if (fresh) {
@@ -317,7 +438,28 @@ void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool 
             bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
         }
     } else {
-        VTRY(bench_seq_time(vctx, &t.d, 1, 1, &tm, NULL));
+        /* The submit call's own time as well: how much of the round trip the
+         * host spends before it can poll. */
+        vkc_seq *s = NULL;
+        double *sub = calloc(tm.iters ? tm.iters : 1, sizeof(double));
+        vkc_result res =
+            sub ? bench_seq_record(vctx, &t.d, 1, 1, &s) : VKC_ERROR_OUT_OF_HOST_MEMORY;
+        for (uint32_t i = 0; res >= 0 && i < tm.warm + tm.iters; ++i) {
+            vkc_ticket tk;
+            uint64_t t0 = bench_now_ns();
+            res = vkc_seq_submit(s, &tk);
+            uint64_t t1 = bench_now_ns();
+            if (res >= 0)
+                res = vkc_wait(vctx, tk, UINT64_MAX);
+            bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
+            if (i >= tm.warm)
+                sub[i - tm.warm] = (double)(t1 - t0);
+        }
+        vkc_seq_destroy(s);
+        if (res >= 0)
+            bench_note(&rec, "submit call p50 %.2f us", bench_median(sub, tm.iters) / 1e3);
+        free(sub);
+        VTRY(res);
     }
     VTRY(vkc_context_stats(vctx, &s1));
     VTRY(bench_tiny_check(&t, tm.warm + tm.iters, &rec));
@@ -334,6 +476,11 @@ void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool 
                        (unsigned long long)(s1.armed_cancels - s0.armed_cancels));
         else
             bench_note(&rec, "not armed (%s)", f.armed_reason ? f.armed_reason : "-");
+        /* Of the recorded copies, how many end with the epilogue. */
+        bench_note(&rec, "kernel from %s; epilogue: %s (%s), %llu copies recorded with it",
+                   glsl ? "GLSL" : "SPIR-V", f.completion_epilogue ? "on" : "off",
+                   f.epilogue_reason ? f.epilogue_reason : "-",
+                   (unsigned long long)(s1.epilogue_records - s0.epilogue_records));
     }
 fail:
     bench_emit(b, &rec, err);
@@ -345,7 +492,7 @@ void scen_naive(bench *b, raw *r)
 {
     if (r)
         raw_roundtrip(b, r, "raw-naive", RT_NAIVE);
-    bench_vkc_roundtrip(b, b->ctx, "vkc-fresh-seq", true, NAIVE_BASE);
+    bench_vkc_roundtrip(b, b->ctx, "vkc-fresh-seq", true, false, NAIVE_BASE);
 }
 
 void scen_reuse(bench *b, raw *r)
@@ -377,6 +524,25 @@ void scen_reuse(bench *b, raw *r)
             {SP_OWN | SP_GATE | SP_GATE_ARM, "raw-seqpoll-gated-arm"},
             /* vkc's armed copy factor by factor: its lead barrier, its marker */
             {SP_OWN | SP_GATE | SP_GATE_ARM | SP_LEAD, "raw-seqpoll-gated-arm+lead"},
+            /* the arming submit on a spinning helper thread, off the round trip */
+            {SP_OWN | SP_STORE | SP_GATE | SP_GATE_THREAD | SP_LEAD,
+             "raw-seqpoll-store-gated-thread+lead"},
+            /* the completion epilogue's twin: the count stored from device
+             * memory, with and without vkc's host barrier after it */
+            {SP_OWN | SP_STORE | SP_GATE | SP_GATE_ARM | SP_LEAD,
+             "raw-seqpoll-store-gated-arm+lead"},
+            {SP_OWN | SP_STORE | SP_GATE | SP_GATE_ARM | SP_LEAD | SP_WORKLEAD,
+             "raw-seqpoll-store-gated-arm+worklead"},
+            {SP_OWN | SP_STORE | SP_GATE | SP_GATE_ARM | SP_LEAD | SP_HOSTB,
+             "raw-seqpoll-store-gated-arm+lead+hostbarrier"},
+            /* and vkc's predicates: the dispatch's, the inverted marker's after it */
+            {SP_OWN | SP_STORE | SP_GATE | SP_GATE_ARM | SP_LEAD | SP_COND,
+             "raw-seqpoll-store-gated-arm+lead+cond"},
+            {SP_OWN | SP_STORE | SP_GATE | SP_GATE_ARM | SP_LEAD | SP_COND | SP_COND_INV,
+             "raw-seqpoll-store-gated-arm+lead+cond+inv"},
+            {SP_OWN | SP_STORE | SP_GATE | SP_GATE_ARM | SP_LEAD | SP_COND | SP_COND_INV |
+                 SP_COND_DL,
+             "raw-seqpoll-store-gated-arm+lead+cond+inv(dl)"},
             {SP_MARKER | SP_GATE | SP_GATE_ARM, "raw-marker-gated-arm"},
             {SP_MARKER | SP_GATE | SP_GATE_ARM | SP_LEAD, "raw-marker-gated-arm+lead"},
         };
@@ -386,13 +552,24 @@ void scen_reuse(bench *b, raw *r)
     /* env: an experiment knob set for that context only (VKC_MARKER_FORM,
      * VKC_SIGNAL_EVERY: 1 is the timeline signal on every submit of before),
      * or NULL. */
+    /* glsl: the kernel built by vkc_kernel_create_glsl, so that its
+     * submissions end with the completion epilogue (vkc-default), beside
+     * the same kernel from SPIR-V, which ends with the marker. */
     static const struct {
         vkc_wait_mode mode;
         const char *env, *value;
         const char *name;
+        bool glsl;
     } modes[] = {
-        {VKC_WAIT_DEFAULT, NULL, NULL, "vkc-default"},
-        {VKC_WAIT_DEFAULT, "VKC_ARM", "0", "vkc-default-unarmed"},
+        {VKC_WAIT_DEFAULT, NULL, NULL, "vkc-default", true},
+        {VKC_WAIT_DEFAULT, NULL, NULL, "vkc-default-spirv"},
+        {VKC_WAIT_DEFAULT, "VKC_EPILOGUE", "0", "vkc-default-noepilogue", true},
+        {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "barrier", "vkc-default-epi-barrier", true},
+        {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "xchg", "vkc-default-epi-xchg", true},
+        {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "inv-after", "vkc-default-epi-inv-after", true},
+        {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "scoped", "vkc-default-epi-scoped", true},
+        {VKC_WAIT_DEFAULT, "VKC_ARM", "0", "vkc-default-unarmed", true},
+        {VKC_WAIT_DEFAULT, "VKC_ARM", "0", "vkc-default-unarmed-spirv"},
         {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "1", "vkc-default-signal-every-1"},
         {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "8", "vkc-default-signal-every-8"},
         {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "64", "vkc-default-signal-every-64"},
@@ -412,7 +589,7 @@ void scen_reuse(bench *b, raw *r)
             unsetenv(modes[i].env);
         if (!c)
             continue;
-        bench_vkc_roundtrip(b, c, modes[i].name, false, NAIVE_BASE);
+        bench_vkc_roundtrip(b, c, modes[i].name, false, modes[i].glsl, NAIVE_BASE);
         vkc_context_destroy(c);
     }
 }
@@ -554,7 +731,7 @@ void scen_family(bench *b, raw *r)
         vkc_context *c = bench_context_or_fail(b, &desc, v1, v2, NULL);
         if (!c)
             continue;
-        bench_vkc_roundtrip(b, c, v1, false, NAIVE_BASE);
+        bench_vkc_roundtrip(b, c, v1, false, true, NAIVE_BASE);
         snprintf(base, sizeof(base), "family/vkc-chain-%s(qf%d)", names[0], fams[0]);
         bench_vkc_chain(b, c, v2, K, base);
         vkc_context_destroy(c);

@@ -110,12 +110,18 @@ static int32_t find_memory(raw *r, uint32_t type_bits, VkMemoryPropertyFlags wan
 bool raw_buf_create_in(raw *r, VkDeviceSize size, const VkMemoryPropertyFlags *want,
                        uint32_t want_count, bool map, raw_buf *out)
 {
+    return raw_buf_create_usage(r, size, want, want_count, map, 0, out);
+}
+
+bool raw_buf_create_usage(raw *r, VkDeviceSize size, const VkMemoryPropertyFlags *want,
+                          uint32_t want_count, bool map, VkBufferUsageFlags usage, raw_buf *out)
+{
     memset(out, 0, sizeof(*out));
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                               .size = size,
                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT | usage,
                               .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     if (!raw_ok(r, r->vkCreateBuffer(r->dev, &bci, NULL, &out->buf), "vkCreateBuffer"))
         return false;

@@ -405,6 +405,11 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                    f->armed_submits ? "on: a round trip's resubmit opens a copy submitted ahead"
                                     : "off: every submit calls vkQueueSubmit",
                    f->armed_reason ? f->armed_reason : "-");
+            printf("  completion epilogue: %s (%s)\n",
+                   f->completion_epilogue
+                       ? "on: a GLSL kernel's last workgroup publishes its submission's completion"
+                       : "off: submissions end with the completion marker",
+                   f->epilogue_reason ? f->epilogue_reason : "-");
             if (g_have_res && g_res.resident)
                 printf("  resident kernels: yes, on queue %u of family %u, ring in memory type "
                        "%u (%s), one poll about %.0f ns\n",

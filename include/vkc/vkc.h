@@ -577,6 +577,17 @@ typedef struct vkc_context_features {
      * ..."). Valid for the context's lifetime. */
     bool armed_submits;
     const char *armed_reason;
+    /* Completion epilogue: a submission whose last dispatch (a kernel from
+     * vkc_kernel_create_glsl, alone after a barrier, writing no
+     * host-visible memory, unprofiled, no images) publishes its own
+     * completion from its last workgroup, instead of ending with the
+     * completion marker (a barrier and a one-invocation dispatch). On
+     * where the marker is trusted, the device has bufferDeviceAddress and a
+     * self-test at context creation passed; epilogue_reason says "self-test
+     * passed" or why not ("no bufferDeviceAddress", "VKC_EPILOGUE=0",
+     * "self-test: ..."). Valid for the context's lifetime. */
+    bool completion_epilogue;
+    const char *epilogue_reason;
 } vkc_context_features;
 
 VKC_API vkc_result vkc_context_features_get(const vkc_context *ctx, vkc_context_features *out);
@@ -609,6 +620,9 @@ typedef struct vkc_stats {
      * on them), and armed copies cancelled by other work, total. */
     uint64_t armed_opens;
     uint64_t armed_cancels;
+    /* Recorded copies that end with the completion epilogue instead of the
+     * marker, total. */
+    uint64_t epilogue_records;
 } vkc_stats;
 
 VKC_API vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out);
@@ -1140,6 +1154,15 @@ typedef struct vkc_glsl_desc {
  * brings the steps and the device-wide barrier of a cooperative dispatch
  * (see "Cooperative dispatch" below). VKC_ERROR_COMPILE with the
  * compiler's message (with line numbers) in vkc_context_last_error().
+ *
+ * Where vkc_context_features.completion_epilogue is on, the kernel gets
+ * vkc's completion epilogue after its own source (main is renamed to
+ * vkc_kernel_main_, and the source is compiled with GL_EXT_buffer_reference,
+ * GL_EXT_buffer_reference_uvec2 and GL_KHR_memory_scope_semantics enabled):
+ * when such a kernel's dispatch ends a submission alone after a barrier,
+ * its last workgroup publishes the completion that a marker dispatch would
+ * have. Spec constant ids VKC_EPILOGUE_SPEC_ID .. + 4 are vkc's there.
+ * Kernels that include vkc_grid.glsl or vkc_resident.glsl go without it.
  * Thread-safe. */
 VKC_API vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc,
                                           vkc_kernel **out);
@@ -1474,6 +1497,9 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
 
 /* The spec constant id that vkc_grid.glsl declares (reserved). */
 #define VKC_GRID_SPEC_ID 2040
+/* The first of the five spec constant ids of the completion epilogue
+ * (vkc_kernel_create_glsl; reserved in kernels built with it). */
+#define VKC_EPILOGUE_SPEC_ID 2030
 
 /* ------------------------------------------------------------------------ */
 /* Immediate mode                                                           */
