@@ -18,8 +18,14 @@
  * (their layouts go back after the last dispatch), a last level of several
  * commands. Those keep the marker.
  *
+ * Nor for grids of more than VKC_EPILOGUE_GROUPS workgroups: every
+ * workgroup's arrival is an atomic on one word, and on the H200 262,144 of
+ * them cost 650 us against a marker's 4 (vkc-bench fusion, job S of
+ * 2026-12-02: vkc-fused 1485 us against 830). A dispatch that large is not
+ * latency-bound anyway.
+ *
  * Detected, not assumed: a self-test at context creation runs the
- * epilogue over grids of 1 to 512 workgroups whose invocations write
+ * epilogue over grids of 1 to VKC_EPILOGUE_GROUPS workgroups whose invocations write
  * host-visible memory (readback memory, and device memory where that is
  * mapped), and requires every count to be seen (no later than the
  * timeline says the work is done, give or take a grace) and to be exact;
@@ -45,7 +51,6 @@
 #define VKC_EPI_SPECS 5u
 /* Self-test rounds and their grids (64 invocations a workgroup). */
 #define VKC_EPI_ROUNDS VKC_EPI_SELFTEST_SUBMITS
-#define VKC_EPI_MAX_GROUPS 512u
 #define VKC_EPI_GRACE_NS 2000000ull
 
 /* The extensions the epilogue uses and main renamed, right after #version
@@ -277,7 +282,7 @@ static vkc_result vkc__epi_check(vkc_context *ctx, const char **why, bool *early
     for (int i = 0; i < 2 && r >= 0; ++i)
         r = vkc_buffer_create(
             ctx,
-            &(vkc_buffer_desc){.size = 4ull * 64 * VKC_EPI_MAX_GROUPS,
+            &(vkc_buffer_desc){.size = 4ull * 64 * VKC_EPILOGUE_GROUPS,
                                .memory = i ? VKC_MEMORY_DEVICE : VKC_MEMORY_READBACK,
                                .name = "vkc epilogue self-test"},
             &out[i]);
@@ -291,7 +296,8 @@ static vkc_result vkc__epi_check(vkc_context *ctx, const char **why, bool *early
             *why = "self-test: the epilogue pipeline could not be made";
     }
     const bool device_mapped = r >= 0 && out[1]->mapped && out[1]->host_coherent;
-    static const uint32_t grids[VKC_EPI_ROUNDS] = {1, 64, 512, 1, 7, 512};
+    static const uint32_t grids[VKC_EPI_ROUNDS] = {1, 64, VKC_EPILOGUE_GROUPS,
+                                                   1, 7,  VKC_EPILOGUE_GROUPS};
     for (uint32_t i = 0; r >= 0 && !*why && i < VKC_EPI_ROUNDS; ++i)
         r = vkc__epi_round(ctx, k, p, out[device_mapped ? i & 1 : 0], grids[i],
                            0x0e910000u + (i << 20), why, early);

@@ -175,7 +175,8 @@ static bool vkc__seq_marker_optional(const vkc_seq *s)
 /* The command whose epilogue pipeline ends the copies, or NULL: a dispatch
  * alone in the last level (so the barrier before it orders it after
  * everything else, this submission's work and the ones before), of a
- * kernel that carries the epilogue, with workgroups to run it; not where
+ * kernel that carries the epilogue, with 1 to VKC_EPILOGUE_GROUPS
+ * workgroups (each one's arrival is an atomic on one word); not where
  * the marker's barrier serves more than the count (images going back to
  * their layouts, the end timestamp; host-visible writes where the
  * self-test saw them late). */
@@ -191,7 +192,7 @@ static const vkc__command *vkc__epilogue_cmd(const vkc_seq *s, bool marker, bool
         (s->cmd_count > 1 && s->cmds[s->order[s->cmd_count - 2]].level == c->level))
         return NULL;
     const uint64_t groups = (uint64_t)c->groups[0] * c->groups[1] * c->groups[2];
-    return groups && groups <= UINT32_MAX ? c : NULL;
+    return groups && groups <= VKC_EPILOGUE_GROUPS ? c : NULL;
 }
 
 /* Record the commands, level by level, into a fresh unit. A failure here is

@@ -487,6 +487,8 @@ void vkc__cmd_marker_dispatch(vkc_context *ctx, vkc__cmd *cmd);
  * instead of the completion marker: its last workgroup publishes the count.
  * The module row: init (after the marker: the self-test), rebuild. */
 enum { VKC_EPI_NONE, VKC_EPI_BUILDING, VKC_EPI_READY, VKC_EPI_FAILED };
+/* The largest grid that ends with the epilogue (epilogue.c says why). */
+#define VKC_EPILOGUE_GROUPS 256u
 vkc_result vkc__epilogue_init(vkc_context *ctx);
 vkc_result vkc__epilogue_rebuild(vkc_context *ctx);
 /* The self-test alone (tests): *why NULL where it passed; *early where a

@@ -163,7 +163,8 @@ static void test_chain(void **state)
 }
 
 /* What keeps the marker: a SPIR-V kernel, two dispatches in the last level,
- * a write to host-visible memory. The results are the same either way. */
+ * a grid of more than VKC_EPILOGUE_GROUPS workgroups, a write to
+ * host-visible memory. The results are the same either way. */
 static void test_marker_kept(void **state)
 {
     vkc_context *ctx = *state;
@@ -179,32 +180,33 @@ static void test_marker_kept(void **state)
     vkc_buffer *x = buffer(ctx, VKC_MEMORY_DEVICE, 0), *y = buffer(ctx, VKC_MEMORY_DEVICE, 0);
     vkc_buffer *h = buffer(ctx, VKC_MEMORY_READBACK, 0);
     const uint32_t n = N;
-    vkc_seq *s[3] = {NULL};
-    for (int i = 0; i < 3; ++i)
+    vkc_seq *s[4] = {NULL};
+    for (int i = 0; i < 4; ++i)
         assert_int_equal(vkc_seq_create(ctx, &(vkc_seq_desc){.name = "kept"}, &s[i]), VKC_SUCCESS);
     dispatch(s[0], spv, x, &n, 4, 4);
     dispatch(s[1], k, x, &n, 4, 4); /* x and y: one level of two */
     dispatch(s[1], k, y, &n, 4, 4);
-    dispatch(s[2], k, h, &n, 4, 4); /* host-visible */
-    for (int i = 0; i < 3; ++i) {
+    dispatch(s[2], k, y, &n, 4, VKC_EPILOGUE_GROUPS + 1); /* a large grid */
+    dispatch(s[3], k, h, &n, 4, 4);                       /* host-visible */
+    for (int i = 0; i < 4; ++i) {
         const uint64_t before = stats(ctx).epilogue_records;
         assert_int_equal(vkc_seq_end(s[i]), VKC_SUCCESS);
         round_trips(ctx, s[i], 5);
         /* Host-visible results keep the marker only where the self-test
          * saw them after the count. */
-        if (i < 2 || !ctx->epi_mapped || !epilogue_on(ctx))
+        if (i < 3 || !ctx->epi_mapped || !epilogue_on(ctx))
             assert_int_equal(stats(ctx).epilogue_records, before);
         else
             assert_true(stats(ctx).epilogue_records > before);
     }
     expect_all(x, 10);
-    expect_all(y, 5);
+    expect_all(y, 10);
     volatile uint32_t *hm = vkc_buffer_map(h);
     assert_non_null(hm);
     for (uint32_t i = 0; i < N; ++i)
         assert_int_equal(hm[i], 5);
     count_exact(ctx);
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 4; ++i)
         vkc_seq_destroy(s[i]);
     vkc_buffer_destroy(h);
     vkc_buffer_destroy(y);
