@@ -45,6 +45,7 @@
 #include "vkc_builtin_shaders.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* vkc's specialization constants (VKC_EPILOGUE_SPEC_ID, vkc.h). */
@@ -61,16 +62,28 @@ static const char vkc__epi_extensions[] = "#extension GL_EXT_buffer_reference : 
                                           "#extension GL_KHR_memory_scope_semantics : require\n"
                                           "#define main vkc_kernel_main_\n";
 
-char *vkc__epilogue_wrap(const char *src)
+char *vkc__epilogue_wrap(const char *src, bool *skip)
 {
     /* After the line of #version (or before the first line without one),
      * then the line numbers of the source as written. */
     size_t at = 0;
     unsigned line = 1;
+    *skip = false;
     for (const char *p = src; *p; ++line) {
         const char *q = p + strspn(p, " \t");
         const char *eol = strchr(p, '\n');
         if (*q == '#' && strncmp(q + 1 + strspn(q + 1, " \t"), "version", 7) == 0) {
+            /* The extensions need desktop GLSL 4.50 or later (glslang's
+             * default without a #version): others go without. */
+            const char *v = q + 1 + strspn(q + 1, " \t") + 7;
+            char *end = NULL;
+            const long version = strtol(v, &end, 10);
+            const char *rest = end + strspn(end, " \t");
+            if (version < 450 || (*rest != '\n' && *rest != '\r' && *rest != '\0' &&
+                                  strncmp(rest, "core", 4) != 0)) {
+                *skip = true;
+                return NULL;
+            }
             at = eol ? (size_t)(eol - src) + 1 : strlen(src);
             break;
         }
@@ -323,15 +336,15 @@ vkc_result vkc__epilogue_selftest(vkc_context *ctx, const char **why, bool *earl
 /* VKC_EPILOGUE_FORM (experiments, measured side by side by vkc-bench
  * reuse), comma-separated: "xchg" publishes the count with an atomic
  * exchange; "barrier" keeps the host barrier after the last dispatch also
- * where the sequence writes no host-visible memory; "inv-after" records an
- * armed copy's inverted marker after the last dispatch instead of before
- * the first; "scoped" uses acquire-release atomics at device scope and a
+ * where the sequence writes no host-visible memory; "inv-first" records an
+ * armed copy's inverted marker right after the first barrier instead of
+ * after the last dispatch; "scoped" uses acquire-release atomics at device scope and a
  * control barrier instead of memoryBarrierBuffer, barrier and plain
  * atomics. "store" is the default. */
 static void vkc__epi_form(vkc_context *ctx)
 {
-    static const char *const names[] = {"store", "xchg", "barrier", "inv-after", "scoped"};
-    ctx->epi_xchg = ctx->epi_barrier = ctx->epi_inv_after = ctx->epi_scoped = false;
+    static const char *const names[] = {"store", "xchg", "barrier", "inv-first", "scoped"};
+    ctx->epi_xchg = ctx->epi_barrier = ctx->epi_inv_first = ctx->epi_scoped = false;
     const char *form = vkc__env_string("VKC_EPILOGUE_FORM");
     for (const char *p = form; p && *p;) {
         size_t n = strcspn(p, ",");
@@ -340,14 +353,14 @@ static void vkc__epi_form(vkc_context *ctx)
             ++i;
         if (i == VKC_ARRAY_COUNT(names)) {
             vkc__env_ignored(ctx, "VKC_EPILOGUE_FORM", form,
-                             "store, xchg, barrier, inv-after, scoped, comma-separated",
+                             "store, xchg, barrier, inv-first, scoped, comma-separated",
                              "the default form");
-            ctx->epi_xchg = ctx->epi_barrier = ctx->epi_inv_after = ctx->epi_scoped = false;
+            ctx->epi_xchg = ctx->epi_barrier = ctx->epi_inv_first = ctx->epi_scoped = false;
             return;
         }
         ctx->epi_xchg |= i == 1;
         ctx->epi_barrier |= i == 2;
-        ctx->epi_inv_after |= i == 3;
+        ctx->epi_inv_first |= i == 3;
         ctx->epi_scoped |= i == 4;
         p += n + (p[n] == ',');
     }

@@ -455,8 +455,10 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     }
     const char *source = expanded ? expanded : desc->source;
     char *wrapped = NULL;
+    bool skip = false;
+    if (epi && !(wrapped = vkc__epilogue_wrap(source, &skip)) && skip)
+        epi = false;
     if (epi) {
-        wrapped = vkc__epilogue_wrap(source);
         if (!wrapped) {
             vkc__free(preamble);
             vkc__free(expanded);

@@ -502,8 +502,9 @@ VkPipeline vkc__epilogue_pipeline(vkc_context *ctx, vkc_kernel *k);
 void vkc__epilogue_drop(vkc_context *ctx, vkc_kernel *k);
 /* glsl.c, where ctx->epi_build: the source with the epilogue's extensions
  * and main renamed after #version, and the epilogue after the end
- * (malloc'd; NULL without memory). */
-char *vkc__epilogue_wrap(const char *src);
+ * (malloc'd); NULL without memory, or with *skip for a #version the
+ * epilogue cannot go with (before 450, or es). */
+char *vkc__epilogue_wrap(const char *src, bool *skip);
 extern const char vkc__epilogue_glsl[];
 /* Flush immediate-mode work (through ctx->flush_immediate) and wait until
  * everything submitted so far has completed (vkc_finish; the blocking buffer
@@ -1232,7 +1233,7 @@ struct vkc_context {
     atomic_bool epi_on;
     bool epi_mapped; /* results in host-visible memory were seen with the count */
     /* VKC_EPILOGUE_FORM (experiments) */
-    bool epi_xchg, epi_barrier, epi_inv_after, epi_scoped;
+    bool epi_xchg, epi_barrier, epi_inv_first, epi_scoped;
     uint32_t epi_values[5];
     char epi_reason[96];
     /* Test-only: the epilogue pipelines are made with the publish off (the

@@ -272,6 +272,15 @@ static void test_source_forms(void **state)
     vkc_buffer_destroy(x);
     vkc_kernel_destroy(k);
 
+    /* A #version the epilogue's extensions do not go with: built without. */
+    vkc_kernel *old =
+        glsl(ctx, &(vkc_glsl_desc){.source = "#version 310 es\n"
+                                             "layout(local_size_x = 1) in;\n"
+                                             "layout(binding = 0) buffer B { uint b; };\n"
+                                             "void main() { b = 1u; }\n"});
+    assert_false(old->epilogue);
+    vkc_kernel_destroy(old);
+
     /* An error on line 4 is reported on line 4. */
     vkc_test_quiet_errors(1);
     vkc_kernel *bad = NULL;
