@@ -25,9 +25,9 @@
  * latency-bound anyway.
  *
  * Detected, not assumed: a self-test at context creation runs the
- * epilogue over grids of 1 to VKC_EPILOGUE_GROUPS workgroups whose invocations write
- * host-visible memory (readback memory, and device memory where that is
- * mapped), and requires every count to be seen (no later than the
+ * epilogue over grids of 1 to VKC_EPILOGUE_GROUPS workgroups whose
+ * invocations write host-visible memory (readback memory, and device
+ * memory where that is mapped), and requires every count to be seen (no later than the
  * timeline says the work is done, give or take a grace) and to be exact;
  * else the epilogue is off and vkc_context_features.epilogue_reason says
  * why. Vulkan orders a shader's writes before the host's reads only

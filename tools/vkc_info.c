@@ -252,6 +252,8 @@ static void json_device(json_w *w, const vkc_device_info *d, uint32_t i,
         json_kstr(w, "cooperative_reason", f->cooperative_reason ? f->cooperative_reason : "");
         json_kbool(w, "armed_submits", f->armed_submits);
         json_kstr(w, "armed_reason", f->armed_reason ? f->armed_reason : "");
+        json_kbool(w, "completion_epilogue", f->completion_epilogue);
+        json_kstr(w, "epilogue_reason", f->epilogue_reason ? f->epilogue_reason : "");
         if (g_have_res) {
             json_key(w, "resident_kernels");
             json_obj_begin(w);
@@ -622,7 +624,7 @@ int main(int argc, char **argv)
     /* Creating a context shows what vkc will really use (fallbacks). */
     vkc_context_features f;
     bool have_f = false;
-    char wait_reason[256], coop_reason[256], arm_reason[256];
+    char wait_reason[256], coop_reason[256], arm_reason[256], epi_reason[256];
     if (r == VKC_SUCCESS) {
         vkc_context *ctx = NULL;
         char dev[16];
@@ -643,6 +645,9 @@ int main(int argc, char **argv)
                 f.wait_reason = wait_reason;
                 f.cooperative_reason = coop_reason;
                 f.armed_reason = arm_reason;
+                snprintf(epi_reason, sizeof(epi_reason), "%s",
+                         f.epilogue_reason ? f.epilogue_reason : "-");
+                f.epilogue_reason = epi_reason;
             }
             probe_resident(ctx);
             probe_formats(ctx);
