@@ -336,15 +336,13 @@ vkc_result vkc__epilogue_selftest(vkc_context *ctx, const char **why, bool *earl
 /* VKC_EPILOGUE_FORM (experiments, measured side by side by vkc-bench
  * reuse), comma-separated: "xchg" publishes the count with an atomic
  * exchange; "barrier" keeps the host barrier after the last dispatch also
- * where the sequence writes no host-visible memory; "inv-first" records an
- * armed copy's inverted marker right after the first barrier instead of
- * after the last dispatch; "scoped" uses acquire-release atomics at device scope and a
- * control barrier instead of memoryBarrierBuffer, barrier and plain
- * atomics. "store" is the default. */
+ * where the sequence writes no host-visible memory; "scoped" uses acquire-release atomics at device
+ * scope and a control barrier instead of memoryBarrierBuffer, barrier and plain atomics. "store" is
+ * the default. */
 static void vkc__epi_form(vkc_context *ctx)
 {
-    static const char *const names[] = {"store", "xchg", "barrier", "inv-first", "scoped"};
-    ctx->epi_xchg = ctx->epi_barrier = ctx->epi_inv_first = ctx->epi_scoped = false;
+    static const char *const names[] = {"store", "xchg", "barrier", "scoped"};
+    ctx->epi_xchg = ctx->epi_barrier = ctx->epi_scoped = false;
     const char *form = vkc__env_string("VKC_EPILOGUE_FORM");
     for (const char *p = form; p && *p;) {
         size_t n = strcspn(p, ",");
@@ -353,15 +351,13 @@ static void vkc__epi_form(vkc_context *ctx)
             ++i;
         if (i == VKC_ARRAY_COUNT(names)) {
             vkc__env_ignored(ctx, "VKC_EPILOGUE_FORM", form,
-                             "store, xchg, barrier, inv-first, scoped, comma-separated",
-                             "the default form");
-            ctx->epi_xchg = ctx->epi_barrier = ctx->epi_inv_first = ctx->epi_scoped = false;
+                             "store, xchg, barrier, scoped, comma-separated", "the default form");
+            ctx->epi_xchg = ctx->epi_barrier = ctx->epi_scoped = false;
             return;
         }
         ctx->epi_xchg |= i == 1;
         ctx->epi_barrier |= i == 2;
-        ctx->epi_inv_first |= i == 3;
-        ctx->epi_scoped |= i == 4;
+        ctx->epi_scoped |= i == 3;
         p += n + (p[n] == ',');
     }
 }

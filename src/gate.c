@@ -98,10 +98,8 @@ bool vkc__arm_restore(vkc_context *ctx, vkc__cmd *cmd)
     if (VKC_LIKELY(!atomic_load_explicit(&cmd->pred_zero, memory_order_acquire)))
         return true;
     /* The cancelled copy reads the word when it runs: 1 only after it ran.
-     * No wait: it may sit behind work that waits on the host. A copy whose
-     * count comes first (record.c) reads the word after its count moved:
-     * done once the submission after it is. */
-    if (!vkc__queue_idle(ctx, cmd->last_value + (cmd->count_first ? 1 : 0)))
+     * No wait: it may sit behind work that waits on the host. */
+    if (!vkc__queue_idle(ctx, cmd->last_value))
         return false;
     ctx->arm_pred[cmd->pred_slot - 1] = 1;
     atomic_store_explicit(&cmd->pred_zero, false, memory_order_relaxed);

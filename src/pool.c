@@ -202,7 +202,6 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
         ctx->arm_pred[c->pred_slot - 1] = 1;
     atomic_store_explicit(&c->pred_zero, false, memory_order_relaxed);
     c->conditional = false;
-    c->count_first = false;
     c->has_marker = false;
     c->needs_signal = false;
     c->marker_optional = false;

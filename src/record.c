@@ -239,15 +239,7 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         epi_cmd ? vkc__epilogue_pipeline(ctx, epi_cmd->kernel) : VK_NULL_HANDLE;
     if (!epi_pipe)
         epi_cmd = NULL;
-    /* An armed copy that ends with the epilogue: a cancelled one counts
-     * through the marker under the inverted predicate, after the last
-     * dispatch (its commands stay off the open copy's way to its dispatch:
-     * 0.05-0.24 us less of round trip on the H200 than right after the
-     * first barrier, VKC_EPILOGUE_FORM=inv-first, which counts a cancelled
-     * copy before its last predicate read: gate.c's restore knows). */
-    const bool inv_first = s->armable && epi_cmd && ctx->epi_inv_first;
-    unit->count_first = inv_first;
-    if (s->armable && !inv_first)
+    if (s->armable)
         vkc__arm_begin(s, unit);
     if (prof) {
         /* Spans: the submission, one per level's barrier, one per command.
@@ -313,10 +305,6 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
             }
             if (prof)
                 vkc__cmd_span_end(ctx, unit, span);
-        }
-        if (inv_first && i == 0) {
-            vkc__arm_inverted_marker(s, unit);
-            vkc__arm_begin(s, unit);
         }
         before |= stages;
         last = stages;
@@ -428,14 +416,17 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
      * sees the marker may return before anything after it is written. */
     if (prof)
         vkc__cmd_span_end(ctx, unit, 0);
-    if (r >= 0 && epi_cmd && s->armable && !inv_first) {
-        /* The inverted marker, ordered after everything by the last
-         * level's barrier, as the epilogue is. */
-        unit->has_marker = false;
+    if (r >= 0 && epi_cmd && s->armable) {
+        /* A cancelled armed copy skipped the epilogue: the marker counts it
+         * instead, under the inverted predicate, ordered after everything
+         * by the last level's barrier as the epilogue is. After the last
+         * dispatch, its commands stay off an opened copy's way to it (right
+         * after the first barrier cost 0.05-0.24 us more of round trip on
+         * the H200: BENCHMARKS.md, 2026-12-02). */
         vkc__arm_inverted_marker(s, unit);
+        if (!unit->has_marker)
+            r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY, "completion marker");
     }
-    if (r >= 0 && epi_cmd && s->armable && !unit->has_marker)
-        r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY, "completion marker");
     if (r >= 0 && epi_cmd) {
         unit->has_marker = true;
         /* Host-visible results made available to the host by the end of the

@@ -340,9 +340,6 @@ typedef struct vkc__cmd {
      * goes back to 1 once the unit's last submit completed: vkc__arm_restore). */
     uint32_t pred_slot;
     bool conditional;
-    /* Armed with the completion epilogue: its inverted marker comes first,
-     * so its count is seen before its last predicate read (record.c). */
-    bool count_first;
     atomic_bool pred_zero;
 } vkc__cmd;
 
@@ -1233,7 +1230,7 @@ struct vkc_context {
     atomic_bool epi_on;
     bool epi_mapped; /* results in host-visible memory were seen with the count */
     /* VKC_EPILOGUE_FORM (experiments) */
-    bool epi_xchg, epi_barrier, epi_inv_first, epi_scoped;
+    bool epi_xchg, epi_barrier, epi_scoped;
     uint32_t epi_values[5];
     char epi_reason[96];
     /* Test-only: the epilogue pipelines are made with the publish off (the

@@ -566,7 +566,6 @@ void scen_reuse(bench *b, raw *r)
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE", "0", "vkc-default-noepilogue", true},
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "barrier", "vkc-default-epi-barrier", true},
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "xchg", "vkc-default-epi-xchg", true},
-        {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "inv-first", "vkc-default-epi-inv-first", true},
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "scoped", "vkc-default-epi-scoped", true},
         {VKC_WAIT_DEFAULT, "VKC_ARM", "0", "vkc-default-unarmed", true},
         {VKC_WAIT_DEFAULT, "VKC_ARM", "0", "vkc-default-unarmed-spirv"},
