@@ -53,20 +53,6 @@ bool vkc__seq_armable(const vkc_seq *s)
     return true;
 }
 
-bool vkc__arm_slot(vkc_seq *s, vkc__cmd *unit)
-{
-    vkc_context *ctx = s->obj.ctx;
-    if (!unit->pred_slot) {
-        uint32_t slot = atomic_fetch_add_explicit(&ctx->arm_pred_next, 1, memory_order_relaxed);
-        if (slot >= ctx->arm_pred_cap)
-            return false; /* every word is taken: this copy is not armable */
-        unit->pred_slot = slot + 1;
-        ctx->arm_pred[slot] = 1;
-    }
-    unit->conditional = true;
-    return true;
-}
-
 static void vkc__arm_cond(vkc_context *ctx, vkc__cmd *unit, bool inverted)
 {
     VkConditionalRenderingBeginInfoEXT ci = {
@@ -77,9 +63,19 @@ static void vkc__arm_cond(vkc_context *ctx, vkc__cmd *unit, bool inverted)
     ctx->vk.vkCmdBeginConditionalRenderingEXT(unit->cb, &ci);
 }
 
-void vkc__arm_begin(vkc_seq *s, vkc__cmd *unit)
+bool vkc__arm_begin(vkc_seq *s, vkc__cmd *unit)
 {
-    vkc__arm_cond(s->obj.ctx, unit, false);
+    vkc_context *ctx = s->obj.ctx;
+    if (!unit->pred_slot) {
+        uint32_t slot = atomic_fetch_add_explicit(&ctx->arm_pred_next, 1, memory_order_relaxed);
+        if (slot >= ctx->arm_pred_cap)
+            return false; /* every word is taken: this copy is not armable */
+        unit->pred_slot = slot + 1;
+        ctx->arm_pred[slot] = 1;
+    }
+    vkc__arm_cond(ctx, unit, false);
+    unit->conditional = true;
+    return true;
 }
 
 void vkc__arm_end(vkc_seq *s, vkc__cmd *unit)

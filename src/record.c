@@ -231,7 +231,7 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
      * its barriers and the marker run whatever the word says. */
     /* Whether the copies end with the completion marker: decided once. */
     const bool marker = vkc__marker_on(ctx) && !vkc__seq_marker_optional(s);
-    s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_slot(s, unit);
+    s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_begin(s, unit);
     /* The last dispatch publishes the count itself where it can
      * (epilogue.c): no marker after it. */
     const vkc__command *epi_cmd = vkc__epilogue_cmd(s, marker, prof);
@@ -239,8 +239,6 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         epi_cmd ? vkc__epilogue_pipeline(ctx, epi_cmd->kernel) : VK_NULL_HANDLE;
     if (!epi_pipe)
         epi_cmd = NULL;
-    if (s->armable)
-        vkc__arm_begin(s, unit);
     if (prof) {
         /* Spans: the submission, one per level's barrier, one per command.
          * Without queries the recording goes on unprofiled. */

@@ -297,10 +297,7 @@ bool vkc__seq_armable(const vkc_seq *s);
 /* dispatch.c: recorded copies used in turn; make copy i match the commands. */
 uint32_t vkc__seq_ring_of(const vkc_seq *s);
 vkc_result vkc__seq_ensure_unit(vkc_seq *s, uint32_t i);
-/* The unit's predicate word (false where none is left); then the
- * conditional block its dispatches go in (begin, end). */
-bool vkc__arm_slot(vkc_seq *s, vkc__cmd *unit);
-void vkc__arm_begin(vkc_seq *s, vkc__cmd *unit);
+bool vkc__arm_begin(vkc_seq *s, vkc__cmd *unit);
 void vkc__arm_end(vkc_seq *s, vkc__cmd *unit);
 /* A copy that ends with the completion epilogue: the marker's dispatch
  * under the inverted predicate, so that a cancelled copy (its dispatches,
