@@ -474,9 +474,16 @@ bool vkc__queue_idle(vkc_context *ctx, uint64_t value);
  * in ctx->wait_reason. Returns an error only when a submission fails. */
 vkc_result vkc__marker_check(vkc_context *ctx, bool *ok);
 #define vkc__marker_on(ctx) atomic_load_explicit(&(ctx)->marker_on, memory_order_relaxed)
-/* The marker's dispatch alone (no barrier before it; the trailing host
- * barrier unless lean): for an armed copy's inverted marker (arm.c). */
+/* The marker's dispatch alone (no barrier before or after it): for an
+ * armed copy's inverted marker (arm.c). */
 void vkc__cmd_marker_dispatch(vkc_context *ctx, vkc__cmd *cmd);
+/* Storage buffers bi[0..n) (n <= 4) at bindings 0..n-1 of one of vkc's
+ * own kernels: pushed, or a set of cmd's pool written and bound. */
+vkc_result vkc__cmd_bind_buffers(vkc_context *ctx, vkc__cmd *cmd, const vkc_kernel *k,
+                                 const VkDescriptorBufferInfo *bi, uint32_t n);
+/* Self-tests: spin until the count reaches value (true), or until it
+ * trails the timeline's completion by more than a grace, or 2 s (false). */
+bool vkc__marker_seen(vkc_context *ctx, uint64_t value);
 
 /* ---- completion epilogue (epilogue.c) ----
  * A submission whose last dispatch runs alone after a barrier and whose

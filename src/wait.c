@@ -199,32 +199,68 @@ void vkc__cmd_marker_dispatch(vkc_context *ctx, vkc__cmd *cmd)
         return;
     VkCommandBuffer cb = cmd->cb;
     ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-    VkDescriptorBufferInfo bi[2] = {{ctx->marker_buf->buffer, ctx->marker_buf->offset, 64},
-                                    {ctx->marker_count->buffer, ctx->marker_count->offset, 64}};
-    VkWriteDescriptorSet w[2];
-    for (uint32_t i = 0; i < 2; ++i) {
+    const VkDescriptorBufferInfo bi[2] = {
+        {ctx->marker_buf->buffer, ctx->marker_buf->offset, 64},
+        {ctx->marker_count->buffer, ctx->marker_count->offset, 64}};
+    if (vkc__cmd_bind_buffers(ctx, cmd, k, bi, 2) < 0)
+        return; /* the wait falls back to the timeline for this one */
+    const uint32_t form = ctx->marker_atomic ? 1u : 0u;
+    ctx->vk.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &form);
+    if (!ctx->test_marker_mute)
+        ctx->vk.vkCmdDispatch(cb, 1, 1, 1);
+    cmd->has_marker = true;
+}
+
+/* Rounds of the marker's self-test, and how long the count may trail the
+ * timeline before it counts as never seen. */
+#define VKC_MARKER_ROUNDS 8
+#define VKC_MARKER_GRACE_NS 2000000ull
+
+vkc_result vkc__cmd_bind_buffers(vkc_context *ctx, vkc__cmd *cmd, const vkc_kernel *k,
+                                 const VkDescriptorBufferInfo *bi, uint32_t n)
+{
+    VkWriteDescriptorSet w[4];
+    if (n > VKC_ARRAY_COUNT(w))
+        return VKC_FAIL(ctx, VKC_ERROR_LIMIT, "%u buffers for one of vkc's own kernels", n);
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    if (!ctx->features.push_descriptors)
+        VKC_FORWARD(vkc__cmd_alloc_set(ctx, cmd, k->set_layout, &set));
+    for (uint32_t i = 0; i < n; ++i) {
         w[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w[i].dstSet = set;
         w[i].dstBinding = i;
         w[i].descriptorCount = 1;
         w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         w[i].pBufferInfo = &bi[i];
     }
     if (ctx->features.push_descriptors) {
-        ctx->vk.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 2, w);
+        ctx->vk.vkCmdPushDescriptorSetKHR(cmd->cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, n,
+                                          w);
     } else {
-        VkDescriptorSet set;
-        if (vkc__cmd_alloc_set(ctx, cmd, k->set_layout, &set) < 0)
-            return; /* the wait falls back to the timeline for this one */
-        w[0].dstSet = w[1].dstSet = set;
-        ctx->vk.vkUpdateDescriptorSets(ctx->device, 2, w, 0, NULL);
-        ctx->vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &set,
-                                        0, NULL);
+        ctx->vk.vkUpdateDescriptorSets(ctx->device, n, w, 0, NULL);
+        ctx->vk.vkCmdBindDescriptorSets(cmd->cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1,
+                                        &set, 0, NULL);
     }
-    const uint32_t form = ctx->marker_atomic ? 1u : 0u;
-    ctx->vk.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &form);
-    if (!ctx->test_marker_mute)
-        ctx->vk.vkCmdDispatch(cb, 1, 1, 1);
-    cmd->has_marker = true;
+    return VKC_SUCCESS;
+}
+
+bool vkc__marker_seen(vkc_context *ctx, uint64_t value)
+{
+    const uint64_t start = vkc__now_ns();
+    uint64_t timeline_done = 0; /* when the timeline was first seen done */
+    for (uint32_t spins = 1;; ++spins) {
+        if (vkc__marker_done(ctx, value))
+            return true;
+        if ((spins & 255) == 0) {
+            uint64_t now = vkc__now_ns();
+            if (!timeline_done && vkc__completed_value(ctx) >= value)
+                timeline_done = now;
+            if (timeline_done && now - timeline_done > VKC_MARKER_GRACE_NS)
+                return false;
+            if (now - start > 2000000000ull) /* neither in 2 s: the caller blocks */
+                return false;
+        }
+    }
 }
 
 vkc_result vkc__marker_reset(vkc_context *ctx)
@@ -248,11 +284,6 @@ vkc_result vkc__marker_reset(vkc_context *ctx)
     return VKC_SUCCESS;
 }
 
-/* Rounds of the marker's self-test, and how long the count may trail the
- * timeline before it counts as never seen. */
-#define VKC_MARKER_ROUNDS 8
-#define VKC_MARKER_GRACE_NS 2000000ull
-
 /* One round: fill words 1..15 of the marker buffer with a pattern, then the
  * marker; spin on the count. Sets *why (static text) when the round fails. */
 static vkc_result vkc__marker_round(vkc_context *ctx, uint32_t pattern, const char **why)
@@ -269,24 +300,7 @@ static vkc_result vkc__marker_round(vkc_context *ctx, uint32_t pattern, const ch
                             pattern);
     uint64_t value = 0;
     VKC_FORWARD(vkc__oneshot_end_submit(ctx, cmd, VK_PIPELINE_STAGE_2_TRANSFER_BIT, &value));
-    const uint64_t start = vkc__now_ns();
-    uint64_t timeline_done = 0; /* when the timeline was first seen done */
-    bool seen = false;
-    for (uint32_t spins = 1;; ++spins) {
-        if (vkc__marker_done(ctx, value)) {
-            seen = true;
-            break;
-        }
-        if ((spins & 255) == 0) {
-            uint64_t now = vkc__now_ns();
-            if (!timeline_done && vkc__completed_value(ctx) >= value)
-                timeline_done = now;
-            if (timeline_done && now - timeline_done > VKC_MARKER_GRACE_NS)
-                break;
-            if (now - start > 2000000000ull) /* neither in 2 s: block below */
-                break;
-        }
-    }
+    const bool seen = vkc__marker_seen(ctx, value);
     vkc_result r = vkc__wait_value(ctx, value, 5000000000ull, VKC_WAIT_BLOCK);
     if (r == VKC_TIMEOUT) {
         *why = "self-test: the timeline did not reach a submission within 5 s";
