@@ -298,7 +298,11 @@ static void soak(bool fallbacks, uint64_t total)
     const uint64_t unit_bound = 8 + fe.batches_in_flight + 2;
     assert_true(end.st.command_buffers <= unit_bound);
     assert_true(warm.st.command_buffers <= end.st.command_buffers);
-    assert_int_equal(end.st.descriptor_pools, warm.st.descriptor_pools);
+    /* Without push descriptors each recording unit owns its pool: a unit
+     * reached after the warm-up (allowed above) brings its pool, no more. */
+    assert_true(end.st.descriptor_pools - warm.st.descriptor_pools <=
+                end.st.command_buffers - warm.st.command_buffers);
+    assert_true(warm.st.descriptor_pools <= end.st.descriptor_pools);
     assert_int_equal(end.st.memory_blocks, warm.st.memory_blocks);
     assert_int_equal(end.st.memory_bytes, warm.st.memory_bytes);
     assert_int_equal(end.st.staging_blocks, warm.st.staging_blocks);
