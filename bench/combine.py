@@ -138,13 +138,16 @@ def targets(recs):
                      "%s %s = %.3g" % (theirs["source"], theirs["variant"], b), "%.3f" % (a / b),
                      goal, result))
 
-    def tail_row(name, r):
+    def tail_row(name, r, report=False):
+        goal = "report" if report else "ratio <= 1.5"
         if r and r.get("p50_us") and r.get("p99_us"):
+            result = "report" if report else (
+                "met" if r["p99_us"] <= 1.5 * r["p50_us"] else "MISSED")
             rows.append((name, "%s p99 = %.3g" % (r["variant"], r["p99_us"]),
-                         "p50 = %.3g" % r["p50_us"], "%.3f" % (r["p99_us"] / r["p50_us"]),
-                         "ratio <= 1.5", "met" if r["p99_us"] <= 1.5 * r["p50_us"] else "MISSED"))
+                         "p50 = %.3g" % r["p50_us"], "%.3f" % (r["p99_us"] / r["p50_us"]), goal,
+                         result))
         else:
-            rows.append((name, "-", "-", "-", "ratio <= 1.5", "not measured"))
+            rows.append((name, "-", "-", "-", goal, "not measured"))
 
     cuda_rt = find(recs, "reuse", "cuda-launch-sync-spin")
     # Every pass must meet it: the driver's fast and slow modes differ between passes.
@@ -165,6 +168,15 @@ def targets(recs):
             find(recs, sc, "vkc-default-unarmed"), "p50_us", "report", None)
         row("round trip p50 (vkc default wait%s) vs raw gated copy armed in the window" % label,
             rt, find(recs, sc, "raw-seqpoll-gated-arm"), "p50_us", "report", None)
+        # Armed 512 deep (2026-12-03) against one copy ahead, and against its
+        # raw twin: 256 copies ahead, re-armed 128 at a time.
+        row("round trip p50 (vkc default wait%s) vs the same one copy ahead (VKC_ARM_DEPTH=1)"
+            % label, rt, find(recs, sc, "vkc-default-arm-depth-1"), "p50_us", "report", None)
+        row("round trip p50 (vkc default wait%s) vs raw gated copies armed deep" % label, rt,
+            find(recs, sc, "raw-seqpoll-store-gated-deep+lead+cond+inv"), "p50_us", "report",
+            None)
+        tail_row("round trip p99 / p50 (raw gated copies armed deep%s)" % label,
+                 find(recs, sc, "raw-seqpoll-store-gated-deep+lead+cond+inv"), report=True)
         # The completion epilogue (src/epilogue.c): vkc-default's kernel is
         # built from GLSL; the same kernel from SPIR-V keeps the marker.
         spv = find(recs, sc, "vkc-default-spirv")

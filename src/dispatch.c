@@ -40,6 +40,7 @@ static void vkc__seq_free(vkc__obj *o)
     vkc_seq *s = (vkc_seq *)o;
     vkc__seq_let_go(s);
     vkc__free(s->cmds);
+    vkc__free(s->arm_units);
     vkc__free(s->uses);
     vkc__free(s->push);
     for (uint32_t i = 0; i < s->buf_cap; ++i)
@@ -811,7 +812,7 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
         s->submits++;
         /* Best effort: the submit itself is done. Only a lost device, found
          * by the arming submit, is this submit's error too. */
-        if (s->armable && repeat && vkc__seq_arm_next(s, value) == VKC_ERROR_DEVICE_LOST)
+        if (s->armable && repeat && vkc__seq_arm_next(s, value, opened) == VKC_ERROR_DEVICE_LOST)
             r = VKC_ERROR_DEVICE_LOST;
     }
     atomic_store_explicit(&s->busy, false, memory_order_release);

@@ -524,8 +524,8 @@ static vkc_result vkc__fence_slot_locked(vkc_context *ctx, VkFence *out)
 /* Whether the submit of value signals the timeline; caller holds queue_lock.
  * Without the trusted marker every submit signals (the host learns of
  * completion from the timeline alone). */
-static bool vkc__submit_signals(vkc_context *ctx, const vkc__cmd *cmd, uint64_t value,
-                                uint32_t host_waits)
+bool vkc__submit_signals(vkc_context *ctx, const vkc__cmd *cmd, uint64_t value, uint32_t host_waits,
+                         uint64_t signalled, bool asked)
 {
     if (!ctx->features.timeline_semaphores)
         return false;
@@ -537,11 +537,9 @@ static bool vkc__submit_signals(vkc_context *ctx, const vkc__cmd *cmd, uint64_t 
      * grew the pool by the GPU's lag on every round). Resubmits of a
      * recorded sequence, the round trip that matters, do not. Host waits:
      * rare, and the host's semaphore order is simpler with a signal. */
-    if (cmd->needs_signal || cmd->last_value == 0 || host_waits ||
-        atomic_load_explicit(&ctx->signal_asked, memory_order_relaxed))
+    if (cmd->needs_signal || cmd->last_value == 0 || host_waits || asked)
         return true;
-    return value - atomic_load_explicit(&ctx->signalled_value, memory_order_relaxed) >=
-           ctx->signal_every;
+    return value - signalled >= ctx->signal_every;
 }
 
 /* A submit signalled value; caller holds queue_lock (gate.c too). */
@@ -632,7 +630,7 @@ vkc_result vkc__signal_through(vkc_context *ctx, uint64_t value)
     return r;
 }
 static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *marker,
-                                   uint64_t *out_value, bool *need_marker, void *arm_owner);
+                                   uint64_t *out_value, bool *need_marker);
 
 /* The completion marker alone, in a unit of its own: for a unit recorded
  * without it (an immediate batch meant for an idle queue, a sequence whose
@@ -662,13 +660,13 @@ static vkc_result vkc__marker_unit(vkc_context *ctx, vkc__cmd **out)
 static vkc_result vkc__submit_marked(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
 {
     bool need = false;
-    vkc_result r = vkc__submit_unit(ctx, cmd, NULL, out_value, &need, NULL);
+    vkc_result r = vkc__submit_unit(ctx, cmd, NULL, out_value, &need);
     if (VKC_LIKELY(r < 0 || !need))
         return r;
     vkc__cmd *marker = NULL;
     r = vkc__marker_unit(ctx, &marker);
     if (r >= 0)
-        r = vkc__submit_unit(ctx, cmd, marker, out_value, &need, NULL);
+        r = vkc__submit_unit(ctx, cmd, marker, out_value, &need);
     vkc__cmd_release(ctx, marker); /* pending until its value completes */
     return r;
 }
@@ -697,24 +695,15 @@ vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value)
 
 /* marker: NULL, or the unit that carries cmd's completion marker, submitted
  * right after it. *need_marker is set (and nothing submitted) when cmd
- * goes without a marker onto a queue that is not idle. arm_owner: not NULL
- * to arm cmd (vkc__arm_unit): it waits on the gate, and its value is
- * reserved, not handed out. */
+ * goes without a marker onto a queue that is not idle. */
 static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *marker,
-                                   uint64_t *out_value, bool *need_marker, void *arm_owner)
+                                   uint64_t *out_value, bool *need_marker)
 {
     if (ctx->queue_lock_fn)
         ctx->queue_lock_fn(ctx->queue_lock_user);
     pthread_mutex_lock(&ctx->queue_lock);
     /* Nothing goes onto the queue behind a copy that waits on the gate. */
     vkc__arm_cancel_locked(ctx);
-    if (VKC_UNLIKELY(arm_owner && ctx->host_wait_count)) {
-        /* Registered host waits belong to the next ordinary submit. */
-        pthread_mutex_unlock(&ctx->queue_lock);
-        if (ctx->queue_unlock_fn)
-            ctx->queue_unlock_fn(ctx->queue_lock_user);
-        return VKC_SUCCESS;
-    }
     uint64_t value = ctx->next_value + 1;
     bool skip = false;
     if (VKC_UNLIKELY(vkc__marker_on(ctx) && !cmd->has_marker && !marker)) {
@@ -746,14 +735,12 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
     }
     /* Host semaphores registered by vkc_wait_host_semaphore (interop.c):
      * this submit waits on all of them, on every stage. */
-    uint32_t nw = ctx->host_wait_count;
-    const bool signal = skip || vkc__submit_signals(ctx, cmd, value, nw);
-    /* An armed copy waits on the gate's next value (its only wait: arming
-     * is refused while host waits are registered). */
-    const uint64_t gate_at = ctx->gate_value + 1;
-    if (arm_owner) {
-        nw = 1;
-    }
+    const uint32_t nw = ctx->host_wait_count;
+    const bool signal =
+        skip ||
+        vkc__submit_signals(ctx, cmd, value, nw,
+                            atomic_load_explicit(&ctx->signalled_value, memory_order_relaxed),
+                            atomic_load_explicit(&ctx->signal_asked, memory_order_relaxed));
     const uint32_t ncb = marker ? 2 : 1;
     VkCommandBuffer cbs[2] = {cmd->cb, marker ? marker->cb : VK_NULL_HANDLE};
     if (ctx->features.synchronization2) {
@@ -769,8 +756,8 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
         VkSemaphoreSubmitInfo wi[VKC_MAX_HOST_WAITS];
         for (uint32_t i = 0; i < nw; ++i) {
             wi[i] = (VkSemaphoreSubmitInfo){VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-            wi[i].semaphore = arm_owner ? ctx->gate : ctx->host_waits[i].semaphore;
-            wi[i].value = arm_owner ? gate_at : ctx->host_waits[i].value;
+            wi[i].semaphore = ctx->host_waits[i].semaphore;
+            wi[i].value = ctx->host_waits[i].value;
             wi[i].stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
         }
         VkSubmitInfo2 sub = {VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
@@ -788,8 +775,8 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
         uint64_t wval[VKC_MAX_HOST_WAITS];
         VkPipelineStageFlags wstage[VKC_MAX_HOST_WAITS];
         for (uint32_t i = 0; i < nw; ++i) {
-            wsem[i] = arm_owner ? ctx->gate : ctx->host_waits[i].semaphore;
-            wval[i] = arm_owner ? gate_at : ctx->host_waits[i].value;
+            wsem[i] = ctx->host_waits[i].semaphore;
+            wval[i] = ctx->host_waits[i].value;
             wstage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
         }
         VkTimelineSemaphoreSubmitInfo ts = {VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
@@ -818,13 +805,8 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
         goto out;
     }
     ctx->next_value = value;
-    if (!arm_owner)
-        ctx->host_wait_count = 0; /* consumed */
-    /* An armed copy's signal is noted when the gate opens: until then no
-     * wait may count on it. */
-    if (signal && arm_owner)
-        ctx->armed_signals = true;
-    else if (signal)
+    ctx->host_wait_count = 0; /* consumed */
+    if (signal)
         vkc__signal_note_locked(ctx, value);
     if (skip) {
         /* Skip before skew: vkc__marker_done reads them the other way. */
@@ -840,16 +822,11 @@ static vkc_result vkc__submit_unit(vkc_context *ctx, vkc__cmd *cmd, vkc__cmd *ma
         ctx->fence_values[slot] = value;
         ctx->fence_count++;
     }
-    if (VKC_UNLIKELY(arm_owner != NULL)) {
-        /* Reserved: handed out when the gate opens for it. */
-        ctx->armed_cmd = cmd;
-        ctx->armed_value = value;
-        ctx->armed_owner = arm_owner;
-    } else {
-        atomic_store_explicit(&ctx->submitted_value, value, memory_order_release);
-    }
+    atomic_store_explicit(&ctx->submitted_value, value, memory_order_release);
     atomic_store_explicit(&ctx->last_submit, cmd, memory_order_relaxed);
     cmd->last_value = value;
+    cmd->run_value = value;
+    cmd->run_armed = false;
     *out_value = value;
     VKC_STAT_ADD(ctx, submits, 1);
 out:
@@ -857,18 +834,6 @@ out:
     if (ctx->queue_unlock_fn)
         ctx->queue_unlock_fn(ctx->queue_lock_user);
     return r;
-}
-
-/* ---- armed submission ------------------------------------------------------------- */
-
-vkc_result vkc__arm_unit(vkc_context *ctx, vkc__cmd *cmd, void *owner)
-{
-    if (!ctx->arm_on || !cmd->conditional || !cmd->has_marker || VKC__PROFILED(cmd->query_count) ||
-        !vkc__marker_on(ctx) || !atomic_load_explicit(&ctx->marker_trusted, memory_order_relaxed))
-        return VKC_SUCCESS; /* not armable: the next submit goes the ordinary way */
-    bool need = false;
-    uint64_t value = 0;
-    return vkc__submit_unit(ctx, cmd, NULL, &value, &need, owner);
 }
 
 /* ---- one-shot work (blocking buffer calls) ------------------------------------------ */

@@ -231,7 +231,7 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
      * its barriers and the marker run whatever the word says. */
     /* Whether the copies end with the completion marker: decided once. */
     const bool marker = vkc__marker_on(ctx) && !vkc__seq_marker_optional(s);
-    s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_begin(s, unit);
+    s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_slot(s, unit);
     /* The last dispatch publishes the count itself where it can
      * (epilogue.c): no marker after it. */
     const vkc__command *epi_cmd = vkc__epilogue_cmd(s, marker, prof);
@@ -239,6 +239,15 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         epi_cmd ? vkc__epilogue_pipeline(ctx, epi_cmd->kernel) : VK_NULL_HANDLE;
     if (!epi_pipe)
         epi_cmd = NULL;
+    /* An armed copy that ends with the epilogue counts a cancel through the
+     * marker under the inverted predicate, right after the first barrier:
+     * an opened copy reads its word for the last time before its count
+     * moves (a cancel zeroes the word once that count is seen, gate.c), a
+     * cancelled one after (its restore waits for the next value). */
+    const bool inv_first = s->armable && epi_cmd;
+    unit->count_first = inv_first;
+    if (s->armable && !inv_first)
+        vkc__arm_block(s, unit);
     if (prof) {
         /* Spans: the submission, one per level's barrier, one per command.
          * Without queries the recording goes on unprofiled. */
@@ -303,6 +312,12 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
             }
             if (prof)
                 vkc__cmd_span_end(ctx, unit, span);
+        }
+        if (inv_first && i == 0) {
+            vkc__arm_inverted_marker(s, unit);
+            if (!unit->has_marker)
+                r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY, "completion marker");
+            vkc__arm_block(s, unit);
         }
         before |= stages;
         last = stages;
@@ -414,17 +429,6 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
      * sees the marker may return before anything after it is written. */
     if (prof)
         vkc__cmd_span_end(ctx, unit, 0);
-    if (r >= 0 && epi_cmd && s->armable) {
-        /* A cancelled armed copy skipped the epilogue: the marker counts it
-         * instead, under the inverted predicate, ordered after everything
-         * by the last level's barrier as the epilogue is. After the last
-         * dispatch, its commands stay off an opened copy's way to it (right
-         * after the first barrier cost 0.05-0.24 us more of round trip on
-         * the H200: BENCHMARKS.md, 2026-12-02). */
-        vkc__arm_inverted_marker(s, unit);
-        if (!unit->has_marker)
-            r = VKC_FAIL(ctx, VKC_ERROR_OUT_OF_DEVICE_MEMORY, "completion marker");
-    }
     if (r >= 0 && epi_cmd) {
         unit->has_marker = true;
         /* Host-visible results made available to the host by the end of the

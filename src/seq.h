@@ -190,6 +190,12 @@ struct vkc_seq {
     bool armable;
     atomic_uint arm_misses;
     uint32_t arm_quiet; /* submits left before arming is tried again */
+    /* How many copies it keeps armed, opens in a row at that depth, the
+     * last submit's time (vkc__seq_arm_next), and the units of one arming
+     * (arm_depth_max of them, made on the first deep one). */
+    uint32_t arm_depth, arm_streak;
+    uint64_t arm_last_ns;
+    vkc__cmd **arm_units;
 };
 
 /* Growth helpers (only while a sequence grows; steady state reuses). */
@@ -297,13 +303,18 @@ bool vkc__seq_armable(const vkc_seq *s);
 /* dispatch.c: recorded copies used in turn; make copy i match the commands. */
 uint32_t vkc__seq_ring_of(const vkc_seq *s);
 vkc_result vkc__seq_ensure_unit(vkc_seq *s, uint32_t i);
-bool vkc__arm_begin(vkc_seq *s, vkc__cmd *unit);
+/* The unit's predicate word (false: none left, the copy is not armable),
+ * then the block of its dispatches under it. */
+bool vkc__arm_slot(vkc_seq *s, vkc__cmd *unit);
+void vkc__arm_block(vkc_seq *s, vkc__cmd *unit);
 void vkc__arm_end(vkc_seq *s, vkc__cmd *unit);
 /* A copy that ends with the completion epilogue: the marker's dispatch
  * under the inverted predicate, so that a cancelled copy (its dispatches,
- * the epilogue's among them, skipped) still counts; outside the block. */
+ * the epilogue's among them, skipped) still counts; outside the block,
+ * after the first barrier (an opened copy's count then comes after its
+ * last read of the word: a cancel may zero it once the count is seen). */
 void vkc__arm_inverted_marker(vkc_seq *s, vkc__cmd *unit);
-vkc_result vkc__seq_arm_next(vkc_seq *s, uint64_t value);
+vkc_result vkc__seq_arm_next(vkc_seq *s, uint64_t value, bool opened);
 
 /* cooperative.c: whether k was built with vkc_grid.glsl (its spec constant
  * VKC_GRID_SPEC_ID) and, if so, the binding of its state block. */

@@ -340,7 +340,13 @@ typedef struct vkc__cmd {
      * goes back to 1 once the unit's last submit completed: vkc__arm_restore). */
     uint32_t pred_slot;
     bool conditional;
+    bool count_first; /* a cancelled copy counts before its last read of the word */
     atomic_bool pred_zero;
+    /* The value of its last submit that runs its dispatches (an ordinary
+     * one, or an armed copy opened); 0 = none. A cancel zeroes the word
+     * only once that one completed (gate.c). */
+    uint64_t run_value;
+    bool run_armed; /* that one is an opened armed copy: it waits on nothing the host does */
 } vkc__cmd;
 
 /* One timed span of a profiled recording unit. */
@@ -391,18 +397,39 @@ uint64_t vkc__clock_ns(void);
  * signal covers it: see VKC_SIGNAL_EVERY). Takes the queue lock (or the
  * host's lock callbacks). Thread-safe. */
 vkc_result vkc__submit(vkc_context *ctx, vkc__cmd *cmd, uint64_t *out_value);
-/* Armed submission (pool.c arms, gate.c opens and cancels; policy and
- * self-test in arm.c). A recorded
- * unit with a completion marker is submitted ahead of the caller's submit,
- * waiting on the context's gate semaphore at value gate_value + 1; at most
- * one is armed per context. Open: the caller's submit of that unit signals
- * the gate on the host (no vkQueueSubmit on the round trip) and takes its
- * value; *opened false (and VKC_SUCCESS) when cmd is not the armed unit. Cancel: the unit's
- * predicate word goes to 0 and the gate opens, so the copy runs with its dispatches skipped
- * (conditional rendering) and its barriers and marker as ever: every value completes, in order.
- * Every other submission on the queue, vkc_queue_lock and the drain cancel first. owner: the
- * sequence it came from (its arm_misses counts the cancels). Caller of _locked holds queue_lock. */
-vkc_result vkc__arm_unit(vkc_context *ctx, vkc__cmd *cmd, void *owner);
+/* Armed submission (gate.c arms, opens and cancels; policy and self-test
+ * in arm.c). Recorded units with a completion marker are submitted ahead
+ * of the caller's submits, each waiting on the context's gate semaphore at
+ * its own value: a queue of up to VKC_ARM_DEPTH_MAX copies, oldest first,
+ * all of one sequence. Open: the caller's submit of the oldest copy's unit
+ * signals the gate on the host (no vkQueueSubmit on the round trip) and
+ * takes its value; *opened false (and VKC_SUCCESS) when cmd is not that
+ * unit. Cancel: every queued copy's predicate word goes to 0 (once what
+ * their units already run has completed: the words are per unit) and the
+ * gate opens past them all, so they run with their dispatches skipped
+ * (conditional rendering) and their barriers and markers as ever: every
+ * value completes, in order. Every other submission on the queue,
+ * vkc_queue_lock and the drain cancel first. owner: the sequence they came
+ * from (its arm_misses counts the cancels). Caller of _locked holds
+ * queue_lock. */
+#define VKC_ARM_DEPTH_MAX 1024u
+/* The depth a sequence's copies grow to by default (VKC_ARM_DEPTH). */
+#define VKC_ARM_DEPTH 512u
+typedef struct vkc__armed {
+    vkc__cmd *cmd;
+    uint64_t value; /* reserved: next_value, not yet submitted_value */
+    bool signals;   /* its submit signals value: noted at the gate */
+} vkc__armed;
+/* Arm cmds[0..n) in that order, in one vkQueueSubmit, behind the copies
+ * already armed (left of them, all owner's; else nothing is armed: the
+ * queue changed under the caller). *armed: how many went. */
+vkc_result vkc__arm_units(vkc_context *ctx, vkc__cmd *const *cmds, uint32_t n, void *owner,
+                          uint32_t left, uint32_t *armed);
+/* pool.c: whether cmd's submit at value signals the timeline, the last
+ * signal before it being at `signalled` (vkc__arm_units: one queued) and
+ * asked: the pool wants a signal (once per batch of armed copies). */
+bool vkc__submit_signals(vkc_context *ctx, const vkc__cmd *cmd, uint64_t value, uint32_t host_waits,
+                         uint64_t signalled, bool asked);
 /* pool.c: a submit signalled value (the ring waits name); caller holds
  * queue_lock. */
 void vkc__signal_note_locked(vkc_context *ctx, uint64_t value);
@@ -1258,14 +1285,21 @@ struct vkc_context {
     volatile uint32_t *arm_pred;
     atomic_uint arm_pred_next; /* slots handed out */
     uint32_t arm_pred_cap;
-    /* The armed unit, its value (reserved: next_value, not yet
-     * submitted_value) and the sequence it belongs to; guarded by queue_lock. */
+    /* The armed copies (a ring of VKC_ARM_DEPTH_MAX, arm_len from
+     * arm_head), the unit of the oldest (NULL: none), the sequence they
+     * belong to and the last of them that signals the timeline (0: none);
+     * guarded by queue_lock (arm_len and armed_cmd read without it). Scratch
+     * for the arming submit. arm_depth_max: VKC_ARM_DEPTH. */
+    vkc__armed *arm_q;
+    uint32_t arm_head;
+    atomic_uint arm_len;
+    uint64_t arm_sig_value;
+    uint32_t arm_depth_max;
+    void *arm_scratch;
     _Atomic(vkc__cmd *) armed_cmd;
     /* The unit of the last submission (armed ones included): a sequence
      * arms only when its own submit followed its own (a repeat). */
     _Atomic(vkc__cmd *) last_submit;
-    uint64_t armed_value;
-    bool armed_signals; /* its submit signals armed_value: noted at the gate */
     void *armed_owner;
     /* Test-only: a cancel leaves the predicate word alone, to prove that the
      * self-test catches a cancel that is not seen. */

@@ -131,8 +131,10 @@ static void test_other_work(void **state)
     for (int k = 0; k < 4; ++k) {
         arm(&a);
         const vkc_stats s0 = stats(ctx);
+        const uint32_t queued = atomic_load(&ctx->arm_len); /* one or more copies */
+        assert_true(queued >= 1);
         round_trips(&b, 1);
-        assert_int_equal(stats(ctx).armed_cancels, s0.armed_cancels + 1);
+        assert_int_equal(stats(ctx).armed_cancels, s0.armed_cancels + queued);
         round_trips(&a, 3);
     }
     fixture_check(&a);
@@ -160,6 +162,44 @@ static void test_pipelined(void **state)
     assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
     fixture_check(&f);
     fixture_close(&f);
+}
+
+/* Round trips in a row deepen the armed queue (one vkQueueSubmit arms many
+ * copies); another sequence's submit then cancels all of them at once, and
+ * a copy opened without a wait (perhaps still running when the cancel
+ * comes) keeps its run: both counts stay exact. */
+static void test_deep(void **state)
+{
+    vkc_context *ctx = *state;
+    fixture a, b;
+    fixture_open(&a, ctx);
+    fixture_open(&b, ctx);
+    for (int k = 0; k < 3; ++k) {
+        atomic_store(&a.s->arm_misses, 0);
+        a.s->arm_quiet = 0;
+        const vkc_stats s0 = stats(ctx);
+        round_trips(&a, 200);
+        const vkc_stats s1 = stats(ctx);
+        uint32_t queued = atomic_load(&ctx->arm_len);
+        assert_true(s1.armed_opens - s0.armed_opens >= 190);
+        /* Deeper than one copy: 200 round trips take it to 64 or 128. */
+        assert_true(queued > 1);
+        /* Every copy submitted ran or waits: none lost, none doubled. */
+        assert_int_equal(s1.submits - s0.submits, 200 + queued);
+        if (k == 1) {
+            vkc_ticket t;
+            assert_int_equal(vkc_seq_submit(a.s, &t), VKC_SUCCESS);
+            a.count++;
+            queued--;
+        }
+        round_trips(&b, 1);
+        assert_false(armed(ctx));
+        assert_int_equal(stats(ctx).armed_cancels, s1.armed_cancels + queued);
+        fixture_check(&a);
+        fixture_check(&b);
+    }
+    fixture_close(&b);
+    fixture_close(&a);
 }
 
 /* Each way other work reaches the queue cancels an armed copy first. */
@@ -331,10 +371,13 @@ static void test_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trips),   cmocka_unit_test(test_other_work),
-        cmocka_unit_test(test_pipelined),     cmocka_unit_test(test_cancel_paths),
-        cmocka_unit_test(test_destroy_armed), cmocka_unit_test(test_self_test),
-        cmocka_unit_test(test_env_off),       cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_round_trips),  cmocka_unit_test(test_other_work),
+        cmocka_unit_test(test_pipelined),    cmocka_unit_test(test_deep),
+        cmocka_unit_test(test_cancel_paths), cmocka_unit_test(test_destroy_armed),
+        cmocka_unit_test(test_self_test),    cmocka_unit_test(test_env_off),
+        cmocka_unit_test(test_threads),
     };
+    /* The deep queue of a GPU's default (lavapipe's default is one copy). */
+    setenv("VKC_ARM_DEPTH", "512", 1);
     return cmocka_run_group_tests(tests, vkc_test_setup, vkc_test_teardown);
 }

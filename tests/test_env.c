@@ -335,6 +335,30 @@ static void test_marker_form_and_imm_fixed(void **state)
     expect_warning("VKC_EPILOGUE", "perhaps", "the default: on");
     vkc_test_context_destroy(ctx);
     env_restore("VKC_EPILOGUE");
+    /* The armed queue's depth (read where arming's self-test runs): one
+     * copy by default on a CPU device, 512 on a GPU. */
+    env_set("VKC_ARM_DEPTH", "1");
+    unsetenv("VKC_ARM_DEPTH");
+    ctx = create();
+    const bool cpu = vkc_context_device(ctx)->type == VKC_DEVICE_TYPE_CPU;
+    if (ctx->arm_on)
+        assert_int_equal(ctx->arm_depth_max, cpu ? 1u : 512u);
+    vkc_test_context_destroy(ctx);
+    setenv("VKC_ARM_DEPTH", "64", 1);
+    ctx = create();
+    expect_no_warning();
+    if (ctx->arm_on)
+        assert_int_equal(ctx->arm_depth_max, 64u);
+    vkc_test_context_destroy(ctx);
+    setenv("VKC_ARM_DEPTH", "2000", 1);
+    ctx = create();
+    if (ctx->arm_on) {
+        expect_warning("VKC_ARM_DEPTH", "2000",
+                       cpu ? "the default on a CPU device: 1" : "the default: 512");
+        assert_int_equal(ctx->arm_depth_max, cpu ? 1u : 512u);
+    }
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_ARM_DEPTH");
 }
 
 static void test_device(void **state)

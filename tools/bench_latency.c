@@ -75,7 +75,13 @@ enum {
     SP_COND_DL = 1u << 16,      /* with SP_COND: the predicate in device-local host memory */
     SP_GATE_THREAD = 1u << 17,  /* with SP_GATE: a spinning helper thread arms the next one */
     SP_WORKLEAD = 1u << 18,     /* with SP_LEAD: its source vkc's (compute and transfer) */
+    SP_AHEAD1 = 1u << 19,       /* with SP_GATE_ARM: one copy armed ahead (as vkc arms) */
+    SP_DEEP = 1u << 20,         /* with SP_GATE: SP_DEEP_N armed ahead, re-armed by halves */
 };
+/* SP_DEEP: copies armed ahead at most, and armed at once (one submit call)
+ * whenever no more than that many are left. */
+#define SP_DEEP_N 256u
+#define SP_DEEP_BATCH 128u
 
 /* SP_GATE_THREAD: the helper arms command buffer `cb` behind gate value
  * `value` whenever `value` is non-zero, then clears it. */
@@ -116,25 +122,41 @@ static bool sp_submit(raw *r, VkCommandBuffer cb, VkSemaphore tl, uint64_t value
     return raw_ok(r, res, "vkQueueSubmit");
 }
 
-/* A submission that waits (wait before signal) for the gate to reach value,
- * which the host opens with vkSignalSemaphore. */
-static bool sp_submit_gated(raw *r, VkCommandBuffer cb, VkSemaphore gate, uint64_t value)
+/* n submissions that wait (wait before signal) for the gate to reach
+ * first, first + 1, ...: the value v runs cbs[(v - 1) % ring]. The host
+ * opens them with vkSignalSemaphore. One vkQueueSubmit call. */
+static bool sp_submit_gated_n(raw *r, const VkCommandBuffer *cbs, uint32_t ring, VkSemaphore gate,
+                              uint64_t first, uint32_t n)
 {
-    VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-                                        .waitSemaphoreValueCount = 1,
-                                        .pWaitSemaphoreValues = &value};
+    VkTimelineSemaphoreSubmitInfo ts[SP_DEEP_BATCH];
+    VkSubmitInfo si[SP_DEEP_BATCH];
+    uint64_t values[SP_DEEP_BATCH];
     const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                       .pNext = &ts,
-                       .waitSemaphoreCount = 1,
-                       .pWaitSemaphores = &gate,
-                       .pWaitDstStageMask = &stage,
-                       .commandBufferCount = 1,
-                       .pCommandBuffers = &cb};
+    if (n > SP_DEEP_BATCH)
+        return false;
+    for (uint32_t i = 0; i < n; ++i) {
+        values[i] = first + i;
+        ts[i] = (VkTimelineSemaphoreSubmitInfo){
+            .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+            .waitSemaphoreValueCount = 1,
+            .pWaitSemaphoreValues = &values[i]};
+        si[i] = (VkSubmitInfo){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                               .pNext = &ts[i],
+                               .waitSemaphoreCount = 1,
+                               .pWaitSemaphores = &gate,
+                               .pWaitDstStageMask = &stage,
+                               .commandBufferCount = 1,
+                               .pCommandBuffers = &cbs[(values[i] - 1) % ring]};
+    }
     vkc_queue_lock(r->ctx);
-    VkResult res = r->vkQueueSubmit(r->h.queue, 1, &si, VK_NULL_HANDLE);
+    VkResult res = r->vkQueueSubmit(r->h.queue, n, si, VK_NULL_HANDLE);
     vkc_queue_unlock(r->ctx);
     return raw_ok(r, res, "vkQueueSubmit");
+}
+
+static bool sp_submit_gated(raw *r, VkCommandBuffer cb, VkSemaphore gate, uint64_t value)
+{
+    return sp_submit_gated_n(r, &cb, 1, gate, value, 1);
 }
 
 static void *sp_armer_main(void *p)
@@ -181,7 +203,7 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
     raw_buf x = {0}, seq = {0}, dev = {0}, pred = {0};
     VkCommandBuffer cbs[SP_RING] = {0};
     VkSemaphore tl = VK_NULL_HANDLE, gate = VK_NULL_HANDLE;
-    uint64_t opened = 0; /* the gate's value */
+    uint64_t armed_to = 0; /* the gate's highest value with a copy armed behind it */
     double *sub = NULL;
     sp_armer armer = {0};
     pthread_t armer_th;
@@ -290,9 +312,15 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
     /* Gated: the ring waits behind the gate's next values; opening one
      * (a host signal) is the round trip's submit, and the command buffer
      * that ran is armed again behind the gate, after the window or in it. */
-    if (gate)
-        for (uint32_t k = 0; k < ring; ++k)
-            RTRY(sp_submit_gated(r, cbs[k], gate, k + 1));
+    if (gate) {
+        armed_to = flags & SP_DEEP ? SP_DEEP_N : flags & SP_AHEAD1 ? 1 : ring;
+        for (uint64_t v = 1; v <= armed_to; v += SP_DEEP_BATCH)
+            RTRY(sp_submit_gated_n(r, cbs, ring, gate, v,
+                                   armed_to - v + 1 < SP_DEEP_BATCH ? (uint32_t)(armed_to - v + 1)
+                                                                    : SP_DEEP_BATCH));
+    }
+    uint32_t batches = 0; /* SP_DEEP: the timed round trips that re-armed, and their sum */
+    double batch_ns = 0;
     const uint32_t total = tm.warm + tm.iters;
     armer.r = r;
     armer.gate = gate;
@@ -307,6 +335,7 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
     MTRY(sub);
     for (uint32_t i = 0; i < total; ++i) {
         const uint64_t value = (uint64_t)i + 1;
+        bool rearmed = false; /* SP_DEEP: this round trip armed a batch */
         volatile uint32_t *flag = &word[1 + i % ring];
         if (flags & SP_FILL)
             *flag = 0; /* before the submit, which makes it visible to the device */
@@ -319,12 +348,21 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
             while (armer_on && atomic_load_explicit(&armer.value, memory_order_acquire))
                 ;
             RTRY(raw_ok(r, signal(r->dev, &open), "vkSignalSemaphore"));
-            opened = value;
             if (armer_on) {
                 armer.cb = cbs[i % ring];
                 atomic_store_explicit(&armer.value, value + ring, memory_order_release);
+            } else if (flags & SP_DEEP) {
+                if (armed_to - value <= SP_DEEP_BATCH) {
+                    RTRY(sp_submit_gated_n(r, cbs, ring, gate, armed_to + 1, SP_DEEP_BATCH));
+                    armed_to += SP_DEEP_BATCH;
+                    rearmed = true;
+                }
+            } else if (flags & SP_AHEAD1) {
+                RTRY(sp_submit_gated(r, cbs[value % ring], gate, value + 1));
+                armed_to = value + 1;
             } else if (flags & SP_GATE_ARM) {
                 RTRY(sp_submit_gated(r, cbs[i % ring], gate, value + ring));
+                armed_to = value + ring;
             }
             if (i >= tm.warm)
                 sub[i - tm.warm] = (double)(bench_now_ns() - t0);
@@ -345,8 +383,14 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
                 ;
         }
         bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
-        if (gate && !(flags & (SP_GATE_ARM | SP_GATE_THREAD)))
+        if (rearmed && i >= tm.warm) {
+            batch_ns += (double)(bench_now_ns() - t0);
+            batches++;
+        }
+        if (gate && !(flags & (SP_GATE_ARM | SP_GATE_THREAD | SP_DEEP))) {
             RTRY(sp_submit_gated(r, cbs[i % ring], gate, value + ring));
+            armed_to = value + ring;
+        }
     }
     if (armer_on) {
         while (atomic_load_explicit(&armer.value, memory_order_acquire))
@@ -360,12 +404,13 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
         }
     }
     /* The armed ring runs once more when the gate opens past it. */
-    const uint32_t want = total + (gate ? ring : 0);
+    if (flags & SP_GATE_THREAD)
+        armed_to = total + ring;
+    const uint32_t want = gate ? (uint32_t)armed_to : total;
     if (gate) {
         VkSemaphoreSignalInfo open = {
             .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = gate, .value = want};
         RTRY(raw_ok(r, signal(r->dev, &open), "vkSignalSemaphore"));
-        opened = want;
     }
     vkc_queue_lock(r->ctx);
     VkResult idle = r->vkQueueWaitIdle(r->h.queue);
@@ -379,6 +424,9 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
     if (gate)
         bench_note(&rec, "open%s call p50 %.2f us", flags & SP_GATE_ARM ? " + arm" : "",
                    bench_median(sub, tm.iters) / 1e3);
+    if (flags & SP_DEEP)
+        bench_note(&rec, "%u timed round trips armed %u copies each: %.1f us on average", batches,
+                   SP_DEEP_BATCH, batches ? batch_ns / 1e3 / batches : 0.0);
     bench_rec_stats(&rec, tm.wall, tm.iters, true);
 fail:
     if (armer_on) {
@@ -392,7 +440,7 @@ fail:
         if (gate) { /* whatever waits behind the gate must not hang the idle wait */
             VkSemaphoreSignalInfo open = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
                                           .semaphore = gate,
-                                          .value = opened + 2 * SP_RING + 1};
+                                          .value = armed_to + 1};
             signal(r->dev, &open);
         }
         vkc_queue_lock(r->ctx);
@@ -417,6 +465,44 @@ fail:
 
 /* ---- vkc -------------------------------------------------------------------- */
 
+static int rt_cmp(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The round trips by class (bit 0: it made a vkQueueSubmit; bit 1: a
+ * timeline signal), each class's count and p50, and the p99 of those with
+ * neither: what of the tail each explains. Leaves wall's order alone. */
+static void rt_class_note(bench_rec *rec, const double *wall, const uint8_t *cls, uint32_t n)
+{
+    double *v = malloc((n ? n : 1) * sizeof(double));
+    if (!v)
+        return;
+    char buf[256] = "";
+    size_t len = 0;
+    static const char *names[4] = {"plain", "submit", "signal", "submit+signal"};
+    for (uint8_t c = 0; c < 4; ++c) {
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n; ++i)
+            if (cls[i] == c)
+                v[m++] = wall[i];
+        if (!m)
+            continue;
+        qsort(v, m, sizeof(double), rt_cmp);
+        uint32_t k99 = (uint32_t)((m * 99ull + 99) / 100);
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %u p50 %.1f", len ? ", " : "",
+                                names[c], m, v[(m - 1) / 2] / 1e3);
+        if (c == 0 && len < sizeof(buf))
+            len += (size_t)snprintf(buf + len, sizeof(buf) - len, " p99 %.1f",
+                                    v[(k99 ? k99 : 1) - 1] / 1e3);
+        if (len >= sizeof(buf))
+            break;
+    }
+    bench_note(rec, "round trips: %s us", buf);
+    free(v);
+}
+
 /* Round trip through vkc: a fresh sequence per dispatch (fresh) or one
  * sequence recorded once and resubmitted. */
 void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool fresh, bool glsl,
@@ -440,29 +526,60 @@ void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool 
     } else {
         /* The submit call's own time as well: how much of the round trip the
          * host spends before it can poll. */
-        vkc_seq *s = NULL;
+        vkc_seq *s = NULL, *other = NULL;
         double *sub = calloc(tm.iters ? tm.iters : 1, sizeof(double));
         vkc_result res =
             sub ? bench_seq_record(vctx, &t.d, 1, 1, &s) : VKC_ERROR_OUT_OF_HOST_MEMORY;
+        /* Another sequence on the same buffer: its round trip after the loop
+         * cancels the copies armed ahead (what a deep queue costs the next
+         * other work). */
+        if (res >= 0)
+            res = bench_seq_record(vctx, &t.d, 1, 1, &other);
+        /* Which round trips made a vkQueueSubmit (armed copies ahead) and
+         * which opened a copy that signals the timeline: the tail's causes. */
+        uint8_t *cls = calloc(tm.iters ? tm.iters : 1, 1);
+        vkc_stats p0 = {0}, p1 = {0};
+        if (!cls)
+            res = VKC_ERROR_OUT_OF_HOST_MEMORY;
         for (uint32_t i = 0; res >= 0 && i < tm.warm + tm.iters; ++i) {
             vkc_ticket tk;
+            (void)vkc_context_stats(vctx, &p0);
             uint64_t t0 = bench_now_ns();
             res = vkc_seq_submit(s, &tk);
             uint64_t t1 = bench_now_ns();
             if (res >= 0)
                 res = vkc_wait(vctx, tk, UINT64_MAX);
             bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
-            if (i >= tm.warm)
+            (void)vkc_context_stats(vctx, &p1);
+            if (i >= tm.warm) {
                 sub[i - tm.warm] = (double)(t1 - t0);
+                cls[i - tm.warm] = (uint8_t)((p1.submits != p0.submits ? 1 : 0) |
+                                             (p1.timeline_signals != p0.timeline_signals ? 2 : 0));
+            }
         }
+        if (res >= 0)
+            rt_class_note(&rec, tm.wall, cls, tm.iters);
+        free(cls);
+        double other_us = 0;
+        if (res >= 0) {
+            vkc_ticket tk;
+            uint64_t t0 = bench_now_ns();
+            res = vkc_seq_submit(other, &tk);
+            if (res >= 0)
+                res = vkc_wait(vctx, tk, UINT64_MAX);
+            other_us = (double)(bench_now_ns() - t0) / 1e3;
+        }
+        vkc_seq_destroy(other);
         vkc_seq_destroy(s);
         if (res >= 0)
-            bench_note(&rec, "submit call p50 %.2f us", bench_median(sub, tm.iters) / 1e3);
+            bench_note(&rec,
+                       "submit call p50 %.2f us; another sequence's round trip after: %.1f us",
+                       bench_median(sub, tm.iters) / 1e3, other_us);
         free(sub);
         VTRY(res);
     }
     VTRY(vkc_context_stats(vctx, &s1));
-    VTRY(bench_tiny_check(&t, tm.warm + tm.iters, &rec));
+    VTRY(bench_tiny_check(&t, tm.warm + tm.iters + (fresh ? 0 : 1), &rec));
     bench_rec_stats(&rec, tm.wall, tm.iters, true);
     vkc_context_features f;
     if (vkc_context_features_get(vctx, &f) == VKC_SUCCESS) {
@@ -543,6 +660,16 @@ void scen_reuse(bench *b, raw *r)
             {SP_OWN | SP_STORE | SP_GATE | SP_GATE_ARM | SP_LEAD | SP_COND | SP_COND_INV |
                  SP_COND_DL,
              "raw-seqpoll-store-gated-arm+lead+cond+inv(dl)"},
+            /* how deep the copies are armed: one ahead (as vkc arms), and
+             * SP_DEEP_N ahead re-armed SP_DEEP_BATCH at a time */
+            {SP_OWN | SP_STORE | SP_GATE | SP_GATE_ARM | SP_LEAD | SP_AHEAD1,
+             "raw-seqpoll-store-gated-ahead1+lead"},
+            {SP_OWN | SP_STORE | SP_GATE | SP_GATE_ARM | SP_LEAD | SP_AHEAD1 | SP_COND |
+                 SP_COND_INV,
+             "raw-seqpoll-store-gated-ahead1+lead+cond+inv"},
+            {SP_OWN | SP_STORE | SP_GATE | SP_LEAD | SP_DEEP, "raw-seqpoll-store-gated-deep+lead"},
+            {SP_OWN | SP_STORE | SP_GATE | SP_LEAD | SP_DEEP | SP_COND | SP_COND_INV,
+             "raw-seqpoll-store-gated-deep+lead+cond+inv"},
             {SP_MARKER | SP_GATE | SP_GATE_ARM, "raw-marker-gated-arm"},
             {SP_MARKER | SP_GATE | SP_GATE_ARM | SP_LEAD, "raw-marker-gated-arm+lead"},
         };
@@ -567,6 +694,11 @@ void scen_reuse(bench *b, raw *r)
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "barrier", "vkc-default-epi-barrier", true},
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "xchg", "vkc-default-epi-xchg", true},
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "scoped", "vkc-default-epi-scoped", true},
+        /* how many copies armed ahead: one (as before 2026-12-03), 64, the
+         * most; the default is 512 */
+        {VKC_WAIT_DEFAULT, "VKC_ARM_DEPTH", "1", "vkc-default-arm-depth-1", true},
+        {VKC_WAIT_DEFAULT, "VKC_ARM_DEPTH", "64", "vkc-default-arm-depth-64", true},
+        {VKC_WAIT_DEFAULT, "VKC_ARM_DEPTH", "1024", "vkc-default-arm-depth-1024", true},
         {VKC_WAIT_DEFAULT, "VKC_ARM", "0", "vkc-default-unarmed", true},
         {VKC_WAIT_DEFAULT, "VKC_ARM", "0", "vkc-default-unarmed-spirv"},
         {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "1", "vkc-default-signal-every-1"},
