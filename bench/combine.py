@@ -200,11 +200,16 @@ def targets(recs):
     row("round trip p50 (vkc spin) vs CUDA launch+sync", find(recs, "reuse", "vkc-spin"),
         find(recs, "reuse", "cuda-launch-sync-spin"), "p50_us", "ratio <= 1",
         lambda a, b: a <= b)
-    row("chain ns/dispatch: vkc vs CUDA graph", find(recs, "chain", "vkc-seq"),
+    row("chain ns/dispatch: vkc vs CUDA graph", find(recs, "chain", "vkc-seq K="),
         find(recs, "chain", "cuda-graph K"), "per_dispatch_ns", "report", None)
-    row("chain ns/dispatch: vkc vs best raw barrier", find(recs, "chain", "vkc-seq"),
-        find(recs, "chain", "raw-barrier-memory"), "per_dispatch_ns", "ratio <= 1",
-        lambda a, b: a <= b)
+    # Like for like: the raw rows spin on their fence throughout; vkc's
+    # default wait blocks after 10 ms (reported beside it).
+    row("chain ns/dispatch: vkc (waiting spinning, as raw does) vs best raw barrier",
+        find(recs, "chain", "vkc-seq-spinning K="), find(recs, "chain", "raw-barrier-memory K="),
+        "per_dispatch_ns", "ratio <= 1", lambda a, b: a <= b)
+    row("chain ns/dispatch: vkc default wait vs best raw barrier",
+        find(recs, "chain", "vkc-seq K="), find(recs, "chain", "raw-barrier-memory K="),
+        "per_dispatch_ns", "report", None)
     row("independent ns/dispatch: vkc vs raw Vulkan", find(recs, "independent", "vkc-seq"),
         find(recs, "independent", "raw-no-barriers"), "per_dispatch_ns", "ratio <= 1.25",
         lambda a, b: a <= 1.25 * b)

@@ -313,7 +313,7 @@ vkc_result vkc__arm_init(vkc_context *ctx)
     const bool cpu = ctx->info.type == VKC_DEVICE_TYPE_CPU;
     ctx->arm_depth_max = cpu ? 1 : VKC_ARM_DEPTH;
     (void)vkc__env_uint(ctx, "VKC_ARM_DEPTH", 1, VKC_ARM_DEPTH_MAX,
-                        cpu ? "the default on a CPU device: 1" : "the default: 512",
+                        cpu ? "the default on a CPU device: 1" : "the default: 256",
                         &ctx->arm_depth_max);
     ctx->arm_q = vkc__calloc(VKC_ARM_DEPTH_MAX, sizeof(*ctx->arm_q));
     ctx->arm_scratch = vkc__calloc(VKC_ARM_DEPTH_MAX, sizeof(VkSubmitInfo) +

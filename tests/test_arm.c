@@ -378,6 +378,6 @@ int main(void)
         cmocka_unit_test(test_threads),
     };
     /* The deep queue of a GPU's default (lavapipe's default is one copy). */
-    setenv("VKC_ARM_DEPTH", "512", 1);
+    setenv("VKC_ARM_DEPTH", "256", 1);
     return cmocka_run_group_tests(tests, vkc_test_setup, vkc_test_teardown);
 }

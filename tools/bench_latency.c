@@ -77,6 +77,7 @@ enum {
     SP_WORKLEAD = 1u << 18,     /* with SP_LEAD: its source vkc's (compute and transfer) */
     SP_AHEAD1 = 1u << 19,       /* with SP_GATE_ARM: one copy armed ahead (as vkc arms) */
     SP_DEEP = 1u << 20,         /* with SP_GATE: SP_DEEP_N armed ahead, re-armed by halves */
+    SP_INV_FIRST = 1u << 21,    /* with SP_COND_INV: the inverted block before the dispatch's */
 };
 /* SP_DEEP: copies armed ahead at most, and armed at once (one submit call)
  * whenever no more than that many are left. */
@@ -279,12 +280,20 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
                        cs, rw);
         VkConditionalRenderingBeginInfoEXT cri = {
             .sType = VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT, .buffer = pred.buf};
+        if ((flags & SP_COND) && (flags & SP_COND_INV) && (flags & SP_INV_FIRST)) {
+            const uint32_t none[3] = {0, 0, 0};
+            cri.flags = VK_CONDITIONAL_RENDERING_INVERTED_BIT_EXT;
+            cond_begin(cbs[k], &cri);
+            raw_cmd_dispatch(r, cbs[k], &p, &a, none, 1, 1);
+            cond_end(cbs[k]);
+            cri.flags = 0;
+        }
         if (flags & SP_COND)
             cond_begin(cbs[k], &cri);
         raw_cmd_dispatch(r, cbs[k], &p, &a, work, 1, 1);
         if (flags & SP_COND)
             cond_end(cbs[k]);
-        if ((flags & SP_COND) && (flags & SP_COND_INV)) {
+        if ((flags & SP_COND) && (flags & SP_COND_INV) && !(flags & SP_INV_FIRST)) {
             const uint32_t none[3] = {0, 0, 0};
             cri.flags = VK_CONDITIONAL_RENDERING_INVERTED_BIT_EXT;
             cond_begin(cbs[k], &cri);
@@ -457,6 +466,155 @@ fail:
     if (gate)
         r->vkDestroySemaphore(r->dev, gate, NULL);
     raw_buf_destroy(r, &pred);
+    raw_buf_destroy(r, &dev);
+    raw_buf_destroy(r, &seq);
+    raw_buf_destroy(r, &x);
+    raw_pipe_destroy(r, &p);
+}
+
+/* Copies armed behind host-set events instead of the gate: two command
+ * buffers of EV_HALF copies each, every copy waiting (vkCmdWaitEvents, from
+ * the host stage) on its own event, all pending at once; a round trip is
+ * one vkSetEvent (no semaphore, no kernel call where the driver keeps
+ * events in memory) and a spin on the count, and a half that ran is reset
+ * and submitted again behind the other (one vkQueueSubmit per EV_HALF round
+ * trips). Not promised fast by Vulkan: measured here beside the gate. */
+#define EV_HALF 128u
+static void raw_eventpoll(bench *b, raw *r, const char *variant)
+{
+    if (b->feat.validation) {
+        bench_skip(b, variant, "needs validation off (the host's resets are ordered by the poll)");
+        return;
+    }
+    char err[512] = "";
+    bench_rec rec = bench_rec_init(b, variant, SP_BASE);
+    raw_pipe p = {0};
+    raw_buf x = {0}, seq = {0}, dev = {0};
+    VkCommandBuffer cbs[2] = {0};
+    VkEvent ev[2 * EV_HALF] = {0};
+    bench_times tm = {0};
+    double *sub = NULL;
+    uint32_t halves = 0, submitted = 0;
+    PFN_vkCreateEvent create_ev =
+        (PFN_vkCreateEvent)r->h.get_device_proc_addr(r->dev, "vkCreateEvent");
+    PFN_vkDestroyEvent destroy_ev =
+        (PFN_vkDestroyEvent)r->h.get_device_proc_addr(r->dev, "vkDestroyEvent");
+    PFN_vkSetEvent set_ev = (PFN_vkSetEvent)r->h.get_device_proc_addr(r->dev, "vkSetEvent");
+    PFN_vkResetEvent reset_ev = (PFN_vkResetEvent)r->h.get_device_proc_addr(r->dev, "vkResetEvent");
+    PFN_vkCmdWaitEvents wait_ev =
+        (PFN_vkCmdWaitEvents)r->h.get_device_proc_addr(r->dev, "vkCmdWaitEvents");
+    if (!create_ev || !destroy_ev || !set_ev || !reset_ev || !wait_ev) {
+        snprintf(err, sizeof(err), "no event entry points");
+        goto fail;
+    }
+    MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
+    RTRY(raw_pipe_create(r, BENCH_SPV(inc_seq), 3, 12, TINY_WG, 0, &p));
+    RTRY(raw_buf_create(r, TINY_N * 4, false, &x));
+    RTRY(raw_buf_create(r, 64, true, &seq));
+    RTRY(raw_buf_create(r, 64, false, &dev));
+    uint32_t zeros[TINY_N] = {0};
+    RTRY(raw_upload(r, &x, 0, zeros, sizeof(zeros)));
+    RTRY(raw_upload(r, &dev, 0, zeros, 64));
+    volatile uint32_t *word = seq.map;
+    word[0] = 0;
+    raw_args a = {
+        .b = {{x.buf, 0, VK_WHOLE_SIZE}, {seq.buf, 0, VK_WHOLE_SIZE}, {dev.buf, 0, VK_WHOLE_SIZE}},
+        .n = 3};
+    RTRY(raw_prepare(r, &p, &a));
+    VkEventCreateInfo eci = {.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
+    for (uint32_t k = 0; k < 2 * EV_HALF; ++k)
+        RTRY(raw_ok(r, create_ev(r->dev, &eci, NULL, &ev[k]), "vkCreateEvent"));
+    const uint32_t work[3] = {TINY_N, 1, 2u};
+    const VkMemoryBarrier hb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                .srcAccessMask = VK_ACCESS_HOST_WRITE_BIT,
+                                .dstAccessMask =
+                                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    for (uint32_t h = 0; h < 2; ++h) {
+        RTRY(raw_new_cb(r, &cbs[h]));
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                       .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(cbs[h], &bi), "vkBeginCommandBuffer"));
+        for (uint32_t k = 0; k < EV_HALF; ++k) {
+            /* The host's event, then (as vkc's lead barrier) after the copy before. */
+            wait_ev(cbs[h], 1, &ev[h * EV_HALF + k], VK_PIPELINE_STAGE_HOST_BIT,
+                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 1, &hb, 0, NULL, 0, NULL);
+            sp_barrier(r, cbs[h], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+            raw_cmd_dispatch(r, cbs[h], &p, &a, work, 1, 1);
+        }
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(cbs[h]), "vkEndCommandBuffer"));
+    }
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1};
+    for (uint32_t h = 0; h < 2; ++h) {
+        si.pCommandBuffers = &cbs[h];
+        vkc_queue_lock(r->ctx);
+        VkResult vr = r->vkQueueSubmit(r->h.queue, 1, &si, VK_NULL_HANDLE);
+        vkc_queue_unlock(r->ctx);
+        RTRY(raw_ok(r, vr, "vkQueueSubmit"));
+        submitted += EV_HALF;
+    }
+    sub = calloc(tm.iters ? tm.iters : 1, sizeof(double));
+    MTRY(sub);
+    const uint32_t total = tm.warm + tm.iters;
+    for (uint32_t i = 0; i < total; ++i) {
+        const uint32_t c = i % (2 * EV_HALF);
+        uint64_t t0 = bench_now_ns();
+        RTRY(raw_ok(r, set_ev(r->dev, ev[c]), "vkSetEvent"));
+        if (i >= tm.warm)
+            sub[i - tm.warm] = (double)(bench_now_ns() - t0);
+        while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != i + 1)
+            ;
+        if (c % EV_HALF == EV_HALF - 1) {
+            /* That half ran to its last copy: reset its events, submit it
+             * again behind the other half. */
+            const uint32_t h = c / EV_HALF;
+            for (uint32_t k = 0; k < EV_HALF; ++k)
+                RTRY(raw_ok(r, reset_ev(r->dev, ev[h * EV_HALF + k]), "vkResetEvent"));
+            si.pCommandBuffers = &cbs[h];
+            vkc_queue_lock(r->ctx);
+            VkResult vr = r->vkQueueSubmit(r->h.queue, 1, &si, VK_NULL_HANDLE);
+            vkc_queue_unlock(r->ctx);
+            RTRY(raw_ok(r, vr, "vkQueueSubmit"));
+            submitted += EV_HALF;
+            if (i >= tm.warm)
+                halves++;
+        }
+        bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
+    }
+    /* The copies still waiting run once their events are set. */
+    for (uint32_t i = total; i < submitted; ++i)
+        RTRY(raw_ok(r, set_ev(r->dev, ev[i % (2 * EV_HALF)]), "vkSetEvent"));
+    vkc_queue_lock(r->ctx);
+    VkResult idle = r->vkQueueWaitIdle(r->h.queue);
+    vkc_queue_unlock(r->ctx);
+    RTRY(raw_ok(r, idle, "vkQueueWaitIdle"));
+    RTRY(raw_tiny_check(r, &(raw_tiny){.x = x}, submitted, &rec));
+    if (*word != submitted) {
+        rec.ok = false;
+        bench_note(&rec, "count %u, want %u", *word, submitted);
+    }
+    bench_note(&rec, "set call p50 %.2f us; %u timed round trips reset and resubmitted a half",
+               bench_median(sub, tm.iters) / 1e3, halves);
+    bench_rec_stats(&rec, tm.wall, tm.iters, true);
+fail:
+    free(sub);
+    if (err[0]) {
+        for (uint32_t k = 0; k < 2 * EV_HALF; ++k)
+            if (ev[k] && set_ev)
+                set_ev(r->dev, ev[k]);
+        vkc_queue_lock(r->ctx);
+        r->vkQueueWaitIdle(r->h.queue);
+        vkc_queue_unlock(r->ctx);
+    }
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    for (uint32_t h = 0; h < 2; ++h)
+        if (cbs[h])
+            r->vkFreeCommandBuffers(r->dev, r->pool, 1, &cbs[h]);
+    for (uint32_t k = 0; k < 2 * EV_HALF; ++k)
+        if (ev[k])
+            destroy_ev(r->dev, ev[k], NULL);
     raw_buf_destroy(r, &dev);
     raw_buf_destroy(r, &seq);
     raw_buf_destroy(r, &x);
@@ -670,11 +828,14 @@ void scen_reuse(bench *b, raw *r)
             {SP_OWN | SP_STORE | SP_GATE | SP_LEAD | SP_DEEP, "raw-seqpoll-store-gated-deep+lead"},
             {SP_OWN | SP_STORE | SP_GATE | SP_LEAD | SP_DEEP | SP_COND | SP_COND_INV,
              "raw-seqpoll-store-gated-deep+lead+cond+inv"},
+            {SP_OWN | SP_STORE | SP_GATE | SP_LEAD | SP_DEEP | SP_COND | SP_COND_INV | SP_INV_FIRST,
+             "raw-seqpoll-store-gated-deep+lead+inv+cond"},
             {SP_MARKER | SP_GATE | SP_GATE_ARM, "raw-marker-gated-arm"},
             {SP_MARKER | SP_GATE | SP_GATE_ARM | SP_LEAD, "raw-marker-gated-arm+lead"},
         };
         for (size_t i = 0; i < sizeof(sp) / sizeof(sp[0]); ++i)
             raw_seqpoll(b, r, sp[i].name, sp[i].flags);
+        raw_eventpoll(b, r, "raw-seqpoll-store-evented-deep+lead");
     }
     /* env: an experiment knob set for that context only (VKC_MARKER_FORM,
      * VKC_SIGNAL_EVERY: 1 is the timeline signal on every submit of before),
@@ -694,11 +855,11 @@ void scen_reuse(bench *b, raw *r)
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "barrier", "vkc-default-epi-barrier", true},
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "xchg", "vkc-default-epi-xchg", true},
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "scoped", "vkc-default-epi-scoped", true},
-        /* how many copies armed ahead: one (as before 2026-12-03), 64, the
-         * most; the default is 512 */
+        /* how many copies armed ahead: one (as before 2026-12-03), 64, 512;
+         * the default is 256 */
         {VKC_WAIT_DEFAULT, "VKC_ARM_DEPTH", "1", "vkc-default-arm-depth-1", true},
         {VKC_WAIT_DEFAULT, "VKC_ARM_DEPTH", "64", "vkc-default-arm-depth-64", true},
-        {VKC_WAIT_DEFAULT, "VKC_ARM_DEPTH", "1024", "vkc-default-arm-depth-1024", true},
+        {VKC_WAIT_DEFAULT, "VKC_ARM_DEPTH", "512", "vkc-default-arm-depth-512", true},
         {VKC_WAIT_DEFAULT, "VKC_ARM", "0", "vkc-default-unarmed", true},
         {VKC_WAIT_DEFAULT, "VKC_ARM", "0", "vkc-default-unarmed-spirv"},
         {VKC_WAIT_DEFAULT, "VKC_SIGNAL_EVERY", "1", "vkc-default-signal-every-1"},

@@ -619,8 +619,8 @@ typedef struct vkc_stats {
     /* Armed submission: submits that opened an armed copy (no vkQueueSubmit
      * on them), and armed copies cancelled by other work, total. A sequence
      * whose round trips come one after another keeps up to VKC_ARM_DEPTH
-     * (512) copies armed, topped up by one vkQueueSubmit once half opened;
-     * a cancel runs them all empty (about 1-2 us of GPU time each). */
+     * (256) copies armed, topped up by one vkQueueSubmit once half opened;
+     * a cancel runs them all empty (about 5.6 us each on the H200). */
     uint64_t armed_opens;
     uint64_t armed_cancels;
     /* Recorded copies that end with the completion epilogue instead of the
