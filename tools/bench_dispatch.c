@@ -151,7 +151,8 @@ static void vkc_chain(bench *b, raw *r, vkc_context *vctx, const char *variant, 
                  info.barriers, K);
     }
     bench_times_rec(&tm, &rec, K);
-    if (r && rec.ok) {
+    /* GPU time from raw timestamps on the same queue: the raw context's. */
+    if (r && rec.ok && vctx == r->ctx) {
         vkc_seq *s = NULL;
         double gpu_ns = 0;
         uint32_t more = 0;

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# H200 job C (2026-12-03): the round trips' tail by class (re-arm, signal).
+set -uo pipefail
+rm -rf build-gpu; tar xJf .h200/gpu.tar.xz
+S=/tmp/c; mkdir -p $S
+mkdir -p /work && ln -sfn "$PWD" /work/main && cd /work/main
+source bench/vulkan_env.sh
+export VKC_CACHE_DIR=/tmp/vkc-cache
+for p in 1 2; do
+  timeout 120 build-gpu/tools/vkc-bench --scenario reuse > $S/reuse$p.txt 2>$S/reuse$p.log
+  grep -E "gated-deep|vkc-default" $S/reuse$p.txt | cut -d'|' -f3-7,13 | cut -c1-330
+done
+cp $S/*.txt $OUT/
