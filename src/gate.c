@@ -75,9 +75,9 @@ vkc_result vkc__arm_units(vkc_context *ctx, vkc__cmd *const *cmds, uint32_t n, v
         n = VKC_ARM_DEPTH_MAX - len;
     if (!n)
         goto out;
-    /* One submission per copy: its own gate value, its own signal. */
-    /* All stages: a compute and predicate-read mask measured the same on
-     * the H200 (6.33 against 6.29 us, vkc-bench reuse, 2026-12-03). */
+    /* One submission per copy: its own gate value, its own signal. The
+     * wait holds all stages (a mask of compute and predicate reads measured
+     * the same on the H200: 6.33 against 6.29 us, vkc-bench reuse). */
     static const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     VkSubmitInfo *sub = ctx->arm_scratch;
     VkTimelineSemaphoreSubmitInfo *ts = (VkTimelineSemaphoreSubmitInfo *)(sub + VKC_ARM_DEPTH_MAX);
