@@ -174,6 +174,34 @@ static void *sp_armer_main(void *p)
     return NULL;
 }
 
+/* The probe the round-trip twins share: inc_seq over x, the host word seq
+ * (word 0 the count, 1..15 the fill variant's flags), the device counter
+ * dev, all zero, and a: the three bindings, prepared. */
+static bool sp_probe_init(raw *r, raw_pipe *p, raw_buf *x, raw_buf *seq, raw_buf *dev, raw_args *a)
+{
+    static const uint32_t zeros[TINY_N] = {0};
+    if (!raw_pipe_create(r, BENCH_SPV(inc_seq), 3, 12, TINY_WG, 0, p) ||
+        !raw_buf_create(r, TINY_N * 4, false, x) || !raw_buf_create(r, 64, true, seq) ||
+        !raw_buf_create(r, 64, false, dev) || !raw_upload(r, x, 0, zeros, sizeof(zeros)) ||
+        !raw_upload(r, dev, 0, zeros, 64))
+        return false;
+    for (uint32_t k = 0; k < 16; ++k)
+        ((volatile uint32_t *)seq->map)[k] = 0;
+    *a = (raw_args){.b = {{x->buf, 0, VK_WHOLE_SIZE},
+                          {seq->buf, 0, VK_WHOLE_SIZE},
+                          {dev->buf, 0, VK_WHOLE_SIZE}},
+                    .n = 3};
+    return raw_prepare(r, p, a);
+}
+
+static void sp_probe_finish(raw *r, raw_pipe *p, raw_buf *x, raw_buf *seq, raw_buf *dev)
+{
+    raw_buf_destroy(r, dev);
+    raw_buf_destroy(r, seq);
+    raw_buf_destroy(r, x);
+    raw_pipe_destroy(r, p);
+}
+
 /* Round trip of one pre-recorded tiny dispatch, completion seen by the host
  * in a word the GPU writes (or on the timeline), never through a fence. */
 static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
@@ -202,6 +230,7 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
     bench_rec rec = bench_rec_init(b, variant, SP_BASE);
     raw_pipe p = {0};
     raw_buf x = {0}, seq = {0}, dev = {0}, pred = {0};
+    raw_args a = {0};
     VkCommandBuffer cbs[SP_RING] = {0};
     VkSemaphore tl = VK_NULL_HANDLE, gate = VK_NULL_HANDLE;
     uint64_t armed_to = 0; /* the gate's highest value with a copy armed behind it */
@@ -217,21 +246,9 @@ static void raw_seqpoll(bench *b, raw *r, const char *variant, uint32_t flags)
      * (vkc's sparse signals where its marker is trusted). */
     const uint32_t every = flags & SP_EVERY8 ? 8u : flags & SP_EVERY64 ? 64u : 1u;
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
-    RTRY(raw_pipe_create(r, BENCH_SPV(inc_seq), 3, 12, TINY_WG, 0, &p));
-    RTRY(raw_buf_create(r, TINY_N * 4, false, &x));
-    RTRY(raw_buf_create(r, 64, true, &seq));
-    RTRY(raw_buf_create(r, 64, false, &dev));
-    uint32_t zeros[TINY_N] = {0};
-    RTRY(raw_upload(r, &x, 0, zeros, sizeof(zeros)));
-    RTRY(raw_upload(r, &dev, 0, zeros, 64));
+    RTRY(sp_probe_init(r, &p, &x, &seq, &dev, &a));
     /* word[0]: the count; word[1 + k]: the fill variant's flag for slot k */
     volatile uint32_t *word = seq.map;
-    for (uint32_t k = 0; k < 16; ++k)
-        word[k] = 0;
-    raw_args a = {
-        .b = {{x.buf, 0, VK_WHOLE_SIZE}, {seq.buf, 0, VK_WHOLE_SIZE}, {dev.buf, 0, VK_WHOLE_SIZE}},
-        .n = 3};
-    RTRY(raw_prepare(r, &p, &a));
     /* vkc's armed copies: the dispatch under a predicate word the host
      * writes (1: run), then, with SP_COND_INV, the marker's place under the
      * inverted predicate (here an empty dispatch). */
@@ -466,10 +483,7 @@ fail:
     if (gate)
         r->vkDestroySemaphore(r->dev, gate, NULL);
     raw_buf_destroy(r, &pred);
-    raw_buf_destroy(r, &dev);
-    raw_buf_destroy(r, &seq);
-    raw_buf_destroy(r, &x);
-    raw_pipe_destroy(r, &p);
+    sp_probe_finish(r, &p, &x, &seq, &dev);
 }
 
 /* Copies armed behind host-set events instead of the gate: two command
@@ -490,6 +504,7 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant)
     bench_rec rec = bench_rec_init(b, variant, SP_BASE);
     raw_pipe p = {0};
     raw_buf x = {0}, seq = {0}, dev = {0};
+    raw_args a = {0};
     VkCommandBuffer cbs[2] = {0};
     VkEvent ev[2 * EV_HALF] = {0};
     bench_times tm = {0};
@@ -508,19 +523,8 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant)
         goto fail;
     }
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
-    RTRY(raw_pipe_create(r, BENCH_SPV(inc_seq), 3, 12, TINY_WG, 0, &p));
-    RTRY(raw_buf_create(r, TINY_N * 4, false, &x));
-    RTRY(raw_buf_create(r, 64, true, &seq));
-    RTRY(raw_buf_create(r, 64, false, &dev));
-    uint32_t zeros[TINY_N] = {0};
-    RTRY(raw_upload(r, &x, 0, zeros, sizeof(zeros)));
-    RTRY(raw_upload(r, &dev, 0, zeros, 64));
+    RTRY(sp_probe_init(r, &p, &x, &seq, &dev, &a));
     volatile uint32_t *word = seq.map;
-    word[0] = 0;
-    raw_args a = {
-        .b = {{x.buf, 0, VK_WHOLE_SIZE}, {seq.buf, 0, VK_WHOLE_SIZE}, {dev.buf, 0, VK_WHOLE_SIZE}},
-        .n = 3};
-    RTRY(raw_prepare(r, &p, &a));
     VkEventCreateInfo eci = {.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
     for (uint32_t k = 0; k < 2 * EV_HALF; ++k)
         RTRY(raw_ok(r, create_ev(r->dev, &eci, NULL, &ev[k]), "vkCreateEvent"));
@@ -615,10 +619,7 @@ fail:
     for (uint32_t k = 0; k < 2 * EV_HALF; ++k)
         if (ev[k])
             destroy_ev(r->dev, ev[k], NULL);
-    raw_buf_destroy(r, &dev);
-    raw_buf_destroy(r, &seq);
-    raw_buf_destroy(r, &x);
-    raw_pipe_destroy(r, &p);
+    sp_probe_finish(r, &p, &x, &seq, &dev);
 }
 
 /* ---- vkc -------------------------------------------------------------------- */
