@@ -549,13 +549,8 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant)
         }
         RTRY(raw_ok(r, r->vkEndCommandBuffer(cbs[h]), "vkEndCommandBuffer"));
     }
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1};
     for (uint32_t h = 0; h < 2; ++h) {
-        si.pCommandBuffers = &cbs[h];
-        vkc_queue_lock(r->ctx);
-        VkResult vr = r->vkQueueSubmit(r->h.queue, 1, &si, VK_NULL_HANDLE);
-        vkc_queue_unlock(r->ctx);
-        RTRY(raw_ok(r, vr, "vkQueueSubmit"));
+        RTRY(sp_submit(r, cbs[h], VK_NULL_HANDLE, 0));
         submitted += EV_HALF;
     }
     sub = calloc(tm.iters ? tm.iters : 1, sizeof(double));
@@ -575,11 +570,7 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant)
             const uint32_t h = c / EV_HALF;
             for (uint32_t k = 0; k < EV_HALF; ++k)
                 RTRY(raw_ok(r, reset_ev(r->dev, ev[h * EV_HALF + k]), "vkResetEvent"));
-            si.pCommandBuffers = &cbs[h];
-            vkc_queue_lock(r->ctx);
-            VkResult vr = r->vkQueueSubmit(r->h.queue, 1, &si, VK_NULL_HANDLE);
-            vkc_queue_unlock(r->ctx);
-            RTRY(raw_ok(r, vr, "vkQueueSubmit"));
+            RTRY(sp_submit(r, cbs[h], VK_NULL_HANDLE, 0));
             submitted += EV_HALF;
             if (i >= tm.warm)
                 halves++;
