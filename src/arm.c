@@ -2,20 +2,22 @@
  * vkQueueSubmit on it.
  *
  * A sequence that is submitted again and again on an idle queue (submit,
- * wait, submit: the latency-bound loop) has its next recorded copy
+ * wait, submit: the latency-bound loop) has its next recorded copies
  * submitted ahead of time, right after the current one, waiting on the
  * context's gate: a timeline semaphore that only the host signals. The
  * caller's next vkc_seq_submit of that sequence then signals the gate
  * (vkSignalSemaphore) instead of submitting: the driver's submit path is
  * off the round trip (on the H200, 6.0-6.6 us against 12.8 us for a
- * submit of the same copy; vkc-bench reuse, raw-seqpoll-gated).
+ * submit of the same copy; vkc-bench reuse, raw-seqpoll-gated). The queue
+ * of copies grows while the round trips keep coming (vkc__seq_arm_next),
+ * so that one vkQueueSubmit arms many of them (gate.c).
  *
  * Nothing else may queue behind a copy that waits on the gate, so every
  * other submission, vkc_queue_lock, the drain and the sequence's own
- * changes cancel it first (pool.c): its predicate word goes to 0 and the
- * gate opens, and the copy runs with its dispatches skipped (they are
- * recorded under conditional rendering on that word) but its barriers and
- * completion marker as ever, so every value still completes in order.
+ * changes cancel them first (gate.c): their predicate words go to 0 and the
+ * gate opens, and the copies run with their dispatches skipped (they are
+ * recorded under conditional rendering on that word) but their barriers and
+ * completion markers as ever, so every value still completes in order.
  * Whether the device honours a word the host wrote after the copy was
  * submitted is not promised by Vulkan: a self-test at context creation
  * checks it (cancelled copies must not run, opened ones must) and else

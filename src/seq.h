@@ -297,8 +297,9 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out);
  * completion marker, no timestamps, a context whose self-test passed);
  * record.c wraps such a copy's dispatches in conditional rendering on the
  * unit's predicate word (false where no word is left). After a submit of
- * s (its ticket value) whose earlier work was all complete (a round trip
- * on an idle queue), arm its next copy. */
+ * s (its ticket value; opened: it opened an armed copy) whose earlier work
+ * was all complete (a round trip on an idle queue), arm its next copies:
+ * as many as its depth wants, once half of them opened. */
 bool vkc__seq_armable(const vkc_seq *s);
 /* dispatch.c: recorded copies used in turn; make copy i match the commands. */
 uint32_t vkc__seq_ring_of(const vkc_seq *s);
