@@ -139,15 +139,11 @@ vkc_result vkc__seq_arm_next(vkc_seq *s, uint64_t value, bool opened)
         return VKC_SUCCESS;
     const uint32_t ring = vkc__seq_ring_of(s);
     const uint32_t want = s->arm_depth - left;
-    vkc__cmd *one[1];
-    vkc__cmd **units = one;
-    if (want > 1) {
-        if (!s->arm_units)
-            s->arm_units = vkc__calloc(ctx->arm_depth_max, sizeof(*s->arm_units));
-        if (!s->arm_units)
-            return VKC_SUCCESS; /* best effort: the next submit goes the ordinary way */
-        units = s->arm_units;
-    }
+    if (!s->arm_units)
+        s->arm_units = vkc__calloc(ctx->arm_depth_max, sizeof(*s->arm_units));
+    if (!s->arm_units)
+        return VKC_SUCCESS; /* best effort: the next submit goes the ordinary way */
+    vkc__cmd **units = s->arm_units;
     uint32_t n = 0;
     for (; n < want; ++n) {
         const uint32_t j = (s->next_unit + left + n) % ring;
@@ -167,8 +163,7 @@ vkc_result vkc__seq_arm_next(vkc_seq *s, uint64_t value, bool opened)
             break;
         units[n] = u;
     }
-    uint32_t armed = 0;
-    return n ? vkc__arm_units(ctx, units, n, &s->arm_misses, left, &armed) : VKC_SUCCESS;
+    return n ? vkc__arm_units(ctx, units, n, &s->arm_misses, left) : VKC_SUCCESS;
 }
 
 /* ---- setup and the self-test ----------------------------------------------------------- */
@@ -202,8 +197,7 @@ static vkc_result vkc__arm_round(vkc_context *ctx, vkc_seq *s, volatile uint32_t
             *why = "self-test: a cancelled armed copy did not complete";
             break;
         }
-        uint32_t armed = 0;
-        VKC_FORWARD(vkc__arm_units(ctx, &u, 1, misses, 0, &armed));
+        VKC_FORWARD(vkc__arm_units(ctx, &u, 1, misses, 0));
         if (atomic_load(&ctx->armed_cmd) != u) {
             *why = "self-test: a copy could not be armed";
             break;
@@ -324,10 +318,9 @@ vkc_result vkc__arm_init(vkc_context *ctx)
                             : "the default: 256",
                         &ctx->arm_depth_max);
     ctx->arm_q = vkc__calloc(VKC_ARM_DEPTH_MAX, sizeof(*ctx->arm_q));
-    ctx->arm_scratch = vkc__calloc(VKC_ARM_DEPTH_MAX, sizeof(VkSubmitInfo) +
-                                                          sizeof(VkTimelineSemaphoreSubmitInfo) +
-                                                          2 * sizeof(uint64_t));
-    if (!ctx->arm_q || !ctx->arm_scratch)
+    ctx->arm_sub = vkc__calloc(VKC_ARM_DEPTH_MAX, sizeof(*ctx->arm_sub));
+    ctx->arm_waits = vkc__calloc(VKC_ARM_DEPTH_MAX, sizeof(*ctx->arm_waits));
+    if (!ctx->arm_q || !ctx->arm_sub || !ctx->arm_waits)
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "armed submission's queue");
     VKC_FORWARD(vkc__gate_create(ctx));
     VKC_FORWARD(vkc_buffer_create(ctx,
@@ -365,9 +358,11 @@ void vkc__arm_finish(vkc_context *ctx)
     ctx->gate = VK_NULL_HANDLE;
     ctx->arm_pred = NULL; /* the buffer is a listed object: it went with the others */
     vkc__free(ctx->arm_q);
-    vkc__free(ctx->arm_scratch);
+    vkc__free(ctx->arm_sub);
+    vkc__free(ctx->arm_waits);
     ctx->arm_q = NULL;
-    ctx->arm_scratch = NULL;
+    ctx->arm_sub = NULL;
+    ctx->arm_waits = NULL;
 }
 
 /* Device loss: the armed copy died with the queue. Arming stays off on the

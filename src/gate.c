@@ -55,9 +55,8 @@ static vkc_result vkc__gate_open_locked(vkc_context *ctx, uint32_t n)
 }
 
 vkc_result vkc__arm_units(vkc_context *ctx, vkc__cmd *const *cmds, uint32_t n, void *owner,
-                          uint32_t left, uint32_t *armed)
+                          uint32_t left)
 {
-    *armed = 0;
     if (ctx->queue_lock_fn)
         ctx->queue_lock_fn(ctx->queue_lock_user);
     pthread_mutex_lock(&ctx->queue_lock);
@@ -79,9 +78,7 @@ vkc_result vkc__arm_units(vkc_context *ctx, vkc__cmd *const *cmds, uint32_t n, v
      * wait holds all stages (a mask of compute and predicate reads measured
      * the same on the H200: 6.33 against 6.29 us, vkc-bench reuse). */
     static const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    VkSubmitInfo *sub = ctx->arm_scratch;
-    VkTimelineSemaphoreSubmitInfo *ts = (VkTimelineSemaphoreSubmitInfo *)(sub + VKC_ARM_DEPTH_MAX);
-    uint64_t *vals = (uint64_t *)(ts + VKC_ARM_DEPTH_MAX); /* wait, signal per copy */
+    VkSubmitInfo *sub = ctx->arm_sub;
     uint64_t sig = VKC_MAX(atomic_load_explicit(&ctx->signalled_value, memory_order_relaxed),
                            ctx->arm_sig_value);
     bool asked = atomic_load_explicit(&ctx->signal_asked, memory_order_relaxed);
@@ -98,15 +95,16 @@ vkc_result vkc__arm_units(vkc_context *ctx, vkc__cmd *const *cmds, uint32_t n, v
         /* A unit's first submit signals, not its later copies in the batch. */
         if (!cmds[k]->last_value)
             cmds[k]->last_value = value;
-        vals[2 * k] = ctx->gate_value + len + 1 + k;
-        vals[2 * k + 1] = value;
-        ts[k] = (VkTimelineSemaphoreSubmitInfo){VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-        ts[k].waitSemaphoreValueCount = 1;
-        ts[k].pWaitSemaphoreValues = &vals[2 * k];
-        ts[k].signalSemaphoreValueCount = a->signals ? 1 : 0;
-        ts[k].pSignalSemaphoreValues = a->signals ? &vals[2 * k + 1] : NULL;
+        vkc__arm_wait *w = &ctx->arm_waits[k];
+        w->gate_at = ctx->gate_value + len + 1 + k;
+        w->value = value;
+        w->ts = (VkTimelineSemaphoreSubmitInfo){VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+        w->ts.waitSemaphoreValueCount = 1;
+        w->ts.pWaitSemaphoreValues = &w->gate_at;
+        w->ts.signalSemaphoreValueCount = a->signals ? 1 : 0;
+        w->ts.pSignalSemaphoreValues = a->signals ? &w->value : NULL;
         sub[k] = (VkSubmitInfo){VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        sub[k].pNext = &ts[k];
+        sub[k].pNext = &w->ts;
         sub[k].waitSemaphoreCount = 1;
         sub[k].pWaitSemaphores = &ctx->gate;
         sub[k].pWaitDstStageMask = &stage;
@@ -132,7 +130,6 @@ vkc_result vkc__arm_units(vkc_context *ctx, vkc__cmd *const *cmds, uint32_t n, v
     atomic_store_explicit(&ctx->armed_cmd, vkc__armed_at(ctx, 0)->cmd, memory_order_relaxed);
     atomic_store_explicit(&ctx->last_submit, cmds[n - 1], memory_order_relaxed);
     VKC_STAT_ADD(ctx, submits, n);
-    *armed = n;
 out:
     pthread_mutex_unlock(&ctx->queue_lock);
     if (ctx->queue_unlock_fn)

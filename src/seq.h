@@ -192,7 +192,7 @@ struct vkc_seq {
     uint32_t arm_quiet; /* submits left before arming is tried again */
     /* How many copies it keeps armed, opens in a row at that depth, the
      * last submit's time (vkc__seq_arm_next), and the units of one arming
-     * (arm_depth_max of them, made on the first deep one). */
+     * (arm_depth_max of them, made on its first). */
     uint32_t arm_depth, arm_streak;
     uint64_t arm_last_ns;
     vkc__cmd **arm_units;

@@ -425,9 +425,14 @@ typedef struct vkc__armed {
 } vkc__armed;
 /* Arm cmds[0..n) in that order, in one vkQueueSubmit, behind the copies
  * already armed (left of them, all owner's; else nothing is armed: the
- * queue changed under the caller). *armed: how many went. */
+ * queue changed under the caller; ctx->armed_cmd says what is). */
 vkc_result vkc__arm_units(vkc_context *ctx, vkc__cmd *const *cmds, uint32_t n, void *owner,
-                          uint32_t left, uint32_t *armed);
+                          uint32_t left);
+/* One armed copy's timeline values in the arming submit (gate.c). */
+typedef struct vkc__arm_wait {
+    VkTimelineSemaphoreSubmitInfo ts;
+    uint64_t gate_at, value; /* its wait on the gate, its signal (if any) */
+} vkc__arm_wait;
 /* pool.c: whether cmd's submit at value signals the timeline, the last
  * signal before it being at `signalled` (vkc__arm_units: one queued) and
  * asked: the pool wants a signal (once per batch of armed copies). */
@@ -1291,14 +1296,15 @@ struct vkc_context {
     /* The armed copies (a ring of VKC_ARM_DEPTH_MAX, arm_len from
      * arm_head), the unit of the oldest (NULL: none), the sequence they
      * belong to and the last of them that signals the timeline (0: none);
-     * guarded by queue_lock (arm_len and armed_cmd read without it). Scratch
-     * for the arming submit. arm_depth_max: VKC_ARM_DEPTH. */
+     * guarded by queue_lock (arm_len and armed_cmd read without it).
+     * arm_depth_max: VKC_ARM_DEPTH. */
     vkc__armed *arm_q;
     uint32_t arm_head;
     atomic_uint arm_len;
     uint64_t arm_sig_value;
     uint32_t arm_depth_max;
-    void *arm_scratch;
+    VkSubmitInfo *arm_sub; /* the arming submit's, VKC_ARM_DEPTH_MAX of each */
+    vkc__arm_wait *arm_waits;
     _Atomic(vkc__cmd *) armed_cmd;
     /* The unit of the last submission (armed ones included): a sequence
      * arms only when its own submit followed its own (a repeat). */
