@@ -492,21 +492,43 @@ fail:
  * one vkSetEvent (no semaphore, no kernel call where the driver keeps
  * events in memory) and a spin on the count, and a half that ran is reset
  * and submitted again behind the other (one vkQueueSubmit per EV_HALF round
- * trips). Not promised fast by Vulkan: measured here beside the gate. */
+ * trips). Not promised fast by Vulkan: measured here beside the gate.
+ *
+ * The spin forms put a gate dispatch (spin_gate.comp) and a barrier first:
+ * one invocation spins on the host's open count, a word in device-local
+ * host-visible memory, so that the device sees the open without the front
+ * end's wait. EV_SPIN keeps the event after it (the spin is bounded, the
+ * event holds the copy after the bound: a host that never opens costs no
+ * spinning); EV_SPIN_ONLY has no event and no bound (the floor). */
 #define EV_HALF 128u
-static void raw_eventpoll(bench *b, raw *r, const char *variant)
+#define EV_BOUND 60000u /* polls (lavapipe ends a loop after 65535 iterations) */
+typedef enum { EV_ONLY, EV_SPIN, EV_SPIN_ONLY } ev_mode;
+
+/* The host's open count: stored, and out of the write-combining buffer. */
+static inline void ev_open(volatile uint32_t *opens, uint32_t value)
 {
+    __atomic_store_n(opens, value, __ATOMIC_RELEASE);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+static void raw_eventpoll(bench *b, raw *r, const char *variant, ev_mode mode)
+{
+    const bool spin = mode != EV_ONLY, events = mode != EV_SPIN_ONLY;
+    if (mode == EV_SPIN_ONLY && vkc_context_device(r->ctx)->type == VKC_DEVICE_TYPE_CPU) {
+        bench_skip(b, variant, "an unbounded spin starves a CPU device's own threads");
+        return;
+    }
     if (b->feat.validation) {
         bench_skip(b, variant, "needs validation off (the host's resets are ordered by the poll)");
         return;
     }
     char err[512] = "";
     bench_rec rec = bench_rec_init(b, variant, SP_BASE);
-    raw_pipe p = {0};
-    raw_buf x = {0}, seq = {0}, dev = {0};
-    raw_args a = {0};
+    raw_pipe p = {0}, gp = {0};
+    raw_buf x = {0}, seq = {0}, dev = {0}, bell = {0}, passed = {0};
+    raw_args a = {0}, ga = {0};
     VkCommandBuffer cbs[2] = {0};
     VkEvent ev[2 * EV_HALF] = {0};
+    volatile uint32_t *opens = NULL;
     bench_times tm = {0};
     double *sub = NULL;
     uint32_t halves = 0, submitted = 0;
@@ -525,6 +547,21 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant)
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
     RTRY(sp_probe_init(r, &p, &x, &seq, &dev, &a));
     volatile uint32_t *word = seq.map;
+    if (spin) {
+        static const uint32_t zeros[16] = {0};
+        const VkMemoryPropertyFlags hv =
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        const VkMemoryPropertyFlags want[] = {hv | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, hv};
+        RTRY(raw_pipe_create(r, BENCH_SPV(spin_gate), 2, 4, 1, 0, &gp) &&
+             raw_buf_create_in(r, 64, want, 2, true, &bell) &&
+             raw_buf_create(r, 64, false, &passed) && raw_upload(r, &passed, 0, zeros, 64));
+        opens = bell.map;
+        *opens = 0;
+        ga =
+            (raw_args){.b = {{bell.buf, 0, VK_WHOLE_SIZE}, {passed.buf, 0, VK_WHOLE_SIZE}}, .n = 2};
+        RTRY(raw_prepare(r, &gp, &ga));
+    }
+    const uint32_t bound = mode == EV_SPIN ? EV_BOUND : 0u;
     VkEventCreateInfo eci = {.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
     for (uint32_t k = 0; k < 2 * EV_HALF; ++k)
         RTRY(raw_ok(r, create_ev(r->dev, &eci, NULL, &ev[k]), "vkCreateEvent"));
@@ -539,12 +576,22 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant)
                                        .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
         RTRY(raw_ok(r, r->vkBeginCommandBuffer(cbs[h], &bi), "vkBeginCommandBuffer"));
         for (uint32_t k = 0; k < EV_HALF; ++k) {
-            /* The host's event, then (as vkc's lead barrier) after the copy before. */
-            wait_ev(cbs[h], 1, &ev[h * EV_HALF + k], VK_PIPELINE_STAGE_HOST_BIT,
-                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 1, &hb, 0, NULL, 0, NULL);
-            sp_barrier(r, cbs[h], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+            /* The gate's spin, then the host's event, then (as vkc's lead
+             * barrier) after the copy before: in the spin forms the one
+             * barrier after the gate is both. */
+            if (spin) {
+                raw_cmd_dispatch(r, cbs[h], &gp, &ga, &bound, 1, 1);
+                sp_barrier(r, cbs[h], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+            }
+            if (events)
+                wait_ev(cbs[h], 1, &ev[h * EV_HALF + k], VK_PIPELINE_STAGE_HOST_BIT,
+                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 1, &hb, 0, NULL, 0, NULL);
+            if (!spin)
+                sp_barrier(r, cbs[h], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
             raw_cmd_dispatch(r, cbs[h], &p, &a, work, 1, 1);
         }
         RTRY(raw_ok(r, r->vkEndCommandBuffer(cbs[h]), "vkEndCommandBuffer"));
@@ -559,7 +606,10 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant)
     for (uint32_t i = 0; i < total; ++i) {
         const uint32_t c = i % (2 * EV_HALF);
         uint64_t t0 = bench_now_ns();
-        RTRY(raw_ok(r, set_ev(r->dev, ev[c]), "vkSetEvent"));
+        if (events)
+            RTRY(raw_ok(r, set_ev(r->dev, ev[c]), "vkSetEvent"));
+        if (spin)
+            ev_open(opens, i + 1);
         if (i >= tm.warm)
             sub[i - tm.warm] = (double)(bench_now_ns() - t0);
         while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != i + 1)
@@ -568,7 +618,7 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant)
             /* That half ran to its last copy: reset its events, submit it
              * again behind the other half. */
             const uint32_t h = c / EV_HALF;
-            for (uint32_t k = 0; k < EV_HALF; ++k)
+            for (uint32_t k = 0; events && k < EV_HALF; ++k)
                 RTRY(raw_ok(r, reset_ev(r->dev, ev[h * EV_HALF + k]), "vkResetEvent"));
             RTRY(sp_submit(r, cbs[h], VK_NULL_HANDLE, 0));
             submitted += EV_HALF;
@@ -578,8 +628,10 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant)
         bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
     }
     /* The copies still waiting run once their events are set. */
-    for (uint32_t i = total; i < submitted; ++i)
+    for (uint32_t i = total; events && i < submitted; ++i)
         RTRY(raw_ok(r, set_ev(r->dev, ev[i % (2 * EV_HALF)]), "vkSetEvent"));
+    if (spin)
+        ev_open(opens, submitted);
     vkc_queue_lock(r->ctx);
     VkResult idle = r->vkQueueWaitIdle(r->h.queue);
     vkc_queue_unlock(r->ctx);
@@ -589,7 +641,8 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant)
         rec.ok = false;
         bench_note(&rec, "count %u, want %u", *word, submitted);
     }
-    bench_note(&rec, "set call p50 %.2f us; %u timed round trips reset and resubmitted a half",
+    bench_note(&rec, "%s p50 %.2f us; %u timed round trips reset and resubmitted a half",
+               spin ? (events ? "open (vkSetEvent, store)" : "open (store)") : "set call",
                bench_median(sub, tm.iters) / 1e3, halves);
     bench_rec_stats(&rec, tm.wall, tm.iters, true);
 fail:
@@ -598,6 +651,8 @@ fail:
         for (uint32_t k = 0; k < 2 * EV_HALF; ++k)
             if (ev[k] && set_ev)
                 set_ev(r->dev, ev[k]);
+        if (opens)
+            ev_open(opens, 0x7fffffffu);
         vkc_queue_lock(r->ctx);
         r->vkQueueWaitIdle(r->h.queue);
         vkc_queue_unlock(r->ctx);
@@ -610,6 +665,9 @@ fail:
     for (uint32_t k = 0; k < 2 * EV_HALF; ++k)
         if (ev[k])
             destroy_ev(r->dev, ev[k], NULL);
+    raw_buf_destroy(r, &passed);
+    raw_buf_destroy(r, &bell);
+    raw_pipe_destroy(r, &gp);
     sp_probe_finish(r, &p, &x, &seq, &dev);
 }
 
@@ -827,7 +885,9 @@ void scen_reuse(bench *b, raw *r)
         };
         for (size_t i = 0; i < sizeof(sp) / sizeof(sp[0]); ++i)
             raw_seqpoll(b, r, sp[i].name, sp[i].flags);
-        raw_eventpoll(b, r, "raw-seqpoll-store-evented-deep+lead");
+        raw_eventpoll(b, r, "raw-seqpoll-store-evented-deep+lead", EV_ONLY);
+        raw_eventpoll(b, r, "raw-seqpoll-store-spin+evented-deep", EV_SPIN);
+        raw_eventpoll(b, r, "raw-seqpoll-store-spingate-deep", EV_SPIN_ONLY);
     }
     /* env: an experiment knob set for that context only (VKC_MARKER_FORM,
      * VKC_SIGNAL_EVERY: 1 is the timeline signal on every submit of before),
