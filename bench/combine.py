@@ -172,6 +172,14 @@ def targets(recs):
         # raw twin: 256 copies ahead, re-armed 128 at a time.
         row("round trip p50 (vkc default wait%s) vs the same one copy ahead (VKC_ARM_DEPTH=1)"
             % label, rt, find(recs, sc, "vkc-default-arm-depth-1"), "p50_us", "report", None)
+        # Raw copies behind a spinning gate dispatch (2026-12-03, job H):
+        # with the event that holds a copy once a bounded spin gives up, and
+        # the unbounded spin alone (no vkc form: it keeps a GPU thread busy
+        # while nothing opens it).
+        row("round trip p50 (vkc default wait%s) vs raw spin-gated copies with events" % label,
+            rt, find(recs, sc, "raw-seqpoll-store-spin+evented-deep"), "p50_us", "report", None)
+        for v in ("raw-seqpoll-store-spin+evented-deep", "raw-seqpoll-store-spingate-deep"):
+            tail_row("round trip p99 / p50 (%s%s)" % (v, label), find(recs, sc, v), report=True)
         row("round trip p50 (vkc default wait%s) vs raw gated copies armed deep" % label, rt,
             find(recs, sc, "raw-seqpoll-store-gated-deep+lead+cond+inv"), "p50_us", "report",
             None)

@@ -508,7 +508,7 @@ typedef enum { EV_ONLY, EV_SPIN, EV_SPIN_ONLY } ev_mode;
 static inline void ev_open(volatile uint32_t *opens, uint32_t value)
 {
     __atomic_store_n(opens, value, __ATOMIC_RELEASE);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    atomic_thread_fence(memory_order_seq_cst);
 }
 static void raw_eventpoll(bench *b, raw *r, const char *variant, ev_mode mode)
 {
