@@ -172,6 +172,11 @@ def targets(recs):
         # raw twin: 256 copies ahead, re-armed 128 at a time.
         row("round trip p50 (vkc default wait%s) vs the same one copy ahead (VKC_ARM_DEPTH=1)"
             % label, rt, find(recs, sc, "vkc-default-arm-depth-1"), "p50_us", "report", None)
+        # A DEVICE buffer in host-visible memory that the host never reads
+        # (2026-12-03, fourth session): no host barrier; mapped: with it.
+        row("round trip p50 (vkc default wait%s) vs the same with x's mapping handed out "
+            "(a host barrier per round trip)" % label, rt,
+            find(recs, sc, "vkc-default-mapped"), "p50_us", "report", None)
         # Raw copies behind a spinning gate dispatch (2026-12-03, job H):
         # with the event that holds a copy once a bounded spin gives up, and
         # the unbounded spin alone (no vkc form: it keeps a GPU thread busy

@@ -102,6 +102,7 @@ vkc_result vkc_seq_begin(vkc_seq *s)
     s->level_floor = s->max_level = 0;
     s->dispatches = s->explicit_barriers = 0;
     s->writes_mapped = false;
+    s->map_epoch = atomic_load_explicit(&s->obj.ctx->map_epoch, memory_order_acquire);
     s->recording = true;
     s->lost = false;
     s->error = VKC_SUCCESS;
@@ -784,6 +785,8 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
                         "submitted by one thread at a time",
                         s->name);
     vkc_context *ctx = s->obj.ctx;
+    if (VKC_UNLIKELY(s->map_epoch != atomic_load_explicit(&ctx->map_epoch, memory_order_relaxed)))
+        vkc__seq_host_reads(s);
     const uint32_t ring = vkc__seq_ring_of(s);
     uint32_t i = s->next_unit < ring ? s->next_unit : 0;
     uint64_t value = 0;

@@ -276,6 +276,10 @@ static vkc_result vkc__epi_check(vkc_context *ctx, const char **why, bool *early
         if (!p)
             *why = "self-test: the epilogue pipeline could not be made";
     }
+    /* Read by the host through its mapping, as a caller's would be (new:
+     * nothing wrote it before, no barrier needed for that). */
+    if (r >= 0 && out[1]->mapped)
+        atomic_store(&out[1]->host_read, true);
     const bool device_mapped = r >= 0 && out[1]->mapped && out[1]->host_coherent;
     static const uint32_t grids[VKC_EPI_ROUNDS] = {1, 64, VKC_EPILOGUE_GROUPS,
                                                    1, 7,  VKC_EPILOGUE_GROUPS};

@@ -255,10 +255,26 @@ static vkc_result vkc__track_uses(vkc_seq *s, const vkc__use *uses, uint32_t n, 
             b->wl = lv;
         if (rd && lv > b->rl)
             b->rl = lv;
-        if (w && u->buffer->mapped)
+        if (w && u->buffer->mapped &&
+            atomic_load_explicit(&u->buffer->host_read, memory_order_relaxed))
             s->writes_mapped = true;
     }
     return VKC_SUCCESS;
+}
+
+void vkc__seq_host_reads(vkc_seq *s)
+{
+    s->map_epoch = atomic_load_explicit(&s->obj.ctx->map_epoch, memory_order_acquire);
+    bool wm = false;
+    for (uint32_t i = 0; i < s->use_count && !wm; ++i) {
+        const vkc__use *u = &s->uses[i];
+        wm = (u->access & VKC_ACC_W) && u->buffer && u->buffer->mapped &&
+             atomic_load_explicit(&u->buffer->host_read, memory_order_relaxed);
+    }
+    if (wm != s->writes_mapped) {
+        s->writes_mapped = wm;
+        s->gen++;
+    }
 }
 
 /* Compute every command's level again from scratch (after an argument was
@@ -270,6 +286,7 @@ vkc_result vkc__relevel(vkc_seq *s)
     s->max_level = 0;
     s->level_floor = 0;
     s->writes_mapped = false;
+    s->map_epoch = atomic_load_explicit(&s->obj.ctx->map_epoch, memory_order_acquire);
     uint32_t epoch = 0;
     for (uint32_t i = 0; i < s->cmd_count; ++i) {
         vkc__command *c = &s->cmds[i];

@@ -447,6 +447,9 @@ vkc_result vkc__buffer_new(vkc_context *ctx, uint64_t size, vkc_memory kind, con
         if (listed && kind != VKC_MEMORY_READBACK && atomic_load(&ms->force_uncached))
             buf->host_cached = false;
         buf->mapped = buf->block->mapped + buf->block_offset;
+        /* A DEVICE buffer in host-visible memory (resizable BAR, unified
+         * memory) is the host's to read only once it says so. */
+        atomic_store(&buf->host_read, kind != VKC_MEMORY_DEVICE);
     }
     vkc__set_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)buf->buffer, buf->name);
     vkc__obj_init(&buf->obj, VKC_MAGIC_BUFFER, ctx, buf->name, vkc__buffer_obj_free,
@@ -537,7 +540,29 @@ uint64_t vkc_buffer_size(const vkc_buffer *buf)
 
 void *vkc_buffer_map(vkc_buffer *buf)
 {
-    return vkc__obj_is(buf, VKC_MAGIC_BUFFER) ? buf->mapped : NULL;
+    if (!vkc__obj_is(buf, VKC_MAGIC_BUFFER) || !buf->mapped)
+        return NULL;
+    /* Best effort: a failed barrier submission has set the context's error
+     * (and a lost device has bigger consequences); the mapping stands. */
+    (void)vkc__buffer_host_reads(buf);
+    return buf->mapped;
+}
+
+vkc_result vkc__buffer_host_reads(vkc_buffer *buf)
+{
+    if (VKC_LIKELY(atomic_load_explicit(&buf->host_read, memory_order_acquire)) ||
+        atomic_exchange(&buf->host_read, true))
+        return VKC_SUCCESS;
+    vkc_context *ctx = buf->obj.ctx;
+    atomic_fetch_add(&ctx->map_epoch, 1);
+    /* Earlier work wrote it without a host barrier: one now, after all of
+     * it, before the host reads. */
+    VKC_FORWARD(vkc__flush_immediate(ctx));
+    vkc__cmd *cmd;
+    VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
+    vkc__cmd_barrier(ctx, cmd->cb, VKC_WORK_STAGES, vkc__writes_of(VKC_WORK_STAGES),
+                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    return vkc__oneshot_end_wait(ctx, cmd);
 }
 
 vkc_result vkc_buffer_vk(const vkc_buffer *buf, VkBuffer *out_buffer, VkDeviceSize *out_offset)

@@ -152,7 +152,10 @@ struct vkc_seq {
     uint32_t max_level;
     uint32_t dispatches;
     uint32_t explicit_barriers;
-    bool writes_mapped; /* a write to host-visible memory: end with a host barrier */
+    /* A write to a buffer the host reads through its mapping: end with a
+     * host barrier. map_epoch: the context's when it was worked out. */
+    bool writes_mapped;
+    uint32_t map_epoch;
     bool recording;
     bool lost;        /* recorded before a device loss: record again */
     vkc_result error; /* first recording error, latched */
@@ -245,6 +248,10 @@ static inline bool vkc__overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs
  * level again (after an argument was replaced). */
 vkc_result vkc__append(vkc_seq *s, vkc__command *c);
 vkc_result vkc__relevel(vkc_seq *s);
+/* A buffer it writes became the host's to read since s->map_epoch: work
+ * out writes_mapped again and, where it changed, record again (at the
+ * submit that called this, its own thread). */
+void vkc__seq_host_reads(vkc_seq *s);
 /* The hazard record of an image named by the sequence, or NULL. */
 vkc__imgrec *vkc__find_img(vkc_seq *s, const vkc_image *img);
 /* Subresource (mip, layer) of a record. */

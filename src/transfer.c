@@ -235,6 +235,7 @@ vkc_result vkc_buffer_download(vkc_buffer *buf, uint64_t offset, void *data, uin
     bool direct = buf->mapped && (buf->host_cached || size <= VKC_UNCACHED_READ_MAX ||
                                   !vkc__ms(ctx)->readback_cached);
     if (direct) {
+        VKC_FORWARD(vkc__buffer_host_reads(buf));
         VKC_FORWARD(vkc__sync_mapping(ctx, buf, offset, size, false));
         memcpy(data, (const uint8_t *)buf->mapped + offset, size);
         return VKC_SUCCESS;

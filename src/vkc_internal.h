@@ -639,6 +639,11 @@ struct vkc_buffer {
     bool host_cached;
     bool wrapped; /* the VkBuffer belongs to the host */
     void *mapped;
+    /* The host reads it through the mapping (an UPLOAD or READBACK buffer,
+     * or one whose mapping vkc_buffer_map handed out or a download read):
+     * only writes to such a buffer end their submission with a host
+     * barrier (vkc__buffer_host_reads). */
+    atomic_bool host_read;
     vkc__block *block;
     VkDeviceSize block_offset;
     VkDeviceSize alloc_size;
@@ -658,6 +663,11 @@ vkc_result vkc__memory_rebuild(vkc_context *ctx);
 void vkc__memory_drop(vkc_context *ctx);
 /* A buffer's free function (its last reference went; wrapped buffers too). */
 void vkc__buffer_obj_free(vkc__obj *o);
+/* From now on the host reads buf through its mapping: the first time,
+ * ctx->map_epoch moves (sequences that write it record their host barrier
+ * at their next submit) and a barrier-only submission makes the writes
+ * before it visible to the host (waited for). */
+vkc_result vkc__buffer_host_reads(vkc_buffer *buf);
 
 /* Bytes of each staging buffer (one per direction), used in two halves:
  * transfers larger than a half go in chunks. */
@@ -1292,6 +1302,9 @@ struct vkc_context {
     vkc_buffer *arm_pred_buf;
     volatile uint32_t *arm_pred;
     atomic_uint arm_pred_next; /* slots handed out */
+    /* Moves when a mapped DEVICE buffer starts being read by the host
+     * (vkc__buffer_host_reads): sequences recorded before look again. */
+    atomic_uint map_epoch;
     uint32_t arm_pred_cap;
     /* The armed copies (a ring of VKC_ARM_DEPTH_MAX, arm_len from
      * arm_head), the unit of the oldest (NULL: none), the sequence they

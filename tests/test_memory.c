@@ -2,7 +2,7 @@
  * the staging path (forced), fill and copy against a CPU reference,
  * sub-allocation and dedicated blocks, steady state, limits and bad input. */
 /* The private header first: it brings volk (no prototypes) before vulkan_core.h. */
-#include "vkc_internal.h"
+#include "seq.h" /* the sequence's writes_mapped */
 
 #include "vkc_test.h"
 
@@ -725,6 +725,84 @@ static uint32_t best(const VkPhysicalDeviceMemoryProperties *mp, vkc_memory kind
     return n ? out[0] : UINT32_MAX;
 }
 
+/* A DEVICE buffer in host-visible memory (resizable BAR, unified memory,
+ * lavapipe) is the host's to read only once vkc_buffer_map or a download
+ * says so: until then the work writing it ends without a host barrier;
+ * from then on a sequence recorded before records again with it, and the
+ * host reads every result (against the count kept here). */
+static void test_host_reads(void **state)
+{
+    (void)state;
+    vkc_context *ctx = vkc_test_context_create(NULL);
+    vkc_kernel *k;
+    vkc_buffer *x;
+    vkc_seq *s;
+    const uint32_t n = 64;
+    assert_int_equal(vkc_kernel_create_glsl(
+                         ctx, &(vkc_glsl_desc){.source = vkc_test_inc_glsl, .name = "inc"}, &k),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 4}, &x), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 0), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_create(ctx, &(vkc_seq_desc){.name = "host reads"}, &s), VKC_SUCCESS);
+    vkc_arg a = {.buffer = x, .access = VKC_ACCESS_READ_WRITE};
+    assert_int_equal(
+        vkc_seq_dispatch(
+            s,
+            &(vkc_dispatch_desc){
+                .kernel = k, .args = &a, .arg_count = 1, .push = &n, .push_size = 4, .count = n}),
+        VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    uint32_t count = 0;
+    for (int i = 0; i < 3; ++i, ++count) {
+        vkc_ticket t;
+        assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_false(s->writes_mapped);
+    assert_false(atomic_load(&x->host_read));
+    const uint32_t epoch = atomic_load(&ctx->map_epoch);
+    const volatile uint32_t *m = vkc_buffer_map(x);
+    if (!m) { /* not host-visible here: nothing to read through */
+        print_message("      skipped: DEVICE memory is not host-visible on this device\n");
+    } else {
+        assert_true(atomic_load(&x->host_read));
+        assert_int_equal(atomic_load(&ctx->map_epoch), epoch + 1);
+        for (uint32_t i = 0; i < n; ++i)
+            assert_int_equal(m[i], count);
+        for (int i = 0; i < 3; ++i, ++count) {
+            vkc_ticket t;
+            assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+            assert_true(s->writes_mapped);
+            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+            for (uint32_t j = 0; j < n; ++j)
+                assert_int_equal(m[j], count + 1);
+        }
+        /* A second map moves nothing. */
+        assert_ptr_equal(vkc_buffer_map(x), m);
+        assert_int_equal(atomic_load(&ctx->map_epoch), epoch + 1);
+    }
+    /* A download of a second buffer says the same (where it reads the
+     * mapping directly). */
+    vkc_buffer *y;
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = n * 4}, &y), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(y, 0, n * 4, 7), VKC_SUCCESS);
+    uint32_t got[64];
+    assert_int_equal(vkc_buffer_download(y, 0, got, sizeof(got)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i)
+        assert_int_equal(got[i], 7u);
+    if (y->mapped && (y->host_cached || sizeof(got) <= VKC_UNCACHED_READ_MAX))
+        assert_true(atomic_load(&y->host_read));
+    uint32_t want[64];
+    assert_int_equal(vkc_buffer_download(x, 0, want, sizeof(want)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i)
+        assert_int_equal(want[i], count);
+    vkc_buffer_destroy(y);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
+    vkc_kernel_destroy(k);
+    vkc_test_context_destroy(ctx);
+}
+
 static void test_type_choice(void **state)
 {
     (void)state;
@@ -807,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_destroyed_with_context),
         cmocka_unit_test(test_faults),
         cmocka_unit_test(test_type_choice),
+        cmocka_unit_test(test_host_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

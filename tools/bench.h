@@ -489,9 +489,11 @@ typedef void (*bench_fn)(bench *b, raw *r);
 BENCH_SCENARIOS(BENCH_SCEN_DECLARE)
 #undef BENCH_SCEN_DECLARE
 
-/* Shared between scenario files: a round trip and a chain through vkc. */
+/* Shared between scenario files: a round trip and a chain through vkc
+ * (mapped: the buffer's mapping handed out first, so that the host may
+ * read it and each submission ends with a host barrier). */
 void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool fresh, bool glsl,
-                         const char *baseline);
+                         bool mapped, const char *baseline);
 void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t K,
                      const char *baseline);
 

@@ -714,7 +714,7 @@ static void rt_class_note(bench_rec *rec, const double *wall, const uint8_t *cls
 /* Round trip through vkc: a fresh sequence per dispatch (fresh) or one
  * sequence recorded once and resubmitted. */
 void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool fresh, bool glsl,
-                         const char *baseline)
+                         bool mapped, const char *baseline)
 {
     char err[512] = "";
     bench_tiny t = {0};
@@ -722,6 +722,8 @@ void bench_vkc_roundtrip(bench *b, vkc_context *vctx, const char *variant, bool 
     bench_rec rec = bench_rec_init(b, variant, baseline);
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
     VTRY(bench_tiny_init_from(vctx, &t, 0, glsl));
+    if (mapped && !vkc_buffer_map(t.x))
+        bench_note(&rec, "x is not host-visible: no mapping to hand out");
     vkc_stats s0 = {0}, s1 = {0};
     VTRY(vkc_context_stats(vctx, &s0));
     if (fresh) {
@@ -817,7 +819,7 @@ void scen_naive(bench *b, raw *r)
 {
     if (r)
         raw_roundtrip(b, r, "raw-naive", RT_NAIVE);
-    bench_vkc_roundtrip(b, b->ctx, "vkc-fresh-seq", true, false, NAIVE_BASE);
+    bench_vkc_roundtrip(b, b->ctx, "vkc-fresh-seq", true, false, false, NAIVE_BASE);
 }
 
 void scen_reuse(bench *b, raw *r)
@@ -899,9 +901,13 @@ void scen_reuse(bench *b, raw *r)
         vkc_wait_mode mode;
         const char *env, *value;
         const char *name;
-        bool glsl;
+        bool glsl, mapped;
     } modes[] = {
         {VKC_WAIT_DEFAULT, NULL, NULL, "vkc-default", true},
+        /* x's mapping handed out: the host may read it, so each round trip
+         * ends with a host barrier (all vkc-default had before 2026-12-03's
+         * fourth session where DEVICE memory is host-visible) */
+        {VKC_WAIT_DEFAULT, NULL, NULL, "vkc-default-mapped", true, true},
         {VKC_WAIT_DEFAULT, NULL, NULL, "vkc-default-spirv"},
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE", "0", "vkc-default-noepilogue", true},
         {VKC_WAIT_DEFAULT, "VKC_EPILOGUE_FORM", "barrier", "vkc-default-epi-barrier", true},
@@ -933,7 +939,7 @@ void scen_reuse(bench *b, raw *r)
             unsetenv(modes[i].env);
         if (!c)
             continue;
-        bench_vkc_roundtrip(b, c, modes[i].name, false, modes[i].glsl, NAIVE_BASE);
+        bench_vkc_roundtrip(b, c, modes[i].name, false, modes[i].glsl, modes[i].mapped, NAIVE_BASE);
         vkc_context_destroy(c);
     }
 }
@@ -1075,7 +1081,7 @@ void scen_family(bench *b, raw *r)
         vkc_context *c = bench_context_or_fail(b, &desc, v1, v2, NULL);
         if (!c)
             continue;
-        bench_vkc_roundtrip(b, c, v1, false, true, NAIVE_BASE);
+        bench_vkc_roundtrip(b, c, v1, false, true, false, NAIVE_BASE);
         snprintf(base, sizeof(base), "family/vkc-chain-%s(qf%d)", names[0], fams[0]);
         bench_vkc_chain(b, c, v2, K, base);
         vkc_context_destroy(c);

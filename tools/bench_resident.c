@@ -398,11 +398,11 @@ fail:
 void scen_resident(bench *b, raw *r)
 {
     /* vkc's ordinary round trip on the same context, for reference. */
-    bench_vkc_roundtrip(b, b->ctx, "vkc-ordinary-roundtrip", false, true, NULL);
+    bench_vkc_roundtrip(b, b->ctx, "vkc-ordinary-roundtrip", false, true, false, NULL);
     vkc_context_desc md = {.wait_mode = VKC_WAIT_SPIN_MARKER};
     vkc_context *mc = bench_context_or_fail(b, &md, "vkc-ordinary-roundtrip-marker", NULL);
     if (mc) {
-        bench_vkc_roundtrip(b, mc, "vkc-ordinary-roundtrip-marker", false, true, NULL);
+        bench_vkc_roundtrip(b, mc, "vkc-ordinary-roundtrip-marker", false, true, false, NULL);
         vkc_context_destroy(mc);
     }
     const vkc_resident_ack D = VKC_RESIDENT_ACK_DEFAULT, B = VKC_RESIDENT_ACK_BAR;
