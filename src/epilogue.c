@@ -276,8 +276,8 @@ static vkc_result vkc__epi_check(vkc_context *ctx, const char **why, bool *early
         if (!p)
             *why = "self-test: the epilogue pipeline could not be made";
     }
-    /* Read by the host through its mapping, as a caller's would be (new:
-     * nothing wrote it before, no barrier needed for that). */
+    /* Read by the host through its mapping, as a caller's would be; no
+     * barrier is owed for earlier writes (there were none). */
     if (r >= 0 && out[1]->mapped)
         atomic_store(&out[1]->host_read, true);
     const bool device_mapped = r >= 0 && out[1]->mapped && out[1]->host_coherent;

@@ -1215,6 +1215,9 @@ struct vkc_context {
     vkc_device_info info;
     vkc_context_features features;
     VkPhysicalDeviceMemoryProperties mem_props;
+    /* Moves when a mapped DEVICE buffer starts being read by the host
+     * (vkc__buffer_host_reads): sequences recorded before look again. */
+    atomic_uint map_epoch;
     uint32_t api_version; /* enabled on the device */
     bool maintenance4;    /* enabled: SPIR-V may use LocalSizeId (local_size_x_id in 1.6) */
 
@@ -1302,9 +1305,6 @@ struct vkc_context {
     vkc_buffer *arm_pred_buf;
     volatile uint32_t *arm_pred;
     atomic_uint arm_pred_next; /* slots handed out */
-    /* Moves when a mapped DEVICE buffer starts being read by the host
-     * (vkc__buffer_host_reads): sequences recorded before look again. */
-    atomic_uint map_epoch;
     uint32_t arm_pred_cap;
     /* The armed copies (a ring of VKC_ARM_DEPTH_MAX, arm_len from
      * arm_head), the unit of the oldest (NULL: none), the sequence they
