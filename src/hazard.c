@@ -167,6 +167,14 @@ static vkc_result vkc__check_image_uses(vkc_seq *s, const vkc__use *uses, uint32
     return VKC_SUCCESS;
 }
 
+/* A use of a buffer the host reads through its mapping: a write to it ends
+ * the submission with a host barrier. */
+static bool vkc__use_host_read(const vkc__use *u)
+{
+    return u->buffer && u->buffer->mapped &&
+           atomic_load_explicit(&u->buffer->host_read, memory_order_relaxed);
+}
+
 /* Level of a command touching uses[0..n): after every conflicting access. */
 static uint32_t vkc__level_of(vkc_seq *s, const vkc__use *uses, uint32_t n)
 {
@@ -255,8 +263,7 @@ static vkc_result vkc__track_uses(vkc_seq *s, const vkc__use *uses, uint32_t n, 
             b->wl = lv;
         if (rd && lv > b->rl)
             b->rl = lv;
-        if (w && u->buffer->mapped &&
-            atomic_load_explicit(&u->buffer->host_read, memory_order_relaxed))
+        if (w && vkc__use_host_read(u))
             s->writes_mapped = true;
     }
     return VKC_SUCCESS;
@@ -266,11 +273,8 @@ void vkc__seq_host_reads(vkc_seq *s)
 {
     s->map_epoch = atomic_load_explicit(&s->obj.ctx->map_epoch, memory_order_acquire);
     bool wm = false;
-    for (uint32_t i = 0; i < s->use_count && !wm; ++i) {
-        const vkc__use *u = &s->uses[i];
-        wm = (u->access & VKC_ACC_W) && u->buffer && u->buffer->mapped &&
-             atomic_load_explicit(&u->buffer->host_read, memory_order_relaxed);
-    }
+    for (uint32_t i = 0; i < s->use_count && !wm; ++i)
+        wm = (s->uses[i].access & VKC_ACC_W) && vkc__use_host_read(&s->uses[i]);
     if (wm != s->writes_mapped) {
         s->writes_mapped = wm;
         s->gen++;

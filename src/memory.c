@@ -555,13 +555,13 @@ vkc_result vkc__buffer_host_reads(vkc_buffer *buf)
         return VKC_SUCCESS;
     vkc_context *ctx = buf->obj.ctx;
     atomic_fetch_add(&ctx->map_epoch, 1);
-    /* Earlier work wrote it without a host barrier: one now, after all of
-     * it, before the host reads. */
+    /* Earlier work wrote it without a host barrier: an empty one-shot
+     * submission is one, after all of it (its leading barrier follows
+     * everything submitted before, its end makes writes visible to the
+     * host). The open immediate batch goes first. */
     VKC_FORWARD(vkc__flush_immediate(ctx));
     vkc__cmd *cmd;
     VKC_FORWARD(vkc__oneshot_begin(ctx, &cmd));
-    vkc__cmd_barrier(ctx, cmd->cb, VKC_WORK_STAGES, vkc__writes_of(VKC_WORK_STAGES),
-                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     return vkc__oneshot_end_wait(ctx, cmd);
 }
 

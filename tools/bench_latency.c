@@ -581,17 +581,13 @@ static void raw_eventpoll(bench *b, raw *r, const char *variant, ev_mode mode)
              * barrier after the gate is both. */
             if (spin) {
                 raw_cmd_dispatch(r, cbs[h], &gp, &ga, &bound, 1, 1);
-                sp_barrier(r, cbs[h], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                raw_cmd_barrier(r, cbs[h]);
             }
             if (events)
                 wait_ev(cbs[h], 1, &ev[h * EV_HALF + k], VK_PIPELINE_STAGE_HOST_BIT,
                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 1, &hb, 0, NULL, 0, NULL);
             if (!spin)
-                sp_barrier(r, cbs[h], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                raw_cmd_barrier(r, cbs[h]);
             raw_cmd_dispatch(r, cbs[h], &p, &a, work, 1, 1);
         }
         RTRY(raw_ok(r, r->vkEndCommandBuffer(cbs[h]), "vkEndCommandBuffer"));
