@@ -156,13 +156,14 @@ static bool vkc__labels_on(const vkc_context *ctx)
            (ctx->features.validation || ctx->debug_labels);
 }
 
-/* Whether the recorded copies may go without the completion marker: an
- * immediate batch meant for an idle queue, or work whose completion the
- * host's GPU takes (a release hands its results to another queue, which
- * waits on the timeline, not on the count). */
-static bool vkc__seq_marker_optional(const vkc_seq *s)
+/* Whether the recorded copies go without the completion count: work whose
+ * completion the host's GPU takes (a release hands its results to another
+ * queue, which waits on the timeline, not on the count). An immediate
+ * batch meant for an idle queue (s->marker_optional) is decided in
+ * vkc__record. */
+static bool vkc__seq_uncounted(const vkc_seq *s)
 {
-    if (s->marker_optional || s->marker_choice == VKC_OFF)
+    if (s->marker_choice == VKC_OFF)
         return true;
     if (s->marker_choice == VKC_ON)
         return false;
@@ -229,16 +230,23 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     /* Armable (arm.c): the dispatches under conditional rendering on the
      * unit's predicate word, so that a cancelled armed copy runs empty;
      * its barriers and the marker run whatever the word says. */
-    /* Whether the copies end with the completion marker: decided once. */
-    const bool marker = vkc__marker_on(ctx) && !vkc__seq_marker_optional(s);
-    s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_slot(s, unit);
-    /* The last dispatch publishes the count itself where it can
-     * (epilogue.c): no marker after it. */
+    /* Whether the copies count their completion: decided once. The last
+     * dispatch publishes the count itself where it can (epilogue.c): no
+     * marker after it. */
+    bool marker = vkc__marker_on(ctx) && !vkc__seq_uncounted(s);
     const vkc__command *epi_cmd = vkc__epilogue_cmd(s, marker, prof);
     const VkPipeline epi_pipe =
         epi_cmd ? vkc__epilogue_pipeline(ctx, epi_cmd->kernel) : VK_NULL_HANDLE;
     if (!epi_pipe)
         epi_cmd = NULL;
+    /* An immediate batch for an idle queue goes without the marker's
+     * dispatch (its value then completes on the timeline), but not without
+     * the epilogue, which adds none: its waits then poll the count, not the
+     * driver's timeline signal (34 us later than the work in the driver's
+     * slow mode, BENCHMARKS.md). */
+    if (s->marker_optional && !epi_cmd)
+        marker = false;
+    s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_slot(s, unit);
     /* An armed copy that ends with the epilogue counts a cancel through the
      * marker under the inverted predicate, right after the first barrier:
      * an opened copy reads its word for the last time before its count

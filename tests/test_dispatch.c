@@ -970,11 +970,13 @@ static void gate_open(vkc_context *ctx, VkSemaphore gate)
     assert_int_equal(ctx->vk.vkSignalSemaphore(ctx->device, &si), VK_SUCCESS);
 }
 
-/* Immediate batches for an idle queue go without the completion marker
- * (their tickets complete on the timeline); the marker's count then trails
- * the timeline, and marker-carrying submissions after them still complete
- * right. A unit recorded without the marker that finds the queue busy gets a
- * marker unit of its own in the same submission. */
+/* Immediate batches for an idle queue go without the completion marker's
+ * dispatch: a kernel from SPIR-V then has its ticket complete on the
+ * timeline (the marker's count trails the timeline, and marker-carrying
+ * submissions after them still complete right), while a GLSL kernel that
+ * carries the completion epilogue keeps it (it adds no dispatch) and its
+ * batch is counted. A unit recorded without the marker that finds the queue
+ * busy gets a marker unit of its own in the same submission. */
 static void test_marker_skip(void **state)
 {
     vkc_context *ctx = *state;
@@ -983,12 +985,22 @@ static void test_marker_skip(void **state)
     const uint32_t n = 256, rounds = 20;
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
     vkc_kernel *spin = glsl_kernel(ctx, SPIN_GLSL, "spin");
+    /* The same words as SPIR-V: no epilogue (test_epilogue test_marker_kept). */
+    vkc_kernel *inpl_spv = NULL;
+    assert_int_equal(vkc_kernel_create(ctx,
+                                       &(vkc_kernel_desc){.spirv = inpl->spirv,
+                                                          .spirv_size = inpl->spirv_size,
+                                                          .name = "inplace spv"},
+                                       &inpl_spv),
+                     VKC_SUCCESS);
     vkc_buffer *x = buffer(ctx, n * 4), *y = buffer(ctx, 1024 * 64 * 4);
     assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 0), VKC_SUCCESS);
     push3 p = {n, 1, 1};
     vkc_arg a = arg(x);
     const vkc_dispatch_desc d = {
         .kernel = inpl, .args = &a, .arg_count = 1, .push = &p, .push_size = 12, .count = n};
+    vkc_dispatch_desc d_spv = d;
+    d_spv.kernel = inpl_spv;
     vkc_seq *s;
     assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
     assert_int_equal(vkc_seq_dispatch(s, &d), VKC_SUCCESS);
@@ -997,7 +1009,7 @@ static void test_marker_skip(void **state)
     const uint64_t skew0 = atomic_load(&ctx->marker_skew);
     for (uint32_t i = 0; i < rounds; ++i) {
         vkc_ticket t;
-        assert_int_equal(vkc_dispatch(ctx, &d), VKC_SUCCESS);
+        assert_int_equal(vkc_dispatch(ctx, &d_spv), VKC_SUCCESS);
         assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
         ref++;
         assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
@@ -1008,6 +1020,28 @@ static void test_marker_skip(void **state)
     }
     assert_int_equal(atomic_load(&ctx->marker_skew), skew0 + rounds);
     assert_true(vkc__marker_on(ctx));
+    /* The GLSL kernel's idle batches: counted by the epilogue where it is
+     * on (the skew stays), else as the SPIR-V kernel's. */
+    vkc_context_features f;
+    assert_int_equal(vkc_context_features_get(ctx, &f), VKC_SUCCESS);
+    vkc_stats st0, st1;
+    assert_int_equal(vkc_context_stats(ctx, &st0), VKC_SUCCESS);
+    const uint64_t skew_glsl = atomic_load(&ctx->marker_skew);
+    for (uint32_t i = 0; i < rounds; ++i) {
+        vkc_ticket t;
+        assert_int_equal(vkc_dispatch(ctx, &d), VKC_SUCCESS);
+        assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+        ref++;
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+        assert_int_equal(vkc_poll(ctx, t), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_context_stats(ctx, &st1), VKC_SUCCESS);
+    if (f.completion_epilogue) {
+        assert_int_equal(atomic_load(&ctx->marker_skew), skew_glsl);
+        assert_true(st1.epilogue_records >= st0.epilogue_records + rounds);
+    } else {
+        assert_int_equal(atomic_load(&ctx->marker_skew), skew_glsl + rounds);
+    }
     uint32_t *out = malloc(n * 4);
     assert_int_equal(vkc_buffer_download(x, 0, out, n * 4), VKC_SUCCESS);
     for (uint32_t i = 0; i < n; ++i)
@@ -1030,7 +1064,7 @@ static void test_marker_skip(void **state)
     assert_int_equal(vkc_seq_end(busy), VKC_SUCCESS);
     assert_int_equal(vkc_seq_create(ctx, NULL, &s2), VKC_SUCCESS);
     s2->marker_optional = true;
-    assert_int_equal(vkc_seq_dispatch(s2, &d), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_dispatch(s2, &d_spv), VKC_SUCCESS);
     assert_int_equal(vkc_seq_end(s2), VKC_SUCCESS);
     vkc_ticket tb, t2;
     VkSemaphore gate = gate_close(ctx);
@@ -1059,6 +1093,7 @@ static void test_marker_skip(void **state)
     vkc_buffer_destroy(x);
     vkc_buffer_destroy(y);
     vkc_kernel_destroy(spin);
+    vkc_kernel_destroy(inpl_spv);
     vkc_kernel_destroy(inpl);
 }
 

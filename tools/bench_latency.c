@@ -978,8 +978,13 @@ fail:
     raw_tiny_finish(r, &t);
 }
 
-/* name: "vkc-immediate" on the bench's context, or another variant on vctx. */
-static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K, uint32_t iters)
+/* name: "vkc-immediate" on the bench's context, or another variant on vctx.
+ * glsl: the kernel built by vkc_kernel_create_glsl (what vkc's users
+ * compile), so that a batch for an idle queue ends with the completion
+ * epilogue; else the same kernel from SPIR-V, whose idle batches complete
+ * on the timeline. */
+static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K, uint32_t iters,
+                      bool glsl)
 {
     char err[512] = "", variant[64], base[64];
     snprintf(variant, sizeof(variant), "%s K=%u", name, K);
@@ -988,7 +993,7 @@ static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K,
     bench_times tm = {0};
     bench_rec rec = bench_rec_init(b, variant, base);
     MTRY(bench_times_init(&tm, 1, iters));
-    VTRY(bench_tiny_init(vctx, &t, 0));
+    VTRY(bench_tiny_init_from(vctx, &t, 0, glsl));
     for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         uint64_t t0 = bench_now_ns();
         for (uint32_t j = 0; j < K; ++j)
@@ -1032,11 +1037,14 @@ void scen_batch(bench *b, raw *r)
             raw_batch(b, r, K, iters, false);
         if (r && K <= 16)
             raw_batch(b, r, K, iters, true);
-        vkc_batch(b, b->ctx, "vkc-immediate", K, iters);
+        vkc_batch(b, b->ctx, "vkc-immediate", K, iters, true);
+        if (K <= 64)
+            vkc_batch(b, b->ctx, "vkc-immediate-spirv", K, iters, false);
         if (fixed)
-            vkc_batch(b, fixed, "vkc-immediate-fixed", K, iters);
+            vkc_batch(b, fixed, "vkc-immediate-fixed", K, iters, true);
+        /* SPIR-V: the marker's own dispatch, not the epilogue */
         if (marker && K <= 64)
-            vkc_batch(b, marker, "vkc-immediate-marker", K, iters);
+            vkc_batch(b, marker, "vkc-immediate-marker", K, iters, false);
     }
     vkc_context_destroy(fixed);
     vkc_context_destroy(marker);
