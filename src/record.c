@@ -196,6 +196,20 @@ static const vkc__command *vkc__epilogue_cmd(const vkc_seq *s, bool marker, bool
     return groups && groups <= VKC_EPILOGUE_GROUPS ? c : NULL;
 }
 
+/* Whether command c binds exactly the buffers of the uses `pushed` (the
+ * descriptors bound last, under c's layout): buffers only, so the
+ * descriptors hold nothing else. */
+static bool vkc__same_buffers(const vkc__use *pushed, const vkc__use *u, const vkc__command *c)
+{
+    if (!pushed || c->images)
+        return false;
+    for (uint32_t b = 0; b < c->use_count; ++b)
+        if (pushed[b].vk != u[b].vk || pushed[b].offset != u[b].offset ||
+            pushed[b].size != u[b].size)
+            return false;
+    return true;
+}
+
 /* Record the commands, level by level, into a fresh unit. A failure here is
  * one of resources (memory, a recording unit), not of the commands: it is
  * returned but not latched, so the next submit records again. */
@@ -281,6 +295,15 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     VkDescriptorImageInfo iinfos[VKC_MAX_BINDINGS];
     VkWriteDescriptorSet writes[VKC_MAX_BINDINGS];
     const vkc_kernel *written = NULL;
+    /* What the last dispatch left in the command buffer's state: a
+     * dispatch with the same pipeline layout and the same buffers or push
+     * constants finds them in place (Vulkan keeps both across dispatches
+     * and pipeline binds of one layout), so a batch of the same kernel on
+     * the same buffers pushes them once, not per dispatch. Images are
+     * pushed every time. */
+    VkPipelineLayout state_layout = VK_NULL_HANDLE;
+    const vkc__use *pushed = NULL; /* the uses whose descriptors are bound */
+    const vkc__command *pushed_pc = NULL;
     uint32_t i = 0;
     vkc_result r = VKC_SUCCESS;
     /* Every submission finds each image in its resting layout. */
@@ -359,7 +382,12 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                     ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
                     bound = pipe;
                 }
-                if (c->use_count) {
+                if (k->layout != state_layout) {
+                    state_layout = k->layout;
+                    pushed = NULL;
+                    pushed_pc = NULL;
+                }
+                if (c->use_count && !vkc__same_buffers(pushed, u, c)) {
                     if (k != written) {
                         /* A binding's kind fixes whether its use is a buffer
                          * (vkc__bind_arg refuses the other). */
@@ -399,10 +427,15 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                         ctx->vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE,
                                                         k->layout, 0, 1, &set, 0, NULL);
                     }
+                    pushed = c->images ? NULL : u;
                 }
-                if (c->push_size)
+                if (c->push_size && !(pushed_pc && pushed_pc->push_size == c->push_size &&
+                                      memcmp(s->push + pushed_pc->push_offset,
+                                             s->push + c->push_offset, c->push_size) == 0)) {
                     ctx->vk.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                                c->push_size, s->push + c->push_offset);
+                    pushed_pc = c;
+                }
                 ctx->vk.vkCmdDispatch(cb, c->groups[0], c->groups[1], c->groups[2]);
             }
             if (prof)

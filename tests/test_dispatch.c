@@ -529,6 +529,109 @@ static void test_long_chain(void **state)
 }
 
 /* set_arg swaps the buffer of a recorded dispatch; the next submit uses it. */
+/* y[i] += x[i]: two bindings, so a pipeline layout of its own. */
+static const char *ADD_GLSL =
+    "#version 450\n"
+    "layout(local_size_x_id = 0) in;\n"
+    "layout(set = 0, binding = 0) readonly buffer X { uint x[]; };\n"
+    "layout(set = 0, binding = 1) buffer Y { uint y[]; };\n"
+    "layout(push_constant) uniform P { uint n; } pc;\n"
+    "void main() {\n"
+    "  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
+    "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride) y[i] += x[i];\n"
+    "}\n";
+
+typedef struct reuse_op {
+    int kernel;    /* 0: in place on `buf` at `half`, 1: y += x[0, n) */
+    int buf, half; /* buf 0 is x (two halves of n), 1 is y */
+    uint32_t a, b; /* in place: v = v * a + b */
+} reuse_op;
+
+/* Recording keeps descriptors and push constants that the previous
+ * dispatch of the same layout left in place: repeated, changed and
+ * interleaved buffers, offsets, push constants and layouts, recorded into
+ * a sequence replayed twice and as immediate commands, against the CPU. */
+static void test_state_reuse(void **state)
+{
+    vkc_context *ctx = *state;
+    const uint32_t n = 256;
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_kernel *add = glsl_kernel(ctx, ADD_GLSL, "add");
+    vkc_buffer *bufs[2] = {buffer(ctx, 2 * n * 4), buffer(ctx, n * 4)};
+    uint32_t *ref[2] = {malloc(2 * n * 4), malloc(n * 4)}, *got = malloc(2 * n * 4);
+    for (uint32_t i = 0; i < 2 * n; ++i)
+        ref[0][i] = i;
+    for (uint32_t i = 0; i < n; ++i)
+        ref[1][i] = 1000 + i;
+    assert_int_equal(vkc_buffer_upload(bufs[0], 0, ref[0], 2 * n * 4), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_upload(bufs[1], 0, ref[1], n * 4), VKC_SUCCESS);
+    static const reuse_op ops[] = {
+        {0, 0, 0, 2, 1}, {0, 0, 0, 2, 1}, {0, 1, 0, 2, 1}, {0, 0, 1, 2, 1},
+        {1, 0, 0, 0, 0}, {0, 0, 0, 2, 1}, {0, 0, 0, 3, 0}, {0, 0, 0, 3, 0},
+        {0, 0, 1, 3, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 3, 0}, {0, 1, 0, 3, 0},
+    };
+    const uint32_t nops = VKC_ARRAY_COUNT(ops);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    /* rounds 0 and 1: the sequence; round 2: the same as immediate commands */
+    for (int round = 0; round < 3; ++round) {
+        for (uint32_t o = 0; o < nops; ++o) {
+            const reuse_op *op = &ops[o];
+            push3 p = {n, op->a, op->b};
+            vkc_arg a[2];
+            vkc_dispatch_desc d = {.count = n, .push = &p};
+            if (op->kernel == 0) {
+                a[0] = (vkc_arg){
+                    .buffer = bufs[op->buf], .offset = (uint64_t)op->half * n * 4, .size = n * 4};
+                d.kernel = inpl;
+                d.arg_count = 1;
+                d.push_size = 12;
+                for (uint32_t i = 0; i < n; ++i) {
+                    uint32_t *v = &ref[op->buf][op->half * n + i];
+                    *v = *v * op->a + op->b;
+                }
+            } else {
+                a[0] = (vkc_arg){.buffer = bufs[0], .size = n * 4, .access = VKC_ACCESS_READ};
+                a[1] = arg(bufs[1]);
+                d.kernel = add;
+                d.arg_count = 2;
+                d.push_size = 4;
+                for (uint32_t i = 0; i < n; ++i)
+                    ref[1][i] += ref[0][i];
+            }
+            d.args = a;
+            if (round == 0)
+                assert_int_equal(vkc_seq_dispatch(s, &d), VKC_SUCCESS);
+            else if (round == 2)
+                assert_int_equal(vkc_dispatch(ctx, &d), VKC_SUCCESS);
+        }
+        vkc_ticket t;
+        if (round == 0)
+            assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+        if (round < 2)
+            assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+        else
+            assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+        for (int b = 0; b < 2; ++b) {
+            const uint32_t len = b == 0 ? 2 * n : n;
+            assert_int_equal(vkc_buffer_download(bufs[b], 0, got, len * 4), VKC_SUCCESS);
+            for (uint32_t i = 0; i < len; ++i)
+                if (got[i] != ref[b][i])
+                    fail_msg("round %d buffer %d [%u] = %u, want %u", round, b, i, got[i],
+                             ref[b][i]);
+        }
+    }
+    vkc_seq_destroy(s);
+    for (int b = 0; b < 2; ++b) {
+        vkc_buffer_destroy(bufs[b]);
+        free(ref[b]);
+    }
+    free(got);
+    vkc_kernel_destroy(add);
+    vkc_kernel_destroy(inpl);
+}
+
 static void test_set_arg(void **state)
 {
     vkc_context *ctx = *state;
@@ -1306,6 +1409,8 @@ int main(void)
         T(test_long_chain),
         T(test_replay_steady_state),
         T(test_set_arg),
+        T(test_state_reuse),
+        TF(test_state_reuse),
         T(test_wait_timeout),
         T(test_immediate),
         T(test_threads),
