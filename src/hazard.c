@@ -37,11 +37,14 @@ static vkc__bufrec *vkc__find_buf(vkc_seq *s, VkBuffer vk)
 }
 
 /* First range whose offset is >= off. Ranges recorded in increasing order
- * (a loop over the slices of a buffer) land after the last one: no search. */
+ * (a loop over the slices of a buffer) land after the last one, and the
+ * hazard query of such a range starts at the last one: no search. */
 static uint32_t vkc__lower_bound(const vkc__range *r, uint32_t n, uint64_t off)
 {
     if (n == 0 || r[n - 1].off < off)
         return n;
+    if (n == 1 || r[n - 2].off < off)
+        return n - 1;
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -249,7 +252,8 @@ static vkc_result vkc__track_uses(vkc_seq *s, const vkc__use *uses, uint32_t n, 
         if (at == b->n || b->r[at].off != u->offset) {
             if (!vkc__grow((void **)&b->r, &b->cap, b->n + 1, sizeof(vkc__range)))
                 return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "hazard table");
-            memmove(&b->r[k + 1], &b->r[k], (b->n - k) * sizeof(vkc__range));
+            if (k < b->n)
+                memmove(&b->r[k + 1], &b->r[k], (b->n - k) * sizeof(vkc__range));
             b->r[k] = (vkc__range){u->offset, end, -1, -1};
             b->n++;
             at = k;
