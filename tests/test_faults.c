@@ -313,9 +313,12 @@ static vkc_result immediate_run(fx *f)
     vkc_result r = upload_inputs(f);
     uint32_t n = N;
     vkc_arg abc[3] = {{.buffer = f->a}, {.buffer = f->b}, {.buffer = f->c}};
-    vkc_arg c1 = {.buffer = f->c};
-    /* c = a + b, then scaled by 1 (+0) enough times to fill a batch and
-     * start the next, then by 3 (+1). */
+    vkc_arg c1 = {.buffer = f->c}, a1 = {.buffer = f->a};
+    /* c = a + b, then c and a in turn scaled by 1 (+0) enough times to fill
+     * a batch and start the next (each dispatch binds other buffers than
+     * the one before, so each brings its own descriptors: recording keeps
+     * those of the dispatch before where they are the same), then c by 3
+     * (+1). */
     if (r >= 0)
         r = vkc_dispatch(f->ctx, &(vkc_dispatch_desc){.kernel = f->add,
                                                       .args = abc,
@@ -326,7 +329,7 @@ static vkc_result immediate_run(fx *f)
     for (uint32_t i = 0; r >= 0 && i < feat.batch_size + 1; ++i) {
         push3 p = {N, 1, 0};
         r = vkc_dispatch(f->ctx, &(vkc_dispatch_desc){.kernel = f->scale,
-                                                      .args = &c1,
+                                                      .args = i % 2 ? &a1 : &c1,
                                                       .arg_count = 1,
                                                       .push = &p,
                                                       .push_size = sizeof(p),
