@@ -2,10 +2,8 @@
  * vkc_finish) and the dispatch module's lifecycle hooks.
  *
  * Immediate commands go into a ring of sequences (batches); a batch is
- * submitted when it holds batch_size commands, at a flush, or early,
- * according to what the GPU is doing (vkc__imm_due): to an idle GPU once
- * it holds a few dependent steps or has waited VKC_IMM_IDLE_NS, and in a
- * ramp of growing batches after that. Being the top
+ * submitted when it holds batch_size commands, at a flush, or, when the GPU
+ * is idle, once it has waited VKC_IMM_IDLE_NS. Being the top
  * of the dispatch module, this file also holds the module's hooks in the
  * context's module table: init (sequence ring depth, the batch ring, the
  * flush hook memory uses, the completion marker), drop, finish, lose,
@@ -30,8 +28,6 @@ struct vkc__imm {
     bool fixed;         /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
     bool marker;        /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
     uint64_t opened_ns; /* when the open batch got its first command */
-    uint32_t checked;   /* the open batch's levels when the queue was last found busy */
-    uint32_t ramp;      /* levels at which the open batch goes to a busy queue; 0: none */
 };
 
 static bool vkc__imm_queue_idle(vkc_context *ctx);
@@ -84,7 +80,6 @@ static vkc_result vkc__imm_flush(vkc_context *ctx, vkc_ticket *out)
         return VKC_SUCCESS;
     pthread_mutex_lock(&m->lock);
     vkc_result r = m->pending ? vkc__imm_submit_locked(ctx, m) : VKC_SUCCESS;
-    m->ramp = 0; /* the burst is over: the next batch starts as the first */
     pthread_mutex_unlock(&m->lock);
     if (out && r >= 0) {
         out->value = vkc__submitted_value(ctx);
@@ -119,51 +114,20 @@ static bool vkc__imm_queue_idle(vkc_context *ctx)
     return vkc__queue_idle(ctx, vkc__submitted_value(ctx));
 }
 
-/* Dependent steps (levels: one barrier each) that an open batch for an idle
- * queue holds when it goes at once, before its flush: the GPU starts on
- * them while the host enqueues and records the rest. Fewer would leave
- * the GPU idle again before the next batch arrives (a step costs it about
- * as much as recording one costs the host, 1.5-2.4 us on the H200), and
- * independent dispatches (one level) stay one submission. */
-#define VKC_IMM_EARLY_LEVELS 4u
-
-/* Caller holds m->lock; the open batch holds m->pending commands. It goes:
- * - at batch_size commands (a busy GPU gets batches that large);
- * - to an idle queue once it holds VKC_IMM_EARLY_LEVELS levels, then,
- *   while that one runs, the next once it holds twice the levels of the
- *   one before (a ramp: each batch is recorded while the GPU runs the one
- *   before, which takes about as long), until a flush or batch_size;
- * - to an idle queue once it has waited VKC_IMM_IDLE_NS (work that
- *   trickles in).
- * So batches grow only while the GPU has work. Sets m->ramp for the next
- * batch. */
+/* Caller holds m->lock; the open batch holds m->pending commands. A busy GPU
+ * gets it at batch_size commands (or a flush), an idle one once it has
+ * waited VKC_IMM_IDLE_NS, so batches grow only while the GPU has work. */
 static bool vkc__imm_due(vkc_context *ctx, vkc__imm *m)
 {
-    if (m->pending >= ctx->features.batch_size) {
-        m->ramp = 0;
+    if (m->pending >= ctx->features.batch_size)
         return true;
-    }
     if (m->fixed)
         return false;
     if (m->pending == 1) {
         m->opened_ns = vkc__imm_now_ns();
-        m->checked = 0;
         return false;
     }
-    const vkc_seq *s = m->batches[m->cur];
-    const uint32_t levels = s->max_level + 1;
-    if ((m->ramp && levels >= m->ramp) ||
-        (levels >= VKC_IMM_EARLY_LEVELS && levels != m->checked && vkc__imm_queue_idle(ctx))) {
-        m->ramp = 2 * levels;
-        return true;
-    }
-    if (levels >= VKC_IMM_EARLY_LEVELS)
-        m->checked = levels; /* busy now: asked again at the next level */
-    if (vkc__imm_now_ns() - m->opened_ns >= VKC_IMM_IDLE_NS && vkc__imm_queue_idle(ctx)) {
-        m->ramp = 0;
-        return true;
-    }
-    return false;
+    return vkc__imm_now_ns() - m->opened_ns >= VKC_IMM_IDLE_NS && vkc__imm_queue_idle(ctx);
 }
 
 /* One immediate command other than a dispatch: what to record into the

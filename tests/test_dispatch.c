@@ -793,51 +793,6 @@ static void test_immediate(void **state)
     vkc_kernel_destroy(inpl);
 }
 
-/* Immediate mode flushes by what the GPU does: a batch of dependent steps
- * for an idle queue goes before its flush once it holds four of them, and
- * the next batches follow in a ramp while that one runs; the results are
- * those of one batch. (A batch can also go early by age, on a slow
- * machine: the counts below allow that, never fewer submissions.) */
-static void test_immediate_early(void **state)
-{
-    vkc_context *ctx = *state;
-    const uint32_t n = 64, steps = 28;
-    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
-    vkc_buffer *x = buffer(ctx, n * 4);
-    assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 0), VKC_SUCCESS);
-    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS); /* the queue is idle */
-    vkc_stats st0, st;
-    assert_int_equal(vkc_context_stats(ctx, &st0), VKC_SUCCESS);
-    uint32_t ref = 0;
-    for (uint32_t i = 0; i < steps; ++i) {
-        push3 p = {n, 2, i}; /* x = 2x + i: each step depends on the one before */
-        vkc_arg a = arg(x);
-        assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = inpl,
-                                                                .args = &a,
-                                                                .arg_count = 1,
-                                                                .push = &p,
-                                                                .push_size = 12,
-                                                                .count = n}),
-                         VKC_SUCCESS);
-        ref = 2 * ref + i;
-        assert_int_equal(vkc_context_stats(ctx, &st), VKC_SUCCESS);
-        if (i == 3) /* four steps for an idle queue: gone before the flush */
-            assert_true(st.submits > st0.submits);
-    }
-    /* 4, then the ramp (8, 16) or earlier where the GPU went idle: at least
-     * two batches went before the flush */
-    assert_true(st.submits >= st0.submits + 2);
-    vkc_ticket t;
-    assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
-    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
-    uint32_t out[64];
-    assert_int_equal(vkc_buffer_download(x, 0, out, sizeof(out)), VKC_SUCCESS);
-    for (uint32_t i = 0; i < n; ++i)
-        assert_int_equal(out[i], ref);
-    vkc_buffer_destroy(x);
-    vkc_kernel_destroy(inpl);
-}
-
 /* ---- threads
  * -------------------------------------------------------------------------------------- */
 
@@ -1458,7 +1413,6 @@ int main(void)
         TF(test_state_reuse),
         T(test_wait_timeout),
         T(test_immediate),
-        T(test_immediate_early),
         T(test_threads),
         T(test_bad_input),
         T(test_range_limit),
