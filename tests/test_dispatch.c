@@ -1,6 +1,7 @@
 /* Dispatch module: sequences, hazards and barriers, grid-stride sizing,
  * tickets and waits, replay, immediate mode, threads, bad input. Every result
  * is checked against a CPU computation. */
+#define _GNU_SOURCE /* nanosleep */
 /* The private header first: it brings Vulkan in without prototypes (volk). */
 #include "seq.h"
 #include "vkc_internal.h"
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* y[i] = a * x[i] + b (uint arithmetic: exact) */
 static const char *AXPB_GLSL =
@@ -793,6 +795,45 @@ static void test_immediate(void **state)
     vkc_kernel_destroy(inpl);
 }
 
+/* Work that trickles in while the GPU is idle goes without a flush: a
+ * batch whose first command has waited (VKC_IMM_IDLE_NS, 10 us) goes at its
+ * second, and results are those of a flush. */
+static void test_immediate_idle(void **state)
+{
+    vkc_context *ctx = *state;
+    const uint32_t n = 64;
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, n * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 0), VKC_SUCCESS);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS); /* the queue is idle */
+    vkc_stats st0, st;
+    assert_int_equal(vkc_context_stats(ctx, &st0), VKC_SUCCESS);
+    uint32_t ref = 0;
+    for (uint32_t i = 0; i < 2; ++i) {
+        if (i == 1)
+            nanosleep(&(struct timespec){0, 2000000}, NULL); /* 2 ms: the batch has waited */
+        push3 p = {n, 2, i + 1};
+        vkc_arg a = arg(x);
+        assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = inpl,
+                                                                .args = &a,
+                                                                .arg_count = 1,
+                                                                .push = &p,
+                                                                .push_size = 12,
+                                                                .count = n}),
+                         VKC_SUCCESS);
+        ref = 2 * ref + i + 1;
+    }
+    assert_int_equal(vkc_context_stats(ctx, &st), VKC_SUCCESS);
+    assert_int_equal(st.submits, st0.submits + 1); /* gone without a flush */
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    uint32_t out[64];
+    assert_int_equal(vkc_buffer_download(x, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i)
+        assert_int_equal(out[i], ref);
+    vkc_buffer_destroy(x);
+    vkc_kernel_destroy(inpl);
+}
+
 /* ---- threads
  * -------------------------------------------------------------------------------------- */
 
@@ -1413,6 +1454,7 @@ int main(void)
         TF(test_state_reuse),
         T(test_wait_timeout),
         T(test_immediate),
+        T(test_immediate_idle),
         T(test_threads),
         T(test_bad_input),
         T(test_range_limit),
