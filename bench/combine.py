@@ -239,6 +239,9 @@ def targets(recs):
     row("record ns/dispatch: vkc sequence vs raw Vulkan", find(recs, "record", "vkc-seq-dispatch"),
         find(recs, "record", "raw-record"), "per_dispatch_ns", "ratio <= 1.10",
         lambda a, b: a <= 1.10 * b)
+    row("record ns/dispatch, a chain of one kernel on one buffer: vkc (bound state kept) vs raw",
+        find(recs, "record", "vkc-seq-dispatch-chain"), find(recs, "record", "raw-record-chain"),
+        "per_dispatch_ns", "report", None)
     enq = find(recs, "record", "vkc-immediate-enqueue")
     rows.append(("immediate-mode enqueue ns", enq and "%.0f" % enq["per_dispatch_ns"] or "-",
                  "100", "-", "< 100 ns",

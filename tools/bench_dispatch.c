@@ -892,6 +892,78 @@ fail:
     bench_tiny_finish(&t);
 }
 
+/* record, a chain: N dependent dispatches of one kernel on one buffer with
+ * the same constants (x += 1, a barrier before each but the first), CPU ns
+ * per dispatch of recording. Raw pushes the descriptors and constants for
+ * every dispatch, as a plain recording loop does; vkc finds them bound
+ * (src/record.c) and pays for its hazard tracking. The last recording is
+ * submitted once and checked (x = N). */
+static void raw_record_chain(bench *b, raw *r, uint32_t N)
+{
+    char err[512] = "";
+    raw_tiny t = {0};
+    bench_times tm = {0};
+    bench_rec rec = bench_rec_init(b, "raw-record-chain", "record/raw-record-chain");
+    MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 200)));
+    RTRY(raw_tiny_init(r, &t, 0));
+    for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
+        RTRY(raw_ok(r, r->vkResetCommandBuffer(t.cb, 0), "vkResetCommandBuffer"));
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+        RTRY(raw_ok(r, r->vkBeginCommandBuffer(t.cb, &bi), "vkBeginCommandBuffer"));
+        uint64_t t0 = bench_now_ns();
+        for (uint32_t j = 0; j < N; ++j) {
+            if (j)
+                raw_cmd_barrier(r, t.cb);
+            raw_cmd_dispatch(r, t.cb, &t.p, &t.a, t.push, 1, 1);
+        }
+        uint64_t t1 = bench_now_ns();
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(t.cb), "vkEndCommandBuffer"));
+        bench_times_put(&tm, it, (double)(t1 - t0) / N);
+    }
+    RTRY(raw_submit_wait(r, t.cb, t.fence, false));
+    RTRY(raw_tiny_check(r, &t, N, &rec));
+    record_timing(&tm, &rec);
+    bench_note(&rec, "barrier+push descriptors+push constants+dispatch, the same each time");
+fail:
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    raw_tiny_finish(r, &t);
+}
+
+static void vkc_record_chain(bench *b, uint32_t N)
+{
+    char err[512] = "";
+    vkc_context *vctx = b->ctx;
+    bench_tiny t = {0};
+    bench_times tm = {0};
+    vkc_seq *s = NULL;
+    bench_rec rec = bench_rec_init(b, "vkc-seq-dispatch-chain", "record/raw-record-chain");
+    MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 200)));
+    VTRY(bench_tiny_init_from(vctx, &t, 0, true));
+    VTRY(vkc_seq_create(vctx, NULL, &s));
+    for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
+        if (it > 0)
+            VTRY(vkc_seq_begin(s));
+        uint64_t t0 = bench_now_ns();
+        for (uint32_t j = 0; j < N; ++j)
+            VTRY(vkc_seq_dispatch(s, &t.d));
+        VTRY(vkc_seq_end(s));
+        bench_times_put(&tm, it, (double)(bench_now_ns() - t0) / N);
+    }
+    vkc_ticket tk;
+    VTRY(vkc_seq_submit(s, &tk));
+    VTRY(vkc_wait(vctx, tk, UINT64_MAX));
+    VTRY(bench_tiny_check(&t, N, &rec));
+    record_timing(&tm, &rec);
+    bench_note(&rec, "vkc_seq_dispatch + vkc_seq_end: hazards, levels and the recording");
+fail:
+    bench_emit(b, &rec, err);
+    bench_times_free(&tm);
+    vkc_seq_destroy(s);
+    bench_tiny_finish(&t);
+}
+
 void scen_record(bench *b, raw *r)
 {
     uint32_t N = bench_n(b, 256, 4096);
@@ -899,6 +971,9 @@ void scen_record(bench *b, raw *r)
         raw_record(b, r, N);
     vkc_record(b, VD_SEQ, N, b->ctx);
     vkc_record_armed(b, N);
+    if (r)
+        raw_record_chain(b, r, N);
+    vkc_record_chain(b, N);
     /* The enqueue itself: a batch larger than N, so no flush (record +
      * submit) and no wait for a free batch happens inside the timed loop. */
     vkc_context_desc desc = {.batch_size = N + 1};
