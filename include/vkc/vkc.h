@@ -1521,9 +1521,11 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
 
 /* Append a dispatch to the context's open batch. The batch is submitted when
  * it reaches the batch size, on vkc_flush, when a wait needs it, or, when
- * the GPU has nothing left to run, at the first enqueue 10 us or more after
- * the batch was opened (a burst of enqueues then a flush stays one
- * submission; work trickling in to an idle GPU starts without waiting).
+ * the GPU has nothing left to run, at an enqueue 10 us or more after the
+ * batch was opened that brings its count to a power of two (the clock is
+ * read only then: a burst of enqueues then a flush stays one submission;
+ * work trickling in to an idle GPU starts at its second command, or by the
+ * time the batch's count doubles).
  * When all batches are in flight, this waits for the oldest. Does not
  * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
