@@ -510,8 +510,7 @@ vkc_result vkc_seq_dispatch(vkc_seq *s, const vkc_dispatch_desc *d)
     s->use_count += c.use_count;
     s->push_len += c.push_size;
     VKC_FORWARD(vkc__append(s, &c)); /* what it names is held: vkc__prepare_dispatch */
-    s->dispatches++;
-    VKC_STAT_ADD(s->obj.ctx, dispatches, 1);
+    s->dispatches++;                 /* the context's count takes them at vkc_seq_end */
     return VKC_SUCCESS;
 }
 
@@ -694,6 +693,9 @@ vkc_result vkc_seq_end(vkc_seq *s)
         return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
                         s->name);
     s->recording = false;
+    /* One atomic add per recording, not per dispatch: on the enqueue path
+     * it was one of three locked instructions. */
+    VKC_STAT_ADD(s->obj.ctx, dispatches, s->dispatches);
     return vkc__seq_ensure_unit(s, s->next_unit);
 }
 

@@ -607,7 +607,7 @@ typedef struct vkc_stats {
     uint64_t spirv_cache_hits;      /* total */
     uint64_t pipeline_cache_hits;   /* disk cache loaded with data */
     uint64_t submits;               /* submissions (one per command buffer), total */
-    uint64_t dispatches;            /* recorded, total */
+    uint64_t dispatches;            /* recorded, total (counted as each sequence or batch ends) */
     uint64_t barriers;              /* recorded, total */
     uint64_t staging_blocks;        /* staging ring blocks alive */
     uint64_t images;                /* vkc_image alive */
