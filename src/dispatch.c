@@ -693,6 +693,8 @@ vkc_result vkc_seq_end(vkc_seq *s)
         return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
                         s->name);
     s->recording = false;
+    if (s->defer_levels) /* an immediate batch: its levels, all at once */
+        VKC_FORWARD(vkc__relevel(s));
     /* One atomic add per recording, not per dispatch: on the enqueue path
      * it was one of three locked instructions. */
     VKC_STAT_ADD(s->obj.ctx, dispatches, s->dispatches);

@@ -321,8 +321,12 @@ vkc_result vkc__append(vkc_seq *s, vkc__command *c)
     c->epoch = s->explicit_barriers;
     if (c->images) /* buffer-only commands: none of the image rules apply */
         VKC_FORWARD(vkc__check_image_uses(s, uses, c->use_count));
-    c->level = vkc__level_of(s, uses, c->use_count);
-    VKC_FORWARD(vkc__track_uses(s, uses, c->use_count, c->level));
+    if (s->defer_levels && !c->images) {
+        c->level = 0; /* vkc_seq_end levels the batch */
+    } else {
+        c->level = vkc__level_of(s, uses, c->use_count);
+        VKC_FORWARD(vkc__track_uses(s, uses, c->use_count, c->level));
+    }
     if (!vkc__grow((void **)&s->cmds, &s->cmd_cap, s->cmd_count + 1, sizeof(*c)))
         return VKC_SEQ_FAIL(s, VKC_ERROR_OUT_OF_HOST_MEMORY, "command list");
     s->cmds[s->cmd_count++] = *c;

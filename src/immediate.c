@@ -280,6 +280,7 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
         vkc_seq_desc d = {"vkc immediate batch"};
         VKC_FORWARD(vkc_seq_create(ctx, &d, &m->batches[i]));
         m->batches[i]->ring = 1; /* recorded once per submit: one copy is enough */
+        m->batches[i]->defer_levels = true;
         /* Owned by the ring, not by the caller's list of live objects. */
         pthread_mutex_lock(&ctx->objects_lock);
         vkc__list_remove(&m->batches[i]->obj.node);

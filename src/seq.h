@@ -173,6 +173,11 @@ struct vkc_seq {
     /* An immediate batch for an idle queue: recorded without the completion
      * marker, which its submit adds only if the queue got busy meanwhile. */
     bool marker_optional;
+    /* An immediate batch: buffer-only commands get their levels at
+     * vkc_seq_end (vkc__relevel, all at once), so that an enqueue only
+     * checks and copies its command; commands with images are tracked as
+     * they come, since their rules are checked against what came before. */
+    bool defer_levels;
     /* vkc_seq_desc.completion_marker as given; vkc__record resolves
      * DEFAULT from the commands. */
     vkc_toggle marker_choice;
