@@ -89,6 +89,19 @@ static vkc_arg arg(vkc_buffer *b)
     return (vkc_arg){.buffer = b};
 }
 
+/* Enqueue x[0, n) = x * a + b (kernel INPLACE_GLSL) in immediate mode. */
+static void enqueue_inplace(vkc_context *ctx, vkc_kernel *inpl, vkc_buffer *x, push3 p)
+{
+    vkc_arg a = arg(x);
+    assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = inpl,
+                                                            .args = &a,
+                                                            .arg_count = 1,
+                                                            .push = &p,
+                                                            .push_size = 12,
+                                                            .count = p.n}),
+                     VKC_SUCCESS);
+}
+
 /* ---- element counts and grid-stride sizing ----------------------------------------- */
 
 static void run_add(vkc_context *ctx, uint64_t n, uint32_t groups)
@@ -740,15 +753,7 @@ static void test_immediate(void **state)
     for (uint32_t i = 0; i < count; ++i) {
         if (i == warm_at)
             assert_int_equal(vkc_context_stats(ctx, &warm), VKC_SUCCESS);
-        push3 p = {n, 1, i};
-        vkc_arg a = arg(x);
-        assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = inpl,
-                                                                .args = &a,
-                                                                .arg_count = 1,
-                                                                .push = &p,
-                                                                .push_size = 12,
-                                                                .count = n}),
-                         VKC_SUCCESS);
+        enqueue_inplace(ctx, inpl, x, (push3){n, 1, i});
         ref += i;
     }
     assert_int_equal(vkc_copy(ctx, y, 0, x, 0, n * 4), VKC_SUCCESS);
@@ -812,15 +817,7 @@ static void test_immediate_idle(void **state)
     for (uint32_t i = 0; i < 2; ++i) {
         if (i == 1)
             nanosleep(&(struct timespec){0, 2000000}, NULL); /* 2 ms: the batch has waited */
-        push3 p = {n, 2, i + 1};
-        vkc_arg a = arg(x);
-        assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = inpl,
-                                                                .args = &a,
-                                                                .arg_count = 1,
-                                                                .push = &p,
-                                                                .push_size = 12,
-                                                                .count = n}),
-                         VKC_SUCCESS);
+        enqueue_inplace(ctx, inpl, x, (push3){n, 2, i + 1});
         ref = 2 * ref + i + 1;
     }
     assert_int_equal(vkc_context_stats(ctx, &st), VKC_SUCCESS);

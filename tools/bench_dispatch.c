@@ -788,6 +788,29 @@ static void record_timing(bench_times *tm, bench_rec *rec)
     rec->p50_us = rec->p95_us = rec->p99_us = rec->mean_us = rec->min_us = rec->max_us = -1;
 }
 
+/* Record cb with fn (N dispatches) tm->warm + tm->iters times, each time
+ * reset and begun, the samples CPU ns per dispatch of fn alone; the last
+ * recording is left ended, for the caller to submit and check. */
+static bool raw_time_record(raw *r, VkCommandBuffer cb, raw_record_fn fn, void *user, uint32_t N,
+                            bench_times *tm)
+{
+    for (uint32_t it = 0; it < tm->warm + tm->iters; ++it) {
+        if (!raw_ok(r, r->vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer"))
+            return false;
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+        if (!raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"))
+            return false;
+        uint64_t t0 = bench_now_ns();
+        fn(r, cb, user);
+        uint64_t t1 = bench_now_ns();
+        if (!raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"))
+            return false;
+        bench_times_put(tm, it, (double)(t1 - t0) / N); /* ns per dispatch */
+    }
+    return true;
+}
+
 /* record: CPU ns per recorded dispatch, nothing submitted while timing. */
 static void raw_record(bench *b, raw *r, uint32_t N)
 {
@@ -800,17 +823,7 @@ static void raw_record(bench *b, raw *r, uint32_t N)
     MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 500)) &&
          bench_ranges_host(b, &g, N, 13));
     RTRY(raw_ranges_init(r, &g, true, &rr));
-    for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
-        RTRY(raw_ok(r, r->vkResetCommandBuffer(rr.cb, 0), "vkResetCommandBuffer"));
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(rr.cb, &bi), "vkBeginCommandBuffer"));
-        uint64_t t0 = bench_now_ns();
-        record_ranges(r, rr.cb, &(ranges_rec){&rr, N});
-        uint64_t t1 = bench_now_ns();
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(rr.cb), "vkEndCommandBuffer"));
-        bench_times_put(&tm, it, (double)(t1 - t0) / N); /* ns per dispatch */
-    }
+    RTRY(raw_time_record(r, rr.cb, record_ranges, &(ranges_rec){&rr, N}, N, &tm));
     /* the last recording is submitted once and checked */
     RTRY(raw_submit_wait(r, rr.cb, rr.fence, false));
     RTRY(raw_ranges_download_check(r, &rr, &g, 0, &rec));
@@ -906,21 +919,7 @@ static void raw_record_chain(bench *b, raw *r, uint32_t N)
     bench_rec rec = bench_rec_init(b, "raw-record-chain", "record/raw-record-chain");
     MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 200)));
     RTRY(raw_tiny_init(r, &t, 0));
-    for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
-        RTRY(raw_ok(r, r->vkResetCommandBuffer(t.cb, 0), "vkResetCommandBuffer"));
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(t.cb, &bi), "vkBeginCommandBuffer"));
-        uint64_t t0 = bench_now_ns();
-        for (uint32_t j = 0; j < N; ++j) {
-            if (j)
-                raw_cmd_barrier(r, t.cb);
-            raw_cmd_dispatch(r, t.cb, &t.p, &t.a, t.push, 1, 1);
-        }
-        uint64_t t1 = bench_now_ns();
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(t.cb), "vkEndCommandBuffer"));
-        bench_times_put(&tm, it, (double)(t1 - t0) / N);
-    }
+    RTRY(raw_time_record(r, t.cb, record_chain, &(chain_rec){&t, BAR_MEMORY, N}, N, &tm));
     RTRY(raw_submit_wait(r, t.cb, t.fence, false));
     RTRY(raw_tiny_check(r, &t, N, &rec));
     record_timing(&tm, &rec);
