@@ -171,7 +171,9 @@ struct vkc_seq {
     uint32_t next_unit;
     uint32_t ring; /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
     /* An immediate batch for an idle queue: recorded without the completion
-     * marker, which its submit adds only if the queue got busy meanwhile. */
+     * marker's dispatch (a last kernel that carries the epilogue keeps that:
+     * vkc__record), which its submit adds only if the queue got busy
+     * meanwhile. */
     bool marker_optional;
     /* An immediate batch: buffer-only commands get their levels at
      * vkc_seq_end (vkc__relevel, all at once), so that an enqueue only
