@@ -101,7 +101,7 @@ vkc_result vkc_seq_begin(vkc_seq *s)
     s->img_count = s->aux_count = 0;
     s->level_floor = s->max_level = 0;
     s->dispatches = s->explicit_barriers = 0;
-    s->writes_mapped = false;
+    s->writes_mapped = s->levels_pending = false;
     s->map_epoch = atomic_load_explicit(&s->obj.ctx->map_epoch, memory_order_acquire);
     s->recording = true;
     s->lost = false;
@@ -693,7 +693,9 @@ vkc_result vkc_seq_end(vkc_seq *s)
         return VKC_FAIL(s->obj.ctx, VKC_ERROR_INVALID_STATE, "sequence \"%s\" has already ended",
                         s->name);
     s->recording = false;
-    if (s->defer_levels) /* an immediate batch: its levels, all at once */
+    /* An immediate batch: the levels of its buffer-only commands, all at
+     * once (commands with images alone were levelled as they came). */
+    if (s->levels_pending)
         VKC_FORWARD(vkc__relevel(s));
     /* One atomic add per recording, not per dispatch: on the enqueue path
      * it was one of three locked instructions. */

@@ -289,6 +289,7 @@ void vkc__seq_host_reads(vkc_seq *s)
  * replaced), keeping explicit barriers as level boundaries. */
 vkc_result vkc__relevel(vkc_seq *s)
 {
+    s->levels_pending = false;
     s->buf_count = 0;
     s->img_count = 0;
     s->max_level = 0;
@@ -323,6 +324,7 @@ vkc_result vkc__append(vkc_seq *s, vkc__command *c)
         VKC_FORWARD(vkc__check_image_uses(s, uses, c->use_count));
     if (s->defer_levels && !c->images) {
         c->level = 0; /* vkc_seq_end levels the batch */
+        s->levels_pending = true;
     } else {
         c->level = vkc__level_of(s, uses, c->use_count);
         VKC_FORWARD(vkc__track_uses(s, uses, c->use_count, c->level));

@@ -241,9 +241,6 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     }
     VkCommandBuffer cb = unit->cb;
     const bool labels = vkc__labels_on(ctx);
-    /* Armable (arm.c): the dispatches under conditional rendering on the
-     * unit's predicate word, so that a cancelled armed copy runs empty;
-     * its barriers and the marker run whatever the word says. */
     /* Whether the copies count their completion: decided once. The last
      * dispatch publishes the count itself where it can (epilogue.c): no
      * marker after it. */
@@ -255,11 +252,13 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         epi_cmd = NULL;
     /* An immediate batch for an idle queue goes without the marker's
      * dispatch (its value then completes on the timeline), but not without
-     * the epilogue, which adds none: its waits then poll the count, not the
-     * driver's timeline signal (34 us later than the work in the driver's
-     * slow mode, BENCHMARKS.md). */
+     * the epilogue, which adds none: its waits then poll the count (1-6%
+     * less than the timeline on the H200, BENCHMARKS.md 2026-12-04). */
     if (s->marker_optional && !epi_cmd)
         marker = false;
+    /* Armable (arm.c): the dispatches under conditional rendering on the
+     * unit's predicate word, so that a cancelled armed copy runs empty;
+     * its barriers and the marker run whatever the word says. */
     s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_slot(s, unit);
     /* An armed copy that ends with the epilogue counts a cancel through the
      * marker under the inverted predicate, right after the first barrier:
@@ -427,7 +426,7 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
                         ctx->vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE,
                                                         k->layout, 0, 1, &set, 0, NULL);
                     }
-                    pushed = c->images ? NULL : u;
+                    pushed = u; /* never matched by a command with images */
                 }
                 if (c->push_size && !(pushed_pc && pushed_pc->push_size == c->push_size &&
                                       memcmp(s->push + pushed_pc->push_offset,

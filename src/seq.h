@@ -180,6 +180,7 @@ struct vkc_seq {
      * checks and copies its command; commands with images are tracked as
      * they come, since their rules are checked against what came before. */
     bool defer_levels;
+    bool levels_pending; /* some command of this recording was deferred */
     /* vkc_seq_desc.completion_marker as given; vkc__record resolves
      * DEFAULT from the commands. */
     vkc_toggle marker_choice;
