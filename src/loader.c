@@ -89,7 +89,7 @@ void vkc__itable_load_instance(vkc__itable *t, VkInstance instance)
 
 _Thread_local vkc__fault_state vkc__fault;
 
-bool vkc__fault_tick(const char *call)
+bool vkc__fault_tick(const char *call, const void *site)
 {
     bool host = call[0] == 'm'; /* "malloc"; every Vulkan call starts with "vk" */
     if ((vkc__fault.only == VKC__FAULT_VK && host) || (vkc__fault.only == VKC__FAULT_HOST && !host))
@@ -97,6 +97,8 @@ bool vkc__fault_tick(const char *call)
     if (vkc__fault.only_call && strcmp(call, vkc__fault.only_call) != 0)
         return false;
     vkc__fault.calls++;
+    if (vkc__fault.trace && vkc__fault.calls <= vkc__fault.trace_cap)
+        vkc__fault.trace[vkc__fault.calls - 1] = site;
     if (vkc__fault.fail_at && vkc__fault.calls == vkc__fault.fail_at) {
         vkc__fault.failed_call = call;
         return true;
@@ -106,7 +108,7 @@ bool vkc__fault_tick(const char *call)
 
 bool vkc__fault_tick_site(const char *call, const char *site)
 {
-    bool fail = vkc__fault_tick(call);
+    bool fail = vkc__fault_tick(call, site);
     if (fail) {
         const char *base = strrchr(site, '/');
         vkc__fault.failed_site = base ? base + 1 : site;
@@ -141,29 +143,27 @@ VkResult vkc__fault_result(const char *call)
 #define VKC_CALLER() NULL
 #endif
 
+/* A host allocation made from `caller` fails here (armed, its turn). */
+static bool vkc__alloc_fails(void *caller)
+{
+    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc", caller)) {
+        vkc__fault.failed_caller = caller;
+        return true;
+    }
+    return false;
+}
+
 void *vkc__malloc(size_t size)
 {
-    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc")) {
-        vkc__fault.failed_caller = VKC_CALLER();
-        return NULL;
-    }
-    return malloc(size ? size : 1);
+    return vkc__alloc_fails(VKC_CALLER()) ? NULL : malloc(size ? size : 1);
 }
 void *vkc__calloc(size_t count, size_t size)
 {
-    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc")) {
-        vkc__fault.failed_caller = VKC_CALLER();
-        return NULL;
-    }
-    return calloc(count ? count : 1, size ? size : 1);
+    return vkc__alloc_fails(VKC_CALLER()) ? NULL : calloc(count ? count : 1, size ? size : 1);
 }
 void *vkc__realloc(void *p, size_t size)
 {
-    if (VKC_UNLIKELY(vkc__fault.armed) && vkc__fault_tick("malloc")) {
-        vkc__fault.failed_caller = VKC_CALLER();
-        return NULL;
-    }
-    return realloc(p, size ? size : 1);
+    return vkc__alloc_fails(VKC_CALLER()) ? NULL : realloc(p, size ? size : 1);
 }
 void vkc__free(void *p)
 {
@@ -173,8 +173,11 @@ char *vkc__strdup(const char *s)
 {
     if (!s)
         return NULL;
+    /* Its caller is the site (each strdup fails apart from the others). */
+    if (vkc__alloc_fails(VKC_CALLER()))
+        return NULL;
     size_t n = strlen(s) + 1;
-    char *d = vkc__malloc(n);
+    char *d = malloc(n);
     if (d)
         memcpy(d, s, n);
     return d;

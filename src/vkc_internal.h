@@ -227,12 +227,17 @@ typedef struct vkc__fault_state {
     const char *failed_site; /* "file.c:line" of a failed Vulkan call */
     void *failed_caller;     /* return address of a failed host allocation */
     const char *only_call;   /* non-NULL: count only Vulkan calls of this name */
+    /* Non-NULL: the site of each counted call, in order, while calls <=
+     * trace_cap (a Vulkan call's "file.c:line" string, a host allocation's
+     * return address; one pointer per site). */
+    const void **trace;
+    uint64_t trace_cap;
 } vkc__fault_state;
 
 extern _Thread_local vkc__fault_state vkc__fault;
 
-/* Count one call; true when this one must fail. */
-bool vkc__fault_tick(const char *call);
+/* Count one call made at `site`; true when this one must fail. */
+bool vkc__fault_tick(const char *call, const void *site);
 /* The error injected for this call (a code the spec allows it to return). */
 VkResult vkc__fault_result(const char *call);
 

@@ -14,6 +14,9 @@
 #   fresh clone: 9 min 40 s in all (three builds, ctest plain and under
 #   ASan+UBSan, the TSan thread tests, 3 fuzz targets x 60 s); 13 min 16 s
 #   on a later run with more tests (test_faults under ASan alone: 6 min).
+#   2026-12-04: ctest plain 155 s, under ASan+UBSan 500 s (test_faults 51 s
+#   and 189 s, after its cold runs were cut to the first call of each site).
+#   CI hosts have run the same tests up to 3.5x slower than this machine.
 # Works as root or as a user with sudo; a second run only rebuilds what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
