@@ -60,13 +60,7 @@ static unsigned vkc__glslang_refs;
  * barriers at workgroup memory scope (without it at device scope: every
  * invocation's writes made visible by the barrier itself); 32, with 16,
  * the last arrival goes on without spinning (its acquire-release add read
- * every other arrival's release); 64 no counter: each workgroup's thread 0
- * release-stores how many barriers the workgroup has reached into its own
- * flag (from byte 128, VKC_GRID_FLAGS of them, default 8192: room for
- * grids of up to 8192 workgroups), and every invocation polls the flags
- * workgroup-size apart until each has reached as many (bits 2 and 8 apply;
- * the flags are never reset, so an invocation reads its own workgroup's
- * flag before its first barrier). 0 is the first
+ * every other arrival's release). 0 is the first
  * barrier vkc shipped. With bit 1 or 4 the lines are a fixed array after
  * the first 32 bytes (a runtime array would make vkc check its length
  * against the dispatch's count), room for VKC_GRID_LEAVES leaves (default
@@ -85,9 +79,6 @@ static const char vkc__grid_glsl[] =
     "#ifndef VKC_GRID_FANIN\n"
     "#define VKC_GRID_FANIN 8u\n"
     "#endif\n"
-    "#ifndef VKC_GRID_FLAGS\n"
-    "#define VKC_GRID_FLAGS 8192u\n"
-    "#endif\n"
     "#ifndef VKC_GRID_LEAVES\n"
     "#define VKC_GRID_LEAVES 32u\n"
     "#endif\n"
@@ -99,10 +90,7 @@ static const char vkc__grid_glsl[] =
     " uint vkc_grid_count;\n"
     " uint vkc_grid_cooperative;\n"
     " uint vkc_grid_reserved[3];\n"
-    "#if (VKC_GRID_BARRIER & 64) != 0\n"
-    /* From byte 32: the flags from byte 128, [24 + workgroup]. */
-    " uint vkc_grid_flag[24u + VKC_GRID_FLAGS];\n"
-    "#elif (VKC_GRID_BARRIER & 5) != 0\n"
+    "#if (VKC_GRID_BARRIER & 5) != 0\n"
     /* From byte 32: [24 + 32 k] is byte 128 (k + 1), the generation's line
      * then each leaf's, up to byte 256 + 128 VKC_GRID_LEAVES. */
     " uint vkc_grid_line[24u + 32u * (VKC_GRID_LEAVES + 1u)];\n"
@@ -127,39 +115,6 @@ static const char vkc__grid_glsl[] =
     "uint vkc_grid_step_end() { return vkc_grid_first + vkc_grid_count; }\n"
     "#define VKC_GRID_STEPS(s) for (uint s = vkc_grid_step_begin(), vkc_end_##s = vkc_grid_step_end(); s < vkc_end_##s; ++s)\n"
     "uint vkc_grid_coop = 2u;\n"
-    "#if (VKC_GRID_BARRIER & 64) != 0\n"
-    "uint vkc_grid_epoch;\n"
-    "void vkc_grid_barrier() {\n"
-    " uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;\n"
-    " uint id = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y +\n"
-    "      gl_NumWorkGroups.y * gl_WorkGroupID.z);\n"
-    " if (vkc_grid_coop == 2u) {\n"
-    "  vkc_grid_coop = vkc_grid_cooperative;\n"
-    "  if (vkc_grid_coop != 0u)\n"
-    "   vkc_grid_epoch = atomicLoad(vkc_grid_flag[24u + id], gl_ScopeDevice,\n"
-    "          gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);\n"
-    " }\n"
-    " if (vkc_grid_coop == 0u) return;\n"
-    " controlBarrier(gl_ScopeWorkgroup, VKC_GRID_CB_SCOPE, gl_StorageSemanticsBuffer,\n"
-    "        gl_SemanticsAcquireRelease);\n"
-    " vkc_grid_epoch += 1u;\n"
-    " if (gl_LocalInvocationIndex == 0u)\n"
-    "  atomicStore(vkc_grid_flag[24u + id], vkc_grid_epoch, gl_ScopeDevice,\n"
-    "        gl_StorageSemanticsBuffer, gl_SemanticsRelease);\n"
-    " uint size = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;\n"
-    " for (uint j = gl_LocalInvocationIndex; j < groups; j += size)\n"
-    "  while (int(atomicLoad(vkc_grid_flag[24u + j], gl_ScopeDevice, gl_StorageSemanticsBuffer,\n"
-    "          VKC_GRID_SPIN_SEM) - vkc_grid_epoch) < 0) {\n"
-    "  }\n"
-    "#if (VKC_GRID_BARRIER & 6) != 0\n"
-    " memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);\n"
-    "#endif\n"
-    " controlBarrier(gl_ScopeWorkgroup, VKC_GRID_CB_SCOPE, gl_StorageSemanticsBuffer,\n"
-    "        gl_SemanticsAcquireRelease);\n"
-    "}\n"
-    "#else\n";
-/* The counter barriers (every VKC_GRID_BARRIER without bit 64). */
-static const char vkc__grid_glsl_counter[] =
     "void vkc_grid_barrier() {\n"
     " if (vkc_grid_coop == 2u) vkc_grid_coop = vkc_grid_cooperative;\n"
     " if (vkc_grid_coop == 0u) return;\n"
@@ -224,8 +179,7 @@ static const char vkc__grid_glsl_counter[] =
     " }\n"
     " controlBarrier(gl_ScopeWorkgroup, VKC_GRID_CB_SCOPE, gl_StorageSemanticsBuffer,\n"
     "        gl_SemanticsAcquireRelease);\n"
-    "}\n"
-    "#endif\n";
+    "}\n";
 /* clang-format on */
 
 static bool vkc__is_identifier(const char *s)
@@ -240,16 +194,13 @@ static bool vkc__is_identifier(const char *s)
 }
 
 /* The includes vkc serves, by the name a source names them. */
-typedef struct vkc__include {
-    const char *name;    /* as in "NAME", <NAME>, "vkc/NAME" or <vkc/NAME> */
-    const char *text[2]; /* its text, in two parts where one would be too long for C11 */
-} vkc__include;
-static const vkc__include vkc__includes[] = {
-    {"vkc_resident.glsl", {vkc__resident_glsl, ""}},
-    {"vkc_grid.glsl", {vkc__grid_glsl, vkc__grid_glsl_counter}}};
+static const struct {
+    const char *name; /* as in "NAME", <NAME>, "vkc/NAME" or <vkc/NAME> */
+    const char *text;
+} vkc__includes[] = {{"vkc_resident.glsl", vkc__resident_glsl}, {"vkc_grid.glsl", vkc__grid_glsl}};
 
 /* The include a directive's file part names, or NULL. */
-static const vkc__include *vkc__include_find(const char *f)
+static const char *vkc__include_text(const char *f)
 {
     const char open = *f;
     if (open != '"' && open != '<')
@@ -261,7 +212,7 @@ static const vkc__include *vkc__include_find(const char *f)
     for (size_t i = 0; i < VKC_ARRAY_COUNT(vkc__includes); ++i) {
         size_t len = strlen(vkc__includes[i].name);
         if (strncmp(f, vkc__includes[i].name, len) == 0 && f[len] == close)
-            return &vkc__includes[i];
+            return vkc__includes[i].text;
     }
     return NULL;
 }
@@ -289,7 +240,7 @@ static char *vkc__glsl_expand(const char *src, bool address, bool *oom)
         const char *q = p;
         while (q < p + len && (*q == ' ' || *q == '\t'))
             q++;
-        const vkc__include *ours = NULL;
+        const char *ours = NULL;
         if (len > 8 && strncmp(q, "#", 1) == 0) {
             const char *d = q + 1;
             while (*d == ' ' || *d == '\t')
@@ -298,14 +249,14 @@ static char *vkc__glsl_expand(const char *src, bool address, bool *oom)
                 const char *f = d + 7;
                 while (*f == ' ' || *f == '\t')
                     f++;
-                ours = vkc__include_find(f);
+                ours = vkc__include_text(f);
             }
         }
         /* The resident include writes acks to host memory through a device
          * address only where the context can give one. */
         const char *pre =
-            ours == &vkc__includes[0] && address ? "#define VKC_BUFFER_ADDRESS 1\n" : "";
-        size_t need = ours ? strlen(pre) + strlen(ours->text[0]) + strlen(ours->text[1]) + 32 : len;
+            ours == vkc__resident_glsl && address ? "#define VKC_BUFFER_ADDRESS 1\n" : "";
+        size_t need = ours ? strlen(pre) + strlen(ours) + 32 : len;
         if (!out || n + need + 1 > cap) {
             cap = (n + need + 1) * 2;
             char *grown = vkc__realloc(out, cap);
@@ -317,14 +268,11 @@ static char *vkc__glsl_expand(const char *src, bool address, bool *oom)
             out = grown;
         }
         if (ours) {
-            size_t pre_len = strlen(pre);
+            size_t pre_len = strlen(pre), inc_len = strlen(ours);
             memcpy(out + n, pre, pre_len);
             n += pre_len;
-            for (int part = 0; part < 2; ++part) {
-                size_t inc_len = strlen(ours->text[part]);
-                memcpy(out + n, ours->text[part], inc_len);
-                n += inc_len;
-            }
+            memcpy(out + n, ours, inc_len);
+            n += inc_len;
             n += (size_t)snprintf(out + n, cap - n, "\n#line %u\n", line + 1);
         } else {
             memcpy(out + n, p, len);

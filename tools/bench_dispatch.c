@@ -222,9 +222,6 @@ static const gridbar_variant gridbar_variants[] = {
     {"+flip+relaxed+wg-scope", 26, {"VKC_GRID_BARRIER=26", NULL}},
     {"+flip+wg-scope+last-goes", 56, {"VKC_GRID_BARRIER=56", NULL}},
     {"+flip+relaxed+wg-scope+last-goes", 58, {"VKC_GRID_BARRIER=58", NULL}},
-    {"+flags", 64, {"VKC_GRID_BARRIER=64", NULL}},
-    {"+flags+wg-scope", 72, {"VKC_GRID_BARRIER=72", NULL}},
-    {"+flags+relaxed+wg-scope", 74, {"VKC_GRID_BARRIER=74", NULL}},
 };
 
 static uint32_t gridbar_define_count(const gridbar_variant *v)

@@ -19,11 +19,7 @@
 // arrives and its low bits are back where they were (zero); the others spin
 // until the top bit differs from the value their own add returned (bits 1
 // and 4 then do nothing; no reset, wraps for ever); bit 32, with 16, the
-// last arrival (its own add flipped the bit) goes on without spinning; bit 64
-// no counter at all: each workgroup release-stores how many barriers it has
-// reached into its own flag (word 64 + workgroup), and every invocation
-// polls flags workgroup-size apart until each has reached as many (bits 2
-// and 8 apply, the others do nothing). The fan-in is
+// last arrival (its own add flipped the bit) goes on without spinning. The fan-in is
 // the constant's bits 8 and up (0: 8). The state needs 64 + 32 * leaves
 // words. Constant branches: the driver compiles each variant as if written
 // alone.
@@ -46,39 +42,8 @@ void workgroup_barrier(bool wg_scope)
                        gl_SemanticsAcquireRelease);
 }
 
-// The barriers this invocation's workgroup has reached (bit 64), read from
-// its flag before the first: the flags are never reset.
-uint flag_epoch = 0u;
-
-void flag_barrier(bool relaxed, bool wg_scope)
-{
-    workgroup_barrier(wg_scope);
-    flag_epoch += 1u;
-    if (gl_LocalInvocationIndex == 0u)
-        atomicStore(w[64u + gl_WorkGroupID.x], flag_epoch, gl_ScopeDevice,
-                    gl_StorageSemanticsBuffer, gl_SemanticsRelease);
-    for (uint j = gl_LocalInvocationIndex; j < gl_NumWorkGroups.x; j += gl_WorkGroupSize.x) {
-        if (relaxed) {
-            while (int(atomicLoad(w[64u + j], gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                                  gl_SemanticsRelaxed) - flag_epoch) < 0) {
-            }
-        } else {
-            while (int(atomicLoad(w[64u + j], gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                                  gl_SemanticsAcquire) - flag_epoch) < 0) {
-            }
-        }
-    }
-    if (relaxed)
-        memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
-    workgroup_barrier(wg_scope);
-}
-
 void grid_barrier()
 {
-    if ((VARIANT & 64u) != 0u) {
-        flag_barrier((VARIANT & 2u) != 0u, (VARIANT & 8u) != 0u);
-        return;
-    }
     const bool tree = (VARIANT & 4u) != 0u;
     const bool split = (VARIANT & 5u) != 0u;
     const bool relaxed = (VARIANT & 6u) != 0u;
@@ -157,9 +122,6 @@ void grid_barrier()
 void main()
 {
     uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-    if ((VARIANT & 64u) != 0u)
-        flag_epoch = atomicLoad(w[64u + gl_WorkGroupID.x], gl_ScopeDevice,
-                                gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
     for (uint s = 0u; s < pc.steps; ++s) {
         for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride) {
             uint j = (i + 1u) % pc.n;
