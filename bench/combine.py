@@ -321,6 +321,14 @@ def sweep_rows(recs, rows):
           sweep(recs, "batch", "raw-record-submit"), "p50_us", 1.0, True)
     worst("immediate mode ns/dispatch from K=16: vkc vs CUDA stream launches", imm,
           sweep(recs, "batch", "cuda-stream"), "per_dispatch_ns", 1.0, True, xmin=16)
+    # The same goals with every batch recorded (VKC_IMM_REUSE=0): the rows
+    # above repeat one batch, which vkc submits again as recorded.
+    rerec = sweep(recs, "batch", "vkc-immediate-rerecord")
+    if rerec:
+        worst("immediate mode, every batch recorded: vkc vs raw record + submit", rerec,
+              sweep(recs, "batch", "raw-record-submit"), "p50_us", 1.0, True)
+        worst("immediate mode, every batch recorded, ns/dispatch from K=16: vkc vs CUDA stream",
+              rerec, sweep(recs, "batch", "cuda-stream"), "per_dispatch_ns", 1.0, True, xmin=16)
     # vkc-bench's "vkc-cooperative K=..." records (the largest K); the note
     # says which form ran: the fallback (one dispatch per step) is no
     # cooperative figure, whatever its time.

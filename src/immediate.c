@@ -28,15 +28,106 @@ struct vkc__imm {
     bool fixed;         /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
     bool marker;        /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
     uint64_t opened_ns; /* when the open batch got its first command */
+    /* The slot of the batch submitted last, kept recorded (not let go) so
+     * that a batch of the same commands submits it again instead of
+     * recording its own; -1 none. VKC_IMM_REUSE=0 (experiments) keeps
+     * none. forget: a buffer or kernel was destroyed since (set without
+     * the lock; the next holder lets the kept batch go). */
+    int32_t kept;
+    bool reuse;
+    atomic_bool forget;
+    /* The tickets of the last `count` repeats, oldest at repeat_next: at
+     * most that many are in flight, as for the ring's own batches. */
+    uint64_t *repeats;
+    uint32_t repeat_next;
 };
 
 static bool vkc__imm_queue_idle(vkc_context *ctx);
 
-/* Caller holds m->lock. Submit the open batch and move to the next slot. */
+/* Caller holds m->lock. The kept batch lets go of what it names (its
+ * objects go once it completes, as every other batch's do). */
+static void vkc__imm_drop_kept(vkc__imm *m)
+{
+    atomic_store_explicit(&m->forget, false, memory_order_relaxed);
+    if (m->kept >= 0)
+        vkc__seq_let_go(m->batches[m->kept]);
+    m->kept = -1;
+}
+
+/* A batch that can be submitted again as recorded: buffer-only dispatches
+ * (images move layouts, which depend on what came before). */
+static bool vkc__imm_reusable(const vkc_seq *s)
+{
+    if (!s->cmd_count || s->img_count || s->lost)
+        return false;
+    for (uint32_t i = 0; i < s->cmd_count; ++i)
+        if (s->cmds[i].kind != VKC_CMD_DISPATCH)
+            return false;
+    return true;
+}
+
+/* Whether batch b holds exactly batch a's commands: kernels, grids,
+ * constants and every argument's buffer, range and access. Levels are not
+ * compared: they follow from the rest. */
+static bool vkc__imm_same(const vkc_seq *a, const vkc_seq *b)
+{
+    if (a->cmd_count != b->cmd_count || a->use_count != b->use_count ||
+        a->push_len != b->push_len || a->dispatches != b->dispatches || b->img_count)
+        return false;
+    for (uint32_t i = 0; i < a->cmd_count; ++i) {
+        const vkc__command *x = &a->cmds[i], *y = &b->cmds[i];
+        if (y->kind != VKC_CMD_DISPATCH || x->kernel != y->kernel || x->count != y->count ||
+            memcmp(x->groups, y->groups, sizeof(x->groups)) || x->use_first != y->use_first ||
+            x->use_count != y->use_count || x->push_offset != y->push_offset ||
+            x->push_size != y->push_size || x->epoch != y->epoch || x->label != y->label)
+            return false;
+    }
+    for (uint32_t i = 0; i < a->use_count; ++i) {
+        const vkc__use *x = &a->uses[i], *y = &b->uses[i];
+        if (!y->buffer || x->buffer != y->buffer || x->vk != y->vk || x->offset != y->offset ||
+            x->size != y->size || x->access != y->access || x->op != y->op)
+            return false;
+    }
+    return !a->push_len || !memcmp(a->push, b->push, a->push_len);
+}
+
+/* Caller holds m->lock. Submit the open batch and move to the next slot;
+ * where it repeats the kept batch, submit that one again instead (no
+ * recording) and keep the slot. */
 static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
 {
     vkc_seq *s = m->batches[m->cur];
     m->pending = 0;
+    if (atomic_load_explicit(&m->forget, memory_order_relaxed))
+        vkc__imm_drop_kept(m);
+    if (m->kept >= 0 && vkc__imm_same(m->batches[m->kept], s)) {
+        vkc_seq *k = m->batches[m->kept];
+        uint64_t *slot = &m->repeats[m->repeat_next];
+        if (*slot) {
+            vkc_result w = vkc__wait_bounded(ctx, *slot, "immediate mode (all repeats in flight)");
+            if (w != VKC_SUCCESS) {
+                m->pending = s->cmd_count; /* still open: a later flush submits it */
+                return w;
+            }
+        }
+        /* The open batch's copy of the commands goes (and what it holds). */
+        vkc_result r = vkc_seq_begin(s);
+        vkc_ticket t = {0};
+        if (r >= 0)
+            r = vkc_seq_submit(k, &t);
+        if (r < 0) {
+            vkc__imm_drop_kept(m);
+            return r;
+        }
+        VKC_STAT_ADD(ctx, immediate_repeats, 1);
+        m->values[m->kept] = t.value;
+        *slot = t.value;
+        m->repeat_next = (m->repeat_next + 1) % m->count;
+        return VKC_SUCCESS;
+    }
+    /* Another batch: the one before is not kept any more, whether this one
+     * goes or fails (its slot must never come round while kept). */
+    vkc__imm_drop_kept(m);
     /* A batch for an idle queue goes without the completion marker: a
      * second, dependent dispatch the GPU would run after the batch's own
      * (what raw Vulkan's record + submit of the same batch does not have);
@@ -46,11 +137,16 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
     vkc_ticket t = {0};
     if (r >= 0)
         r = vkc_seq_submit(s, &t);
-    /* A batch is never submitted again: its unit goes to the pool now with
-     * the one reference on what the batch names, so those objects go as
-     * soon as the batch completes, not when its slot comes round again. */
-    if (r >= 0)
-        vkc__seq_let_go(s);
+    /* This batch is kept for a repeat where it can be; else its unit goes
+     * to the pool now with the one reference on what the batch names, so
+     * those objects go as soon as the batch completes, not when its slot
+     * comes round again. */
+    if (r >= 0) {
+        if (m->reuse && vkc__imm_reusable(s))
+            m->kept = (int32_t)m->cur;
+        else
+            vkc__seq_let_go(s);
+    }
     m->values[m->cur] = t.value;
     m->cur = (m->cur + 1) % m->count;
     return r;
@@ -62,6 +158,8 @@ static vkc_result vkc__imm_open_locked(vkc_context *ctx, vkc__imm *m)
     vkc_seq *s = m->batches[m->cur];
     if (m->pending)
         return VKC_SUCCESS;
+    if (atomic_load_explicit(&m->forget, memory_order_relaxed))
+        vkc__imm_drop_kept(m);
     /* The slot's previous batch must be done before its commands are replaced
      * (its units are released to the pool only then anyway). */
     if (m->values[m->cur])
@@ -93,6 +191,22 @@ static vkc_result vkc__imm_flush(vkc_context *ctx, vkc_ticket *out)
 static vkc_result vkc__imm_flush_hook(vkc_context *ctx)
 {
     return vkc__imm_flush(ctx, NULL);
+}
+
+/* ctx->forget_immediate: a buffer or kernel is being destroyed. The kept
+ * batch lets go at once where the lock is free; else (another thread is in
+ * immediate mode, or this one is, inside vkc) its next holder does. */
+static void vkc__imm_forget_hook(vkc_context *ctx)
+{
+    vkc__imm *m = ctx->imm;
+    if (!m)
+        return;
+    atomic_store_explicit(&m->forget, true, memory_order_relaxed);
+    if (pthread_mutex_trylock(&m->lock) == 0) {
+        if (atomic_load_explicit(&m->forget, memory_order_relaxed))
+            vkc__imm_drop_kept(m);
+        pthread_mutex_unlock(&m->lock);
+    }
 }
 
 /* An open batch older than this goes to an idle GPU (at an enqueue that
@@ -268,14 +382,21 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     pthread_mutex_init(&m->lock, NULL);
     ctx->imm = m;
     ctx->flush_immediate = vkc__imm_flush_hook;
+    ctx->forget_immediate = vkc__imm_forget_hook;
+    m->kept = -1;
+    bool reuse = true; /* for experiments: every batch recorded, none kept */
+    m->reuse = !vkc__env_flag(ctx, "VKC_IMM_REUSE", "the default: on", &reuse) || reuse;
     bool fixed = false; /* for experiments: the fixed-count flush only */
     m->fixed = vkc__env_flag(ctx, "VKC_IMM_FIXED", "the default: off", &fixed) && fixed;
     bool marker = false; /* for experiments: the marker in every batch, as before */
     m->marker = vkc__env_flag(ctx, "VKC_IMM_MARKER", "the default: off", &marker) && marker;
     m->count = ctx->features.batches_in_flight;
+    /* The kept batch's slot is the one before the open one. */
+    m->reuse = m->reuse && m->count >= 2;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
-    if (!m->batches || !m->values)
+    m->repeats = vkc__calloc(m->count, sizeof(*m->repeats));
+    if (!m->batches || !m->values || !m->repeats)
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "immediate mode ring");
     for (uint32_t i = 0; i < m->count; ++i) {
         vkc_seq_desc d = {"vkc immediate batch"};
@@ -299,10 +420,12 @@ void vkc__dispatch_finish(vkc_context *ctx)
         vkc_seq_destroy(m->batches[i]);
     vkc__free(m->batches);
     vkc__free(m->values);
+    vkc__free(m->repeats);
     pthread_mutex_destroy(&m->lock);
     vkc__free(m);
     ctx->imm = NULL;
     ctx->flush_immediate = NULL;
+    ctx->forget_immediate = NULL;
 }
 
 void vkc__dispatch_drop(vkc_context *ctx)
@@ -314,6 +437,8 @@ void vkc__dispatch_drop(vkc_context *ctx)
     /* The batches let go of what they recorded before the objects go; the
      * ring itself goes with the module (vkc__dispatch_finish). */
     vkc__imm *m = ctx->imm;
+    if (m)
+        m->kept = -1; /* let go below with the others */
     for (uint32_t i = 0; m && m->batches && i < m->count; ++i)
         if (m->batches[i])
             vkc__seq_let_go(m->batches[i]);
@@ -324,6 +449,8 @@ vkc_result vkc__dispatch_lose(vkc_context *ctx)
     for (vkc__node *n = ctx->seqs.next; n != &ctx->seqs; n = n->next)
         vkc__seq_lose((vkc_seq *)VKC_OBJ_OF(n));
     vkc__imm *m = ctx->imm;
+    if (m)
+        m->kept = -1; /* recorded before the loss: never submitted again */
     for (uint32_t i = 0; m && m->batches && i < m->count; ++i)
         if (m->batches[i])
             vkc__seq_lose(m->batches[i]);
@@ -340,9 +467,10 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx)
      * m->lock (a new resource set): taking m->lock here inverts that order. */
     m->cur = 0;
     m->pending = 0;
+    m->repeat_next = 0;
     vkc_result r = VKC_SUCCESS;
     for (uint32_t i = 0; i < m->count; ++i) {
-        m->values[i] = 0;
+        m->values[i] = m->repeats[i] = 0;
         if (r >= 0)
             r = vkc_seq_begin(m->batches[i]);
     }

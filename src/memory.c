@@ -500,7 +500,9 @@ void vkc_buffer_destroy(vkc_buffer *buf)
     VKC_STAT_SUB(ctx, buffers, 1);
     /* No wait: work recorded or in flight holds its own reference, and the
      * memory goes back when the last one does. Units that completed let go
-     * of theirs now, so memory of finished work returns at once. */
+     * of theirs now, so memory of finished work returns at once (the
+     * immediate batch kept for a repeat first). */
+    vkc__forget_immediate(ctx);
     vkc__obj_kill(&buf->obj, VKC_MAGIC_BUFFER);
     vkc__pool_retire(ctx);
 }

@@ -291,6 +291,7 @@ typedef struct vkc__stats {
     atomic_uint_fast64_t armed_opens;
     atomic_uint_fast64_t armed_cancels;
     atomic_uint_fast64_t epilogue_records;
+    atomic_uint_fast64_t immediate_repeats;
 } vkc__stats;
 
 #define VKC_STAT_ADD(ctx, field, n)                                                                \
@@ -1363,6 +1364,9 @@ struct vkc_context {
      * way a module below dispatch (memory's blocking calls) gets queued
      * immediate work ordered before its own; NULL until dispatch is up. */
     vkc_result (*flush_immediate)(vkc_context *ctx);
+    /* Set by dispatch's init: a buffer or kernel is being destroyed, so the
+     * immediate batch kept for a repeat lets go of what it names. */
+    void (*forget_immediate)(vkc_context *ctx);
     uint32_t seq_ring; /* recorded copies each sequence uses in turn */
     bool seq_ring_env; /* VKC_SEQ_RING set it: long sequences keep it too */
 
@@ -1422,6 +1426,12 @@ static inline vkc_result vkc__resident_order(vkc_context *ctx)
 static inline vkc_result vkc__flush_immediate(vkc_context *ctx)
 {
     return ctx->flush_immediate ? ctx->flush_immediate(ctx) : VKC_SUCCESS;
+}
+
+static inline void vkc__forget_immediate(vkc_context *ctx)
+{
+    if (ctx->forget_immediate)
+        ctx->forget_immediate(ctx);
 }
 
 /* ------------------------------------------------------------------------ */

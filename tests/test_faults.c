@@ -354,6 +354,22 @@ static vkc_result immediate_run(fx *f)
         r = vkc_flush(f->ctx, &t);
     if (r >= 0)
         r = vkc_wait(f->ctx, t, UINT64_MAX);
+    /* One batch twice (c * 1 + 0): the second goes as the first was
+     * recorded (vkc_stats.immediate_repeats), so its faults are the
+     * repeat's. */
+    for (int rep = 0; r >= 0 && rep < 2; ++rep) {
+        push3 q = {N, 1, 0};
+        r = vkc_dispatch(f->ctx, &(vkc_dispatch_desc){.kernel = f->scale,
+                                                      .args = &c1,
+                                                      .arg_count = 1,
+                                                      .push = &q,
+                                                      .push_size = sizeof(q),
+                                                      .count = N});
+        if (r >= 0)
+            r = vkc_flush(f->ctx, &t);
+        if (r >= 0)
+            r = vkc_wait(f->ctx, t, UINT64_MAX);
+    }
     if (r >= 0)
         r = vkc_buffer_download(f->c, 0, f->out, N * 4);
     if (r >= 0)

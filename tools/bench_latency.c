@@ -1025,6 +1025,12 @@ void scen_batch(bench *b, raw *r)
     vkc_context *marker =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-marker", NULL);
     unsetenv("VKC_IMM_MARKER");
+    /* Every batch recorded, as before a batch of the commands of the batch
+     * before went as that one was recorded: what the repeat saves. */
+    setenv("VKC_IMM_REUSE", "0", 1);
+    vkc_context *rerecord =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord", NULL);
+    unsetenv("VKC_IMM_REUSE");
     uint32_t kmax = b->opt.quick ? 1024 : 4096;
     uint32_t total = bench_n(b, 4096, 200000); /* dispatches per K */
     for (uint32_t K = 1; K <= kmax; K *= 4) {
@@ -1038,6 +1044,8 @@ void scen_batch(bench *b, raw *r)
         if (r && K <= 16)
             raw_batch(b, r, K, iters, true);
         vkc_batch(b, b->ctx, "vkc-immediate", K, iters, true);
+        if (rerecord)
+            vkc_batch(b, rerecord, "vkc-immediate-rerecord", K, iters, true);
         if (K <= 64)
             vkc_batch(b, b->ctx, "vkc-immediate-spirv", K, iters, false);
         if (fixed)
@@ -1048,6 +1056,7 @@ void scen_batch(bench *b, raw *r)
     }
     vkc_context_destroy(fixed);
     vkc_context_destroy(marker);
+    vkc_context_destroy(rerecord);
 }
 
 /* ---- family -------------------------------------------------------------------- */

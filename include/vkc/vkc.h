@@ -627,6 +627,12 @@ typedef struct vkc_stats {
     /* Recorded copies that end with the completion epilogue instead of the
      * marker, total. */
     uint64_t epilogue_records;
+    /* Immediate batches that held exactly the commands of the batch before
+     * (buffer-only dispatches: kernels, grids, constants, buffers, ranges)
+     * and were submitted as that one was recorded, without recording,
+     * total. vkc keeps the last batch recorded until a buffer or kernel is
+     * destroyed or another batch comes. */
+    uint64_t immediate_repeats;
 } vkc_stats;
 
 VKC_API vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out);
