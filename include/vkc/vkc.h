@@ -1532,6 +1532,12 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * read only then: a burst of enqueues then a flush stays one submission;
  * work trickling in to an idle GPU starts at its second command, or by the
  * time the batch's count doubles).
+ * A batch of exactly the commands of the batch before it (buffer-only
+ * dispatches: kernels, grids, constants, buffers and ranges all the same)
+ * is not recorded: the one before is submitted again as it was recorded
+ * (vkc_stats.immediate_repeats). That batch stays recorded, holding what it
+ * names, until another batch is submitted or any buffer or kernel of the
+ * context is destroyed.
  * When all batches are in flight, this waits for the oldest. Does not
  * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
