@@ -308,6 +308,12 @@ static void test_marker_form_and_imm_fixed(void **state)
     expect_warning("VKC_IMM_MARKER", "maybe", "the default: off");
     vkc_test_context_destroy(ctx);
     env_restore("VKC_IMM_MARKER");
+    env_set("VKC_IMM_REUSE", "never");
+    ctx = create();
+    expect_warning("VKC_IMM_REUSE", "never", "the default: on");
+    assert_true(ctx->imm != NULL);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_IMM_REUSE");
     /* The completion epilogue's form (read where its self-test runs) and
      * its switch. */
     static const char *const forms[] = {"store", "xchg,barrier", "barrier,scoped"};
