@@ -861,7 +861,10 @@ static uint64_t repeats(vkc_context *ctx)
 static void test_immediate_repeat(void **state)
 {
     vkc_context *ctx = *state;
-    enum { N = 64, K = 3, ROUNDS = 6 };
+    /* K = 2: a batch of two goes whole whatever the timing (the idle rule
+     * looks at its age at count 2 only), so rounds repeat on slow hosts
+     * and under the sanitizers too. */
+    enum { N = 64, K = 2, ROUNDS = 6 };
     vkc_context_features f;
     assert_int_equal(vkc_context_features_get(ctx, &f), VKC_SUCCESS);
     const char *env = getenv("VKC_IMM_REUSE");
