@@ -321,14 +321,19 @@ def sweep_rows(recs, rows):
           sweep(recs, "batch", "raw-record-submit"), "p50_us", 1.0, True)
     worst("immediate mode ns/dispatch from K=16: vkc vs CUDA stream launches", imm,
           sweep(recs, "batch", "cuda-stream"), "per_dispatch_ns", 1.0, True, xmin=16)
-    # The same goals with every batch recorded (VKC_IMM_REUSE=0): the rows
-    # above repeat one batch, which vkc submits again as recorded.
-    rerec = sweep(recs, "batch", "vkc-immediate-rerecord")
-    if rerec:
-        worst("immediate mode, every batch recorded: vkc vs raw record + submit", rerec,
+    # The same goals with every batch recorded (VKC_IMM_REUSE=0; the rows
+    # above repeat one batch, which vkc submits again as recorded), and with
+    # two batches taking turns (a frame's flushes: each repeats the batch
+    # before the last, which vkc keeps recorded too).
+    for variant, what in (("vkc-immediate-rerecord", "every batch recorded"),
+                          ("vkc-immediate-alternate", "two batches taking turns")):
+        rows_of = sweep(recs, "batch", variant)
+        if not rows_of:
+            continue
+        worst("immediate mode, %s: vkc vs raw record + submit" % what, rows_of,
               sweep(recs, "batch", "raw-record-submit"), "p50_us", 1.0, True)
-        worst("immediate mode, every batch recorded, ns/dispatch from K=16: vkc vs CUDA stream",
-              rerec, sweep(recs, "batch", "cuda-stream"), "per_dispatch_ns", 1.0, True, xmin=16)
+        worst("immediate mode, %s, ns/dispatch from K=16: vkc vs CUDA stream" % what,
+              rows_of, sweep(recs, "batch", "cuda-stream"), "per_dispatch_ns", 1.0, True, xmin=16)
     # vkc-bench's "vkc-cooperative K=..." records (the largest K); the note
     # says which form ran: the fallback (one dispatch per step) is no
     # cooperative figure, whatever its time.

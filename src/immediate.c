@@ -18,6 +18,18 @@
 #include <stdio.h>
 #include <time.h>
 
+/* Recorded batches kept for repeats: enough for a few batches that take
+ * turns (a frame's flushes), few enough that a batch that repeats none of
+ * them costs little to compare. */
+#define VKC_IMM_KEPT 8
+
+typedef struct vkc__imm_kept {
+    vkc_seq *seq;   /* owned; recorded and holding what it names when live */
+    uint64_t value; /* ticket of its last submit */
+    uint64_t used;  /* m->clock at its last submit */
+    bool live;
+} vkc__imm_kept;
+
 struct vkc__imm {
     pthread_mutex_t lock;
     uint32_t count; /* batches in the ring */
@@ -28,30 +40,41 @@ struct vkc__imm {
     bool fixed;         /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
     bool marker;        /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
     uint64_t opened_ns; /* when the open batch got its first command */
-    /* The slot of the batch submitted last, kept recorded (not let go) so
-     * that a batch of the same commands submits it again instead of
-     * recording its own; -1 none. VKC_IMM_REUSE=0 (experiments) keeps
-     * none. forget: a buffer or kernel was destroyed since (set without
-     * the lock; the next holder lets the kept batch go). */
-    int32_t kept;
+    /* Batches kept recorded after their submit (not let go), so that a
+     * batch of the same commands submits one of them again instead of
+     * recording its own: up to VKC_IMM_KEPT, the least recently used goes
+     * first. An entry's seq is its own, outside the ring: a batch that is
+     * kept trades places with an entry's seq (live or spare). VKC_IMM_REUSE=0
+     * (experiments) keeps none. forget: a buffer or kernel was destroyed
+     * while the lock was held (the next holder lets every kept batch go). */
+    vkc__imm_kept kept[VKC_IMM_KEPT];
+    uint64_t clock; /* stamps kept[].used */
     bool reuse;
     atomic_bool forget;
-    /* The tickets of the last `count` repeats, oldest at repeat_next: at
-     * most that many are in flight, as for the ring's own batches. */
-    uint64_t *repeats;
-    uint32_t repeat_next;
+    /* The tickets of the last `count` submits, batches and repeats, oldest
+     * at flight_next: at most that many are in flight. */
+    uint64_t *flights;
+    uint32_t flight_next;
 };
 
 static bool vkc__imm_queue_idle(vkc_context *ctx);
 
-/* Caller holds m->lock. The kept batch lets go of what it names (its
- * objects go once it completes, as every other batch's do). */
+/* Caller holds m->lock. Kept batch e lets go of what it names (its
+ * objects go once it completes, as every other batch's do); its seq stays,
+ * a spare. */
+static void vkc__imm_drop(vkc__imm_kept *e)
+{
+    if (e->live)
+        vkc__seq_let_go(e->seq);
+    e->live = false;
+}
+
+/* Caller holds m->lock. Every kept batch lets go. */
 static void vkc__imm_drop_kept(vkc__imm *m)
 {
     atomic_store_explicit(&m->forget, false, memory_order_relaxed);
-    if (m->kept >= 0)
-        vkc__seq_let_go(m->batches[m->kept]);
-    m->kept = -1;
+    for (uint32_t i = 0; i < VKC_IMM_KEPT; ++i)
+        vkc__imm_drop(&m->kept[i]);
 }
 
 /* A batch that can be submitted again as recorded: buffer-only dispatches
@@ -68,12 +91,21 @@ static bool vkc__imm_reusable(const vkc_seq *s)
 
 /* Whether batch b holds exactly batch a's commands: kernels, grids,
  * constants and every argument's buffer, range and access. Levels are not
- * compared: they follow from the rest. */
+ * compared: they follow from the rest. Constants and buffers first: batches
+ * of one shape differ there. */
 static bool vkc__imm_same(const vkc_seq *a, const vkc_seq *b)
 {
     if (a->cmd_count != b->cmd_count || a->use_count != b->use_count ||
         a->push_len != b->push_len || a->dispatches != b->dispatches || b->img_count)
         return false;
+    if (a->push_len && memcmp(a->push, b->push, a->push_len))
+        return false;
+    for (uint32_t i = 0; i < a->use_count; ++i) {
+        const vkc__use *x = &a->uses[i], *y = &b->uses[i];
+        if (!y->buffer || x->buffer != y->buffer || x->vk != y->vk || x->offset != y->offset ||
+            x->size != y->size || x->access != y->access || x->op != y->op)
+            return false;
+    }
     for (uint32_t i = 0; i < a->cmd_count; ++i) {
         const vkc__command *x = &a->cmds[i], *y = &b->cmds[i];
         if (y->kind != VKC_CMD_DISPATCH || x->kernel != y->kernel || x->count != y->count ||
@@ -82,72 +114,122 @@ static bool vkc__imm_same(const vkc_seq *a, const vkc_seq *b)
             x->push_size != y->push_size || x->epoch != y->epoch || x->label != y->label)
             return false;
     }
-    for (uint32_t i = 0; i < a->use_count; ++i) {
-        const vkc__use *x = &a->uses[i], *y = &b->uses[i];
-        if (!y->buffer || x->buffer != y->buffer || x->vk != y->vk || x->offset != y->offset ||
-            x->size != y->size || x->access != y->access || x->op != y->op)
-            return false;
+    return true;
+}
+
+/* Whether batch s names obj (a buffer or a kernel). */
+static bool vkc__imm_names(const vkc_seq *s, const void *obj)
+{
+    for (uint32_t i = 0; i < s->use_count; ++i)
+        if ((const void *)s->uses[i].buffer == obj)
+            return true;
+    for (uint32_t i = 0; i < s->cmd_count; ++i)
+        if ((const void *)s->cmds[i].kernel == obj)
+            return true;
+    return false;
+}
+
+/* Caller holds m->lock. The live kept batch of the same commands as s, or
+ * NULL. */
+static vkc__imm_kept *vkc__imm_find(vkc__imm *m, const vkc_seq *s)
+{
+    if (!m->reuse)
+        return NULL;
+    for (uint32_t i = 0; i < VKC_IMM_KEPT; ++i)
+        if (m->kept[i].live && vkc__imm_same(m->kept[i].seq, s))
+            return &m->kept[i];
+    return NULL;
+}
+
+/* Caller holds m->lock. The entry a newly kept batch takes: a spare, else
+ * the least recently used (which lets go). */
+static vkc__imm_kept *vkc__imm_victim(vkc__imm *m)
+{
+    vkc__imm_kept *v = NULL;
+    for (uint32_t i = 0; i < VKC_IMM_KEPT; ++i) {
+        vkc__imm_kept *e = &m->kept[i];
+        if (!e->seq)
+            continue;
+        if (!e->live)
+            return e;
+        if (!v || e->used < v->used)
+            v = e;
     }
-    return !a->push_len || !memcmp(a->push, b->push, a->push_len);
+    if (v)
+        vkc__imm_drop(v);
+    return v;
+}
+
+/* Caller holds m->lock. Room for one more submit in flight: the oldest of
+ * the last `count` has completed. */
+static vkc_result vkc__imm_flight(vkc_context *ctx, vkc__imm *m)
+{
+    const uint64_t oldest = m->flights[m->flight_next];
+    return oldest ? vkc__wait_bounded(ctx, oldest, "immediate mode (all batches in flight)")
+                  : VKC_SUCCESS;
+}
+
+/* Caller holds m->lock. Submit t went: count it in flight. */
+static void vkc__imm_flown(vkc__imm *m, uint64_t value)
+{
+    m->flights[m->flight_next] = value;
+    m->flight_next = (m->flight_next + 1) % m->count;
 }
 
 /* Caller holds m->lock. Submit the open batch and move to the next slot;
- * where it repeats the kept batch, submit that one again instead (no
+ * where it repeats a kept batch, submit that one again instead (no
  * recording) and keep the slot. */
 static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
 {
     vkc_seq *s = m->batches[m->cur];
-    m->pending = 0;
     if (atomic_load_explicit(&m->forget, memory_order_relaxed))
         vkc__imm_drop_kept(m);
-    if (m->kept >= 0 && vkc__imm_same(m->batches[m->kept], s)) {
-        vkc_seq *k = m->batches[m->kept];
-        uint64_t *slot = &m->repeats[m->repeat_next];
-        if (*slot) {
-            vkc_result w = vkc__wait_bounded(ctx, *slot, "immediate mode (all repeats in flight)");
-            if (w != VKC_SUCCESS) {
-                m->pending = s->cmd_count; /* still open: a later flush submits it */
-                return w;
-            }
-        }
+    vkc_result r = vkc__imm_flight(ctx, m);
+    if (r != VKC_SUCCESS)
+        return r; /* still open: a later flush submits it */
+    m->pending = 0;
+    vkc__imm_kept *k = vkc__imm_find(m, s);
+    vkc_ticket t = {0};
+    if (k) {
         /* The open batch's copy of the commands goes (and what it holds). */
-        vkc_result r = vkc_seq_begin(s);
-        vkc_ticket t = {0};
+        r = vkc_seq_begin(s);
         if (r >= 0)
-            r = vkc_seq_submit(k, &t);
+            r = vkc_seq_submit(k->seq, &t);
         if (r < 0) {
-            vkc__imm_drop_kept(m);
+            vkc__imm_drop(k);
             return r;
         }
         VKC_STAT_ADD(ctx, immediate_repeats, 1);
-        m->values[m->kept] = t.value;
-        *slot = t.value;
-        m->repeat_next = (m->repeat_next + 1) % m->count;
+        k->value = t.value;
+        k->used = ++m->clock;
+        vkc__imm_flown(m, t.value);
         return VKC_SUCCESS;
     }
-    /* Another batch: the one before is not kept any more, whether this one
-     * goes or fails (its slot must never come round while kept). */
-    vkc__imm_drop_kept(m);
     /* A batch for an idle queue goes without the completion marker: a
      * second, dependent dispatch the GPU would run after the batch's own
      * (what raw Vulkan's record + submit of the same batch does not have);
      * its ticket completes on the timeline, which its submit signals. */
     s->marker_optional = !m->marker && vkc__marker_on(ctx) && vkc__imm_queue_idle(ctx);
-    vkc_result r = vkc_seq_end(s);
-    vkc_ticket t = {0};
+    r = vkc_seq_end(s);
     if (r >= 0)
         r = vkc_seq_submit(s, &t);
-    /* This batch is kept for a repeat where it can be; else its unit goes
-     * to the pool now with the one reference on what the batch names, so
-     * those objects go as soon as the batch completes, not when its slot
-     * comes round again. */
-    if (r >= 0) {
-        if (m->reuse && vkc__imm_reusable(s))
-            m->kept = (int32_t)m->cur;
-        else
-            vkc__seq_let_go(s);
-    }
     m->values[m->cur] = t.value;
+    if (r >= 0) {
+        vkc__imm_flown(m, t.value);
+        /* This batch is kept for a repeat where it can be: it trades places
+         * with a kept entry's seq, which the slot waits for before it takes
+         * commands. Else its unit goes to the pool now with the one
+         * reference on what the batch names, so those objects go as soon as
+         * the batch completes, not when its slot comes round again. */
+        vkc__imm_kept *v = m->reuse && vkc__imm_reusable(s) ? vkc__imm_victim(m) : NULL;
+        if (v) {
+            m->batches[m->cur] = v->seq;
+            m->values[m->cur] = v->value;
+            *v = (vkc__imm_kept){.seq = s, .value = t.value, .used = ++m->clock, .live = true};
+        } else {
+            vkc__seq_let_go(s);
+        }
+    }
     m->cur = (m->cur + 1) % m->count;
     return r;
 }
@@ -193,20 +275,23 @@ static vkc_result vkc__imm_flush_hook(vkc_context *ctx)
     return vkc__imm_flush(ctx, NULL);
 }
 
-/* ctx->forget_immediate: a buffer or kernel is being destroyed. The kept
- * batch lets go at once where the lock is free; else (another thread is in
- * immediate mode, or this one is, inside vkc) its next holder does. */
-static void vkc__imm_forget_hook(vkc_context *ctx)
+/* ctx->forget_immediate: buffer or kernel obj is being destroyed. The kept
+ * batches that name it let go at once where the lock is free; else
+ * (another thread is in immediate mode, or this one is, inside vkc) the
+ * next holder lets every kept batch go. */
+static void vkc__imm_forget_hook(vkc_context *ctx, const void *obj)
 {
     vkc__imm *m = ctx->imm;
     if (!m)
         return;
-    atomic_store_explicit(&m->forget, true, memory_order_relaxed);
-    if (pthread_mutex_trylock(&m->lock) == 0) {
-        if (atomic_load_explicit(&m->forget, memory_order_relaxed))
-            vkc__imm_drop_kept(m);
-        pthread_mutex_unlock(&m->lock);
+    if (pthread_mutex_trylock(&m->lock) != 0) {
+        atomic_store_explicit(&m->forget, true, memory_order_relaxed);
+        return;
     }
+    for (uint32_t i = 0; i < VKC_IMM_KEPT; ++i)
+        if (m->kept[i].live && vkc__imm_names(m->kept[i].seq, obj))
+            vkc__imm_drop(&m->kept[i]);
+    pthread_mutex_unlock(&m->lock);
 }
 
 /* An open batch older than this goes to an idle GPU (at an enqueue that
@@ -374,6 +459,20 @@ vkc_result vkc_finish_timeout(vkc_context *ctx, uint64_t timeout_ns)
 
 /* ---- module hooks ---------------------------------------------------------------------------- */
 
+/* One batch of the ring or of the kept entries, owned by the module. */
+static vkc_result vkc__imm_batch_create(vkc_context *ctx, vkc_seq **out)
+{
+    vkc_seq_desc d = {"vkc immediate batch"};
+    VKC_FORWARD(vkc_seq_create(ctx, &d, out));
+    (*out)->ring = 1; /* recorded once per submit: one copy is enough */
+    (*out)->defer_levels = true;
+    /* Owned by the module, not by the caller's list of live objects. */
+    pthread_mutex_lock(&ctx->objects_lock);
+    vkc__list_remove(&(*out)->obj.node);
+    pthread_mutex_unlock(&ctx->objects_lock);
+    return VKC_SUCCESS;
+}
+
 vkc_result vkc__dispatch_init(vkc_context *ctx)
 {
     vkc__imm *m = vkc__calloc(1, sizeof(*m));
@@ -383,7 +482,6 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     ctx->imm = m;
     ctx->flush_immediate = vkc__imm_flush_hook;
     ctx->forget_immediate = vkc__imm_forget_hook;
-    m->kept = -1;
     bool reuse = true; /* for experiments: every batch recorded, none kept */
     m->reuse = !vkc__env_flag(ctx, "VKC_IMM_REUSE", "the default: on", &reuse) || reuse;
     bool fixed = false; /* for experiments: the fixed-count flush only */
@@ -391,23 +489,16 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     bool marker = false; /* for experiments: the marker in every batch, as before */
     m->marker = vkc__env_flag(ctx, "VKC_IMM_MARKER", "the default: off", &marker) && marker;
     m->count = ctx->features.batches_in_flight;
-    /* The kept batch's slot is the one before the open one. */
-    m->reuse = m->reuse && m->count >= 2;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
-    m->repeats = vkc__calloc(m->count, sizeof(*m->repeats));
-    if (!m->batches || !m->values || !m->repeats)
+    m->flights = vkc__calloc(m->count, sizeof(*m->flights));
+    if (!m->batches || !m->values || !m->flights)
         return VKC_FAIL(ctx, VKC_ERROR_OUT_OF_HOST_MEMORY, "immediate mode ring");
-    for (uint32_t i = 0; i < m->count; ++i) {
-        vkc_seq_desc d = {"vkc immediate batch"};
-        VKC_FORWARD(vkc_seq_create(ctx, &d, &m->batches[i]));
-        m->batches[i]->ring = 1; /* recorded once per submit: one copy is enough */
-        m->batches[i]->defer_levels = true;
-        /* Owned by the ring, not by the caller's list of live objects. */
-        pthread_mutex_lock(&ctx->objects_lock);
-        vkc__list_remove(&m->batches[i]->obj.node);
-        pthread_mutex_unlock(&ctx->objects_lock);
-    }
+    for (uint32_t i = 0; i < m->count; ++i)
+        VKC_FORWARD(vkc__imm_batch_create(ctx, &m->batches[i]));
+    /* The kept entries' seqs now, so that no enqueue allocates one. */
+    for (uint32_t i = 0; m->reuse && i < VKC_IMM_KEPT; ++i)
+        VKC_FORWARD(vkc__imm_batch_create(ctx, &m->kept[i].seq));
     return VKC_SUCCESS;
 }
 
@@ -418,9 +509,11 @@ void vkc__dispatch_finish(vkc_context *ctx)
         return;
     for (uint32_t i = 0; m->batches && i < m->count; ++i)
         vkc_seq_destroy(m->batches[i]);
+    for (uint32_t i = 0; i < VKC_IMM_KEPT; ++i)
+        vkc_seq_destroy(m->kept[i].seq);
     vkc__free(m->batches);
     vkc__free(m->values);
-    vkc__free(m->repeats);
+    vkc__free(m->flights);
     pthread_mutex_destroy(&m->lock);
     vkc__free(m);
     ctx->imm = NULL;
@@ -437,8 +530,8 @@ void vkc__dispatch_drop(vkc_context *ctx)
     /* The batches let go of what they recorded before the objects go; the
      * ring itself goes with the module (vkc__dispatch_finish). */
     vkc__imm *m = ctx->imm;
-    if (m)
-        m->kept = -1; /* let go below with the others */
+    for (uint32_t i = 0; m && i < VKC_IMM_KEPT; ++i)
+        vkc__imm_drop(&m->kept[i]);
     for (uint32_t i = 0; m && m->batches && i < m->count; ++i)
         if (m->batches[i])
             vkc__seq_let_go(m->batches[i]);
@@ -449,8 +542,12 @@ vkc_result vkc__dispatch_lose(vkc_context *ctx)
     for (vkc__node *n = ctx->seqs.next; n != &ctx->seqs; n = n->next)
         vkc__seq_lose((vkc_seq *)VKC_OBJ_OF(n));
     vkc__imm *m = ctx->imm;
-    if (m)
-        m->kept = -1; /* recorded before the loss: never submitted again */
+    /* Kept batches were recorded before the loss: never submitted again. */
+    for (uint32_t i = 0; m && i < VKC_IMM_KEPT; ++i) {
+        if (m->kept[i].seq)
+            vkc__seq_lose(m->kept[i].seq);
+        m->kept[i].live = false;
+    }
     for (uint32_t i = 0; m && m->batches && i < m->count; ++i)
         if (m->batches[i])
             vkc__seq_lose(m->batches[i]);
@@ -467,12 +564,17 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx)
      * m->lock (a new resource set): taking m->lock here inverts that order. */
     m->cur = 0;
     m->pending = 0;
-    m->repeat_next = 0;
+    m->flight_next = 0;
     vkc_result r = VKC_SUCCESS;
     for (uint32_t i = 0; i < m->count; ++i) {
-        m->values[i] = m->repeats[i] = 0;
+        m->values[i] = m->flights[i] = 0;
         if (r >= 0)
             r = vkc_seq_begin(m->batches[i]);
+    }
+    for (uint32_t i = 0; i < VKC_IMM_KEPT; ++i) {
+        m->kept[i].value = 0;
+        if (r >= 0 && m->kept[i].seq)
+            r = vkc_seq_begin(m->kept[i].seq);
     }
     return r;
 }

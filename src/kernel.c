@@ -376,10 +376,10 @@ vkc_result vkc_kernel_create(vkc_context *ctx, const vkc_kernel_desc *desc, vkc_
 void vkc_kernel_destroy(vkc_kernel *kernel)
 {
     /* The pipeline goes with the last reference: sequences that recorded
-     * it, and work in flight, still hold theirs (not the immediate batch
-     * kept for a repeat: it lets go). */
+     * it, and work in flight, still hold theirs (not the immediate batches
+     * kept for repeats: those that name it let go). */
     if (vkc__obj_is(kernel, VKC_MAGIC_KERNEL))
-        vkc__forget_immediate(kernel->obj.ctx);
+        vkc__forget_immediate(kernel->obj.ctx, kernel);
     vkc__obj_kill(kernel ? &kernel->obj : NULL, VKC_MAGIC_KERNEL);
 }
 

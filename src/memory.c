@@ -501,8 +501,8 @@ void vkc_buffer_destroy(vkc_buffer *buf)
     /* No wait: work recorded or in flight holds its own reference, and the
      * memory goes back when the last one does. Units that completed let go
      * of theirs now, so memory of finished work returns at once (the
-     * immediate batch kept for a repeat first). */
-    vkc__forget_immediate(ctx);
+     * immediate batches kept for repeats that name it first). */
+    vkc__forget_immediate(ctx, buf);
     vkc__obj_kill(&buf->obj, VKC_MAGIC_BUFFER);
     vkc__pool_retire(ctx);
 }

@@ -1364,9 +1364,9 @@ struct vkc_context {
      * way a module below dispatch (memory's blocking calls) gets queued
      * immediate work ordered before its own; NULL until dispatch is up. */
     vkc_result (*flush_immediate)(vkc_context *ctx);
-    /* Set by dispatch's init: a buffer or kernel is being destroyed, so the
-     * immediate batch kept for a repeat lets go of what it names. */
-    void (*forget_immediate)(vkc_context *ctx);
+    /* Set by dispatch's init: buffer or kernel obj is being destroyed, so
+     * the immediate batches kept for repeats that name it let go. */
+    void (*forget_immediate)(vkc_context *ctx, const void *obj);
     uint32_t seq_ring; /* recorded copies each sequence uses in turn */
     bool seq_ring_env; /* VKC_SEQ_RING set it: long sequences keep it too */
 
@@ -1428,10 +1428,10 @@ static inline vkc_result vkc__flush_immediate(vkc_context *ctx)
     return ctx->flush_immediate ? ctx->flush_immediate(ctx) : VKC_SUCCESS;
 }
 
-static inline void vkc__forget_immediate(vkc_context *ctx)
+static inline void vkc__forget_immediate(vkc_context *ctx, const void *obj)
 {
     if (ctx->forget_immediate)
-        ctx->forget_immediate(ctx);
+        ctx->forget_immediate(ctx, obj);
 }
 
 /* ------------------------------------------------------------------------ */

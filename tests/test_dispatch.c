@@ -742,8 +742,9 @@ static void test_immediate(void **state)
     vkc_context *ctx = *state;
     vkc_context_features feat;
     assert_int_equal(vkc_context_features_get(ctx, &feat), VKC_SUCCESS);
-    /* Twice around the ring of batches before the warm-up snapshot, twice after. */
-    const uint32_t n = 64, ring = feat.batch_size * feat.batches_in_flight;
+    /* Twice around the ring of batches, and the eight batches kept for
+     * repeats (vkc.h), before the warm-up snapshot; as many after. */
+    const uint32_t n = 64, ring = feat.batch_size * (feat.batches_in_flight + 8);
     const uint32_t warm_at = 2 * ring + 3, count = 4 * ring + 5;
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
     vkc_buffer *x = buffer(ctx, n * 4), *y = buffer(ctx, n * 4);
@@ -853,11 +854,13 @@ static uint64_t repeats(vkc_context *ctx)
     return st.immediate_repeats;
 }
 
-/* A batch of exactly the commands of the batch before goes as that one was
+/* A batch of exactly the commands of a batch before goes as that one was
  * recorded (vkc_stats.immediate_repeats), waited for or still in flight,
  * with the same results; a change of constants, buffer, count or length
- * records a new one; destroying any buffer or kernel lets the kept batch
- * go. Results against the CPU. */
+ * records a new one; batches that take turns repeat too, and a cycle
+ * longer than what is kept stays right; destroying a buffer or kernel lets
+ * go of the kept batches that name it, and of no other. Results against
+ * the CPU. */
 static void test_immediate_repeat(void **state)
 {
     vkc_context *ctx = *state;
@@ -865,10 +868,8 @@ static void test_immediate_repeat(void **state)
      * looks at its age at count 2 only), so rounds repeat on slow hosts
      * and under the sanitizers too. */
     enum { N = 64, K = 2, ROUNDS = 6 };
-    vkc_context_features f;
-    assert_int_equal(vkc_context_features_get(ctx, &f), VKC_SUCCESS);
     const char *env = getenv("VKC_IMM_REUSE");
-    const bool on = f.batches_in_flight >= 2 && !(env && env[0] == '0');
+    const bool on = !(env && env[0] == '0');
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
     vkc_buffer *x = buffer(ctx, N * 4), *y = buffer(ctx, N * 4);
     assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 0), VKC_SUCCESS);
@@ -891,23 +892,45 @@ static void test_immediate_repeat(void **state)
     assert_int_equal(repeats(ctx), r0);
     repeat_batch(ctx, inpl, y, ry, N / 2, K - 1, 2, 5, true);
     assert_int_equal(repeats(ctx), r0 + on);
-    /* A destroy, even of what the batch does not name, lets it go. */
+    /* Two batches that take turns: each repeats from its second turn. */
+    r0 = repeats(ctx);
+    for (uint32_t r = 0; r < 2 * ROUNDS; ++r) {
+        if (r & 1)
+            repeat_batch(ctx, inpl, y, ry, N, K, 3, 2, r % 3 == 0);
+        else
+            repeat_batch(ctx, inpl, x, rx, N, K, 2, 3, r % 3 == 0);
+    }
+    assert_int_equal(repeats(ctx), r0 + (on ? 2 * ROUNDS - 2 : 0));
+    /* Four in turn (vkc.h: the last eight kept) repeat from their second
+     * round; a cycle of twenty, longer than that, records every batch and
+     * stays right. */
+    r0 = repeats(ctx);
+    for (uint32_t r = 0; r < 3; ++r)
+        for (uint32_t c = 0; c < 4; ++c)
+            repeat_batch(ctx, inpl, x, rx, N, K, 1, 100 + c, c == 3);
+    assert_int_equal(repeats(ctx), r0 + (on ? 8 : 0));
+    for (uint32_t r = 0; r < 2; ++r)
+        for (uint32_t c = 0; c < 20; ++c)
+            repeat_batch(ctx, inpl, x, rx, N, K, 1, 200 + c, c == 19);
+    uint32_t out[N];
+    assert_int_equal(vkc_buffer_download(y, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        assert_int_equal(out[i], ry[i]);
+    /* Destroys of what no kept batch names keep them. */
+    repeat_batch(ctx, inpl, x, rx, N, K, 3, 1, true);
     r0 = repeats(ctx);
     vkc_buffer *z = buffer(ctx, 16);
     vkc_buffer_destroy(z);
-    repeat_batch(ctx, inpl, x, rx, N, K, 3, 1, true);
     vkc_kernel *other = glsl_kernel(ctx, INPLACE_GLSL, "other");
     vkc_kernel_destroy(other);
     repeat_batch(ctx, inpl, x, rx, N, K, 3, 1, true);
-    assert_int_equal(repeats(ctx), r0);
-    repeat_batch(ctx, inpl, x, rx, N, K, 3, 1, true);
     assert_int_equal(repeats(ctx), r0 + on);
-    /* The buffer the kept batch names: the batch goes, then the buffer
-     * (the sanitizers' leak check sees the rest). */
+    /* The buffer a kept batch names, in flight: that batch goes, then the
+     * buffer (the sanitizers' leak check sees the rest); the others stay. */
     repeat_batch(ctx, inpl, y, ry, N, 1, 1, 7, false);
     vkc_buffer_destroy(y);
-    repeat_batch(ctx, inpl, x, rx, N, 1, 1, 7, true);
-    uint32_t out[N];
+    repeat_batch(ctx, inpl, x, rx, N, K, 3, 1, true);
+    assert_int_equal(repeats(ctx), r0 + 2 * on);
     assert_int_equal(vkc_buffer_download(x, 0, out, sizeof(out)), VKC_SUCCESS);
     for (uint32_t i = 0; i < N; ++i)
         assert_int_equal(out[i], rx[i]);

@@ -354,13 +354,13 @@ static vkc_result immediate_run(fx *f)
         r = vkc_flush(f->ctx, &t);
     if (r >= 0)
         r = vkc_wait(f->ctx, t, UINT64_MAX);
-    /* One batch twice (c * 1 + 0): the second goes as the first was
-     * recorded (vkc_stats.immediate_repeats), so its faults are the
-     * repeat's. */
-    for (int rep = 0; r >= 0 && rep < 2; ++rep) {
+    /* Two batches in turn, twice (c * 1 + 0, a * 1 + 0): the second round
+     * goes as the first was recorded (vkc_stats.immediate_repeats), so its
+     * faults are the repeats'. */
+    for (int rep = 0; r >= 0 && rep < 4; ++rep) {
         push3 q = {N, 1, 0};
         r = vkc_dispatch(f->ctx, &(vkc_dispatch_desc){.kernel = f->scale,
-                                                      .args = &c1,
+                                                      .args = rep % 2 ? &a1 : &c1,
                                                       .arg_count = 1,
                                                       .push = &q,
                                                       .push_size = sizeof(q),

@@ -983,33 +983,42 @@ fail:
  * compile), so that a batch for an idle queue ends with the completion
  * epilogue; else the same kernel from SPIR-V, whose idle batches complete
  * on the timeline. */
+/* K immediate dispatches, flush, wait; with ways = 2 two batches of the
+ * same kernel on two buffers take turns (what a frame's flushes look like),
+ * each round timed as one batch. */
 static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K, uint32_t iters,
-                      bool glsl)
+                      bool glsl, uint32_t ways)
 {
     char err[512] = "", variant[64], base[64];
     snprintf(variant, sizeof(variant), "%s K=%u", name, K);
     snprintf(base, sizeof(base), "batch/raw-record-submit K=%u", K);
-    bench_tiny t = {0};
+    bench_tiny t[2] = {0};
     bench_times tm = {0};
     bench_rec rec = bench_rec_init(b, variant, base);
     MTRY(bench_times_init(&tm, 1, iters));
-    VTRY(bench_tiny_init_from(vctx, &t, 0, glsl));
+    for (uint32_t w = 0; w < ways; ++w)
+        VTRY(bench_tiny_init_from(vctx, &t[w], 0, glsl));
     for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
+        const vkc_dispatch_desc *d = &t[i % ways].d;
         uint64_t t0 = bench_now_ns();
         for (uint32_t j = 0; j < K; ++j)
-            VTRY(vkc_dispatch(vctx, &t.d));
+            VTRY(vkc_dispatch(vctx, d));
         vkc_ticket tk;
         VTRY(vkc_flush(vctx, &tk));
         VTRY(vkc_wait(vctx, tk, UINT64_MAX));
         bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
     }
     bench_rec_sweep(&rec, K, "K");
-    VTRY(bench_tiny_check(&t, (iters + 1) * K, &rec));
+    /* Round i went to buffer i % ways: each holds K per round it got. */
+    const uint32_t rounds = tm.warm + tm.iters;
+    for (uint32_t w = 0; w < ways && rec.ok; ++w)
+        VTRY(bench_tiny_check(&t[w], (rounds / ways + (w < rounds % ways)) * K, &rec));
     bench_times_rec(&tm, &rec, K);
 fail:
     bench_emit(b, &rec, err);
     bench_times_free(&tm);
-    bench_tiny_finish(&t);
+    for (uint32_t w = 0; w < ways; ++w)
+        bench_tiny_finish(&t[w]);
 }
 
 void scen_batch(bench *b, raw *r)
@@ -1025,7 +1034,7 @@ void scen_batch(bench *b, raw *r)
     vkc_context *marker =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-marker", NULL);
     unsetenv("VKC_IMM_MARKER");
-    /* Every batch recorded, as before a batch of the commands of the batch
+    /* Every batch recorded, as before a batch of the commands of a batch
      * before went as that one was recorded: what the repeat saves. */
     setenv("VKC_IMM_REUSE", "0", 1);
     vkc_context *rerecord =
@@ -1043,16 +1052,18 @@ void scen_batch(bench *b, raw *r)
             raw_batch(b, r, K, iters, false);
         if (r && K <= 16)
             raw_batch(b, r, K, iters, true);
-        vkc_batch(b, b->ctx, "vkc-immediate", K, iters, true);
+        vkc_batch(b, b->ctx, "vkc-immediate", K, iters, true, 1);
+        /* Two batches taking turns: each repeats the one before the last. */
+        vkc_batch(b, b->ctx, "vkc-immediate-alternate", K, iters, true, 2);
         if (rerecord)
-            vkc_batch(b, rerecord, "vkc-immediate-rerecord", K, iters, true);
+            vkc_batch(b, rerecord, "vkc-immediate-rerecord", K, iters, true, 1);
         if (K <= 64)
-            vkc_batch(b, b->ctx, "vkc-immediate-spirv", K, iters, false);
+            vkc_batch(b, b->ctx, "vkc-immediate-spirv", K, iters, false, 1);
         if (fixed)
-            vkc_batch(b, fixed, "vkc-immediate-fixed", K, iters, true);
+            vkc_batch(b, fixed, "vkc-immediate-fixed", K, iters, true, 1);
         /* SPIR-V: the marker's own dispatch, not the epilogue */
         if (marker && K <= 64)
-            vkc_batch(b, marker, "vkc-immediate-marker", K, iters, false);
+            vkc_batch(b, marker, "vkc-immediate-marker", K, iters, false, 1);
     }
     vkc_context_destroy(fixed);
     vkc_context_destroy(marker);

@@ -627,11 +627,11 @@ typedef struct vkc_stats {
     /* Recorded copies that end with the completion epilogue instead of the
      * marker, total. */
     uint64_t epilogue_records;
-    /* Immediate batches that held exactly the commands of the batch before
-     * (buffer-only dispatches: kernels, grids, constants, buffers, ranges)
-     * and were submitted as that one was recorded, without recording,
-     * total. vkc keeps the last batch recorded until a buffer or kernel is
-     * destroyed or another batch comes. */
+    /* Immediate batches that held exactly the commands of a batch vkc kept
+     * recorded (buffer-only dispatches: kernels, grids, constants, buffers,
+     * ranges) and were submitted as that one was recorded, without
+     * recording, total. vkc keeps the last eight such batches (see
+     * vkc_dispatch). */
     uint64_t immediate_repeats;
 } vkc_stats;
 
@@ -1532,12 +1532,15 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * read only then: a burst of enqueues then a flush stays one submission;
  * work trickling in to an idle GPU starts at its second command, or by the
  * time the batch's count doubles).
- * A batch of exactly the commands of the batch before it (buffer-only
- * dispatches: kernels, grids, constants, buffers and ranges all the same)
- * is not recorded: the one before is submitted again as it was recorded
- * (vkc_stats.immediate_repeats). That batch stays recorded, holding what it
- * names, until another batch is submitted or any buffer or kernel of the
- * context is destroyed.
+ * A batch of exactly the commands of one of the last eight different
+ * batches (buffer-only dispatches: kernels, grids, constants, buffers and
+ * ranges all the same) is not recorded: that one is submitted again as it
+ * was recorded (vkc_stats.immediate_repeats). So batches that take turns,
+ * like a frame's flushes, are recorded once each. A kept batch holds what
+ * it names until a ninth batch displaces the least recently used, or a
+ * buffer or kernel it names is destroyed (then it lets go at once; a
+ * destroy while another thread is inside immediate mode lets every kept
+ * batch go at that thread's next submit).
  * When all batches are in flight, this waits for the oldest. Does not
  * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
