@@ -77,20 +77,22 @@ static void vkc__imm_drop_kept(vkc__imm *m)
         vkc__imm_drop(&m->kept[i]);
 }
 
-/* A batch that can be submitted again as recorded: buffer-only dispatches
- * (images move layouts, which depend on what came before). */
+/* A batch that can be submitted again as recorded: dispatches and copies
+ * on buffers only (images move layouts, which depend on what came before). */
 static bool vkc__imm_reusable(const vkc_seq *s)
 {
     if (!s->cmd_count || s->img_count || s->lost)
         return false;
     for (uint32_t i = 0; i < s->cmd_count; ++i)
-        if (s->cmds[i].kind != VKC_CMD_DISPATCH)
+        if ((s->cmds[i].kind != VKC_CMD_DISPATCH && s->cmds[i].kind != VKC_CMD_COPY) ||
+            s->cmds[i].images)
             return false;
     return true;
 }
 
-/* Whether batch b holds exactly batch a's commands: kernels, grids,
- * constants and every argument's buffer, range and access. Levels are not
+/* Whether batch b holds exactly batch a's commands (a reusable batch):
+ * kinds, kernels, grids, constants and every argument's or copy's buffer,
+ * range and access. Levels are not
  * compared: they follow from the rest. Constants and buffers first: batches
  * of one shape differ there. */
 static bool vkc__imm_same(const vkc_seq *a, const vkc_seq *b)
@@ -108,10 +110,11 @@ static bool vkc__imm_same(const vkc_seq *a, const vkc_seq *b)
     }
     for (uint32_t i = 0; i < a->cmd_count; ++i) {
         const vkc__command *x = &a->cmds[i], *y = &b->cmds[i];
-        if (y->kind != VKC_CMD_DISPATCH || x->kernel != y->kernel || x->count != y->count ||
+        if (x->kind != y->kind || y->images || x->kernel != y->kernel || x->count != y->count ||
             memcmp(x->groups, y->groups, sizeof(x->groups)) || x->use_first != y->use_first ||
             x->use_count != y->use_count || x->push_offset != y->push_offset ||
-            x->push_size != y->push_size || x->epoch != y->epoch || x->label != y->label)
+            x->push_size != y->push_size || x->epoch != y->epoch || x->label != y->label ||
+            x->value != y->value)
             return false;
     }
     return true;

@@ -857,10 +857,10 @@ static uint64_t repeats(vkc_context *ctx)
 /* A batch of exactly the commands of a batch before goes as that one was
  * recorded (vkc_stats.immediate_repeats), waited for or still in flight,
  * with the same results; a change of constants, buffer, count or length
- * records a new one; batches that take turns repeat too, and a cycle
- * longer than what is kept stays right; destroying a buffer or kernel lets
- * go of the kept batches that name it, and of no other. Results against
- * the CPU. */
+ * records a new one; a batch with a copy repeats; batches that take turns
+ * repeat too, and a cycle longer than what is kept stays right; destroying
+ * a buffer or kernel lets go of the kept batches that name it, and of no
+ * other. Results against the CPU. */
 static void test_immediate_repeat(void **state)
 {
     vkc_context *ctx = *state;
@@ -892,6 +892,18 @@ static void test_immediate_repeat(void **state)
     assert_int_equal(repeats(ctx), r0);
     repeat_batch(ctx, inpl, y, ry, N / 2, K - 1, 2, 5, true);
     assert_int_equal(repeats(ctx), r0 + on);
+    /* A batch that ends with a copy (a result read back) repeats too. */
+    r0 = repeats(ctx);
+    for (uint32_t r = 0; r < 3; ++r) {
+        enqueue_inplace(ctx, inpl, x, (push3){N, 3, 4});
+        assert_int_equal(vkc_copy(ctx, y, 0, x, 0, N * 4), VKC_SUCCESS);
+        for (uint32_t i = 0; i < N; ++i)
+            ry[i] = rx[i] = rx[i] * 3 + 4;
+        vkc_ticket t;
+        assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_int_equal(repeats(ctx), r0 + (on ? 2 : 0));
     /* Two batches that take turns: each repeats from its second turn. */
     r0 = repeats(ctx);
     for (uint32_t r = 0; r < 2 * ROUNDS; ++r) {

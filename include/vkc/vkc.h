@@ -628,8 +628,8 @@ typedef struct vkc_stats {
      * marker, total. */
     uint64_t epilogue_records;
     /* Immediate batches that held exactly the commands of a batch vkc kept
-     * recorded (buffer-only dispatches: kernels, grids, constants, buffers,
-     * ranges) and were submitted as that one was recorded, without
+     * recorded (dispatches and copies on buffers: kernels, grids,
+     * constants, buffers, ranges) and were submitted as that one was recorded, without
      * recording, total. vkc keeps the last eight such batches (see
      * vkc_dispatch). */
     uint64_t immediate_repeats;
@@ -1533,8 +1533,8 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * work trickling in to an idle GPU starts at its second command, or by the
  * time the batch's count doubles).
  * A batch of exactly the commands of one of the last eight different
- * batches (buffer-only dispatches: kernels, grids, constants, buffers and
- * ranges all the same) is not recorded: that one is submitted again as it
+ * batches (dispatches and copies on buffers only: kernels, grids,
+ * constants, buffers and ranges all the same) is not recorded: that one is submitted again as it
  * was recorded (vkc_stats.immediate_repeats). So batches that take turns,
  * like a frame's flushes, are recorded once each. A kept batch holds what
  * it names until a ninth batch displaces the least recently used, or a
