@@ -90,11 +90,12 @@ static bool vkc__imm_reusable(const vkc_seq *s)
     return true;
 }
 
-/* Whether batch b holds exactly batch a's commands (a reusable batch):
- * kinds, kernels, grids, constants and every argument's or copy's buffer,
- * range and access. Levels are not
- * compared: they follow from the rest. Constants and buffers first: batches
- * of one shape differ there. */
+/* Whether the open batch b holds exactly kept batch a's commands: kinds,
+ * kernels, grids, constants and every argument's or copy's buffer, range
+ * and access. Levels are not compared: they follow from the rest. b's
+ * levels (and image table) may not be computed yet, so its images show in
+ * its commands' flags. Constants and buffers first: batches of one shape
+ * differ there. */
 static bool vkc__imm_same(const vkc_seq *a, const vkc_seq *b)
 {
     if (a->cmd_count != b->cmd_count || a->use_count != b->use_count ||
@@ -144,22 +145,20 @@ static vkc__imm_kept *vkc__imm_find(vkc__imm *m, const vkc_seq *s)
     return NULL;
 }
 
-/* Caller holds m->lock. The entry a newly kept batch takes: a spare, else
- * the least recently used (which lets go). */
+/* Caller holds m->lock and m->reuse is on (every entry has its seq). The
+ * entry a newly kept batch takes: a spare, else the least recently used
+ * (which lets go). */
 static vkc__imm_kept *vkc__imm_victim(vkc__imm *m)
 {
-    vkc__imm_kept *v = NULL;
+    vkc__imm_kept *v = &m->kept[0];
     for (uint32_t i = 0; i < VKC_IMM_KEPT; ++i) {
         vkc__imm_kept *e = &m->kept[i];
-        if (!e->seq)
-            continue;
         if (!e->live)
             return e;
-        if (!v || e->used < v->used)
+        if (e->used < v->used)
             v = e;
     }
-    if (v)
-        vkc__imm_drop(v);
+    vkc__imm_drop(v);
     return v;
 }
 

@@ -978,14 +978,13 @@ fail:
     raw_tiny_finish(r, &t);
 }
 
-/* name: "vkc-immediate" on the bench's context, or another variant on vctx.
+/* K immediate dispatches, flush, wait, timed per round. name:
+ * "vkc-immediate" on the bench's context, or another variant on vctx.
  * glsl: the kernel built by vkc_kernel_create_glsl (what vkc's users
  * compile), so that a batch for an idle queue ends with the completion
  * epilogue; else the same kernel from SPIR-V, whose idle batches complete
- * on the timeline. */
-/* K immediate dispatches, flush, wait; with ways = 2 two batches of the
- * same kernel on two buffers take turns (what a frame's flushes look like),
- * each round timed as one batch. */
+ * on the timeline. ways = 2: two batches of the same kernel on two buffers
+ * take turns (what a frame's flushes look like). */
 static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K, uint32_t iters,
                       bool glsl, uint32_t ways)
 {
