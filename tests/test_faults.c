@@ -770,7 +770,12 @@ static void run_scenario(const scenario *sc, bool cold)
             }
             /* Nothing the scenario made is left behind, once the work that
              * holds it has retired (a destroy frees with the last reference;
-             * results can be seen before the timeline signals). */
+             * results can be seen before the timeline signals). What a lost
+             * context says from here on (every call refused, the recovery's
+             * report) is expected: a failure's message, not these, is what a
+             * log cut short must keep. */
+            if (r == VKC_ERROR_DEVICE_LOST)
+                vkc_test_quiet_errors(2);
             (void)vkc_finish(f->ctx);
             vkc_stats now = stats_of(f->ctx);
             /* Fusion keeps the kernels it built in the context's cache (one
@@ -798,6 +803,7 @@ static void run_scenario(const scenario *sc, bool cold)
                 assert_int_equal(vkc_seq_create(f->ctx, NULL, &s), VKC_ERROR_DEVICE_LOST);
                 assert_int_equal(vkc_finish(f->ctx), VKC_ERROR_DEVICE_LOST);
                 after_loss(sc, f);
+                vkc_test_quiet_errors(0);
                 now = stats_of(f->ctx);
                 if (now.images != base.images || now.image_views != base.image_views)
                     fail_msg("%s: after failing %s and recovering: %llu images / %llu views "
@@ -855,7 +861,12 @@ static void test_scenarios(void **state)
 {
     (void)state;
     bool kernels = kernels_available();
+    /* VKC_FAULT_ONLY=text runs only the scenarios whose names contain it
+     * (chasing one failure; the summary's floors are then not checked). */
+    const char *only = getenv("VKC_FAULT_ONLY");
     for (size_t i = 0; i < sizeof(SCENARIOS) / sizeof(SCENARIOS[0]); ++i) {
+        if (only && !strstr(SCENARIOS[i].name, only))
+            continue;
         if (SCENARIOS[i].needs_kernels && !kernels) {
             printf("[faults] %-45s skipped: kernels not available in this build\n",
                    SCENARIOS[i].name);
@@ -1064,6 +1075,8 @@ static void test_summary(void **state)
         printf("[faults]   site: %s\n", g_sites[i]);
     /* The floors RELIABILITY.md states: a change that stops faults from
      * reaching somewhere fails here rather than thinning the figures. */
+    if (getenv("VKC_FAULT_ONLY"))
+        return;
     assert_true(g_scenarios >= 11); /* context creation among them */
     assert_true(g_injected >= 2250);
     assert_true(g_site_count - host_sites >= 36);
@@ -1077,6 +1090,14 @@ int main(void)
     /* Line by line: a run stopped by ctest's timeout still shows where it
      * got to. */
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* Immediate batches go at batch_size or at a flush only, not also when
+     * the GPU looks idle: that rule depends on timing (the fence scenario's
+     * batches split at 4, 8, 11 or 15 commands in some runs and not in
+     * others), so call k of a counting run would not be call k of the run
+     * that fails it, and the summary's counts would move with the host's
+     * speed. The idle rule submits through the same code as the count.
+     * VKC_IMM_FIXED=0 set outside keeps the idle rule (chasing timing). */
+    setenv("VKC_IMM_FIXED", "1", 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_context_create),
         cmocka_unit_test(test_scenarios),

@@ -19,7 +19,8 @@ void vkc_test_log(void *user, vkc_log_level level, vkc_log_id id, const char *ms
         }
         return;
     }
-    if (id == VKC_LOG_ID_ERROR && atomic_load(&vkc_test_quiet))
+    const int quiet = atomic_load(&vkc_test_quiet);
+    if ((id == VKC_LOG_ID_ERROR && quiet) || (quiet >= 2 && level == VKC_LOG_WARN))
         return;
     if (level >= VKC_LOG_WARN)
         fprintf(stderr, "[vkc %s] %s\n", level == VKC_LOG_ERROR ? "error" : "warning", msg);

@@ -21,7 +21,8 @@ void vkc_test_log(void *user, vkc_log_level level, vkc_log_id id, const char *ms
 /* Messages counted so far (WARNING/ERROR, VALIDATION/PERFORMANCE). */
 unsigned vkc_test_validation_count(void);
 void vkc_test_validation_reset(void);
-/* When set, vkc's own error log lines are not printed (bad-input tests). */
+/* 1: vkc's own error log lines are not printed (bad-input tests); 2: nor
+ * its warnings (a recovery's report). Validation messages always are. */
 void vkc_test_quiet_errors(int quiet);
 
 /* A desc with validation on and the counting logger. */
