@@ -299,6 +299,7 @@ vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out)
     VKC_LD(armed_cancels);
     VKC_LD(epilogue_records);
     VKC_LD(immediate_repeats);
+    VKC_LD(immediate_splits);
     VKC_LD(dispatches);
     VKC_LD(barriers);
     VKC_LD(staging_blocks);

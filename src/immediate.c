@@ -39,6 +39,7 @@ struct vkc__imm {
     uint32_t pending;   /* commands in the open batch */
     bool fixed;         /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
     bool marker;        /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
+    uint32_t pieces;    /* VKC_IMM_SPLIT: at most this many pieces (vkc__imm_pieces) */
     uint64_t opened_ns; /* when the open batch got its first command */
     /* Batches kept recorded after their submit (not let go), so that a
      * batch of the same commands submits one of them again instead of
@@ -178,23 +179,20 @@ static void vkc__imm_flown(vkc__imm *m, uint64_t value)
     m->flight_next = (m->flight_next + 1) % m->count;
 }
 
-/* Caller holds m->lock. Submit the open batch and move to the next slot;
- * where it repeats a kept batch, submit that one again instead (no
- * recording) and keep the slot. */
-static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
+/* Caller holds m->lock and has made room in flight (vkc__imm_flight).
+ * Submit slot j's batch: where it repeats kept batch k, k again (no
+ * recording; the slot's batch empties and *used stays false); else
+ * recorded, and kept where it can be. busy: work submitted before it is
+ * still running (else the queue is asked). */
+static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__imm_kept *k,
+                                bool busy, bool *used)
 {
-    vkc_seq *s = m->batches[m->cur];
-    if (atomic_load_explicit(&m->forget, memory_order_relaxed))
-        vkc__imm_drop_kept(m);
-    vkc_result r = vkc__imm_flight(ctx, m);
-    if (r != VKC_SUCCESS)
-        return r; /* still open: a later flush submits it */
-    m->pending = 0;
-    vkc__imm_kept *k = vkc__imm_find(m, s);
+    vkc_seq *s = m->batches[j];
     vkc_ticket t = {0};
+    *used = !k;
     if (k) {
         /* The open batch's copy of the commands goes (and what it holds). */
-        r = vkc_seq_begin(s);
+        vkc_result r = vkc_seq_begin(s);
         if (r >= 0)
             r = vkc_seq_submit(k->seq, &t);
         if (r < 0) {
@@ -211,11 +209,11 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
      * second, dependent dispatch the GPU would run after the batch's own
      * (what raw Vulkan's record + submit of the same batch does not have);
      * its ticket completes on the timeline, which its submit signals. */
-    s->marker_optional = !m->marker && vkc__marker_on(ctx) && vkc__imm_queue_idle(ctx);
-    r = vkc_seq_end(s);
+    s->marker_optional = !m->marker && vkc__marker_on(ctx) && !busy && vkc__imm_queue_idle(ctx);
+    vkc_result r = vkc_seq_end(s);
     if (r >= 0)
         r = vkc_seq_submit(s, &t);
-    m->values[m->cur] = t.value;
+    m->values[j] = t.value;
     if (r >= 0) {
         vkc__imm_flown(m, t.value);
         /* This batch is kept for a repeat where it can be: it trades places
@@ -225,14 +223,133 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
          * the batch completes, not when its slot comes round again. */
         vkc__imm_kept *v = m->reuse && vkc__imm_reusable(s) ? vkc__imm_victim(m) : NULL;
         if (v) {
-            m->batches[m->cur] = v->seq;
-            m->values[m->cur] = v->value;
+            m->batches[j] = v->seq;
+            m->values[j] = v->value;
             *v = (vkc__imm_kept){.seq = s, .value = t.value, .used = ++m->clock, .live = true};
         } else {
             vkc__seq_let_go(s);
         }
     }
-    m->cur = (m->cur + 1) % m->count;
+    return r;
+}
+
+/* Batches of fewer commands go whole: the GPU would wait out a piece's
+ * submit for little. */
+#define VKC_IMM_SPLIT_MIN 8u
+
+/* Whether open batch s, for an idle queue and not a repeat, goes in
+ * pieces: buffer-only dispatches and copies (levelled all at once at its
+ * end, so that its commands move as they are) with no explicit barrier. */
+static bool vkc__imm_splits(const vkc__imm *m, const vkc_seq *s)
+{
+    return m->pieces > 1 && s->cmd_count >= VKC_IMM_SPLIT_MIN && !s->explicit_barriers &&
+           vkc__imm_reusable(s);
+}
+
+/* Move the first c commands of batch s into the empty, open batch t, which
+ * holds what they name (s holds it too until it completes). Nothing in s
+ * changes on failure. */
+static vkc_result vkc__imm_take(vkc_seq *t, vkc_seq *s, uint32_t c)
+{
+    for (uint32_t i = 0; i < c; ++i) {
+        const vkc__command *x = &s->cmds[i];
+        vkc__command y = *x;
+        if (x->kernel)
+            VKC_FORWARD(vkc__seq_keep(t, &x->kernel->obj));
+        if (x->push_size) {
+            if (!vkc__grow((void **)&t->push, &t->push_cap, t->push_len + x->push_size, 1))
+                return VKC_SEQ_FAIL(t, VKC_ERROR_OUT_OF_HOST_MEMORY, "push constants");
+            memcpy(t->push + t->push_len, s->push + x->push_offset, x->push_size);
+            y.push_offset = t->push_len;
+            t->push_len += x->push_size;
+        }
+        VKC_FORWARD(vkc__append_uses(t, &y, &s->uses[x->use_first], x->use_count));
+        t->dispatches += x->kind == VKC_CMD_DISPATCH;
+    }
+    /* s keeps commands c.. (uses and constants are stored in command order) */
+    const uint32_t n = s->cmd_count, u0 = s->cmds[c].use_first;
+    uint32_t p0 = s->push_len;
+    for (uint32_t i = c; i < n && p0 == s->push_len; ++i)
+        if (s->cmds[i].push_size)
+            p0 = s->cmds[i].push_offset;
+    for (uint32_t i = 0; i < c; ++i)
+        s->dispatches -= s->cmds[i].kind == VKC_CMD_DISPATCH;
+    memmove(s->cmds, s->cmds + c, (size_t)(n - c) * sizeof(*s->cmds));
+    memmove(s->uses, s->uses + u0, (size_t)(s->use_count - u0) * sizeof(*s->uses));
+    memmove(s->push, s->push + p0, s->push_len - p0);
+    for (uint32_t i = 0; i < n - c; ++i) {
+        s->cmds[i].use_first -= u0;
+        s->cmds[i].push_offset -= s->cmds[i].push_size ? p0 : 0;
+    }
+    s->cmd_count = n - c;
+    s->use_count -= u0;
+    s->push_len -= p0;
+    s->gen++;
+    return VKC_SUCCESS;
+}
+
+/* Caller holds m->lock; the open batch (slot cur) splits (vkc__imm_splits).
+ * Its first commands go ahead in pieces from the slots after it, each
+ * twice the one before, so that the GPU starts on them while the rest is
+ * recorded; what is left goes last, from its own slot (the caller's
+ * vkc__imm_send). For m->pieces = 4 and n commands: n/15, 2n/15, 4n/15,
+ * the rest. A piece that cannot be made leaves its commands in the batch. */
+static vkc_result vkc__imm_pieces(vkc_context *ctx, vkc__imm *m)
+{
+    vkc_seq *s = m->batches[m->cur];
+    const uint32_t pieces = m->pieces < m->count ? m->pieces : m->count;
+    uint32_t c = s->cmd_count / ((1u << pieces) - 1u);
+    if (!c)
+        c = 1;
+    for (uint32_t p = 1; p < pieces && s->cmd_count > c; ++p, c *= 2) {
+        const uint32_t j = (m->cur + p) % m->count;
+        vkc_seq *t = m->batches[j];
+        if (m->values[j])
+            VKC_FORWARD(
+                vkc__wait_bounded(ctx, m->values[j], "immediate mode (all batches in flight)"));
+        VKC_FORWARD(vkc_seq_begin(t));
+        vkc_result r = vkc__imm_take(t, s, c);
+        if (r < 0) {
+            t->error = VKC_SUCCESS;
+            vkc_seq_begin(t);
+            return r == VKC_ERROR_OUT_OF_HOST_MEMORY ? VKC_SUCCESS : r; /* the rest goes whole */
+        }
+        bool used;
+        VKC_FORWARD(vkc__imm_flight(ctx, m));
+        VKC_FORWARD(vkc__imm_send(ctx, m, j, vkc__imm_find(m, t), p > 1, &used));
+        if (p == 1)
+            VKC_STAT_ADD(ctx, immediate_splits, 1);
+    }
+    return vkc__imm_flight(ctx, m);
+}
+
+/* Caller holds m->lock. Submit the open batch and move to the next slot;
+ * where it repeats a kept batch, submit that one again instead (no
+ * recording) and keep the slot; where it goes to an idle queue, maybe in
+ * pieces (vkc__imm_pieces). */
+static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
+{
+    vkc_seq *s = m->batches[m->cur];
+    if (atomic_load_explicit(&m->forget, memory_order_relaxed))
+        vkc__imm_drop_kept(m);
+    vkc_result r = vkc__imm_flight(ctx, m);
+    if (r != VKC_SUCCESS)
+        return r; /* still open: a later flush submits it */
+    m->pending = 0;
+    vkc__imm_kept *k = vkc__imm_find(m, s);
+    bool busy = false, used;
+    if (!k && vkc__imm_splits(m, s) && vkc__imm_queue_idle(ctx)) {
+        r = vkc__imm_pieces(ctx, m);
+        if (r != VKC_SUCCESS) {
+            m->pending = s->cmd_count; /* still open: a later flush submits the rest */
+            return r;
+        }
+        k = vkc__imm_find(m, s); /* the rest may repeat a kept piece */
+        busy = true;             /* the pieces before it run */
+    }
+    r = vkc__imm_send(ctx, m, m->cur, k, busy, &used);
+    if (used)
+        m->cur = (m->cur + 1) % m->count;
     return r;
 }
 
@@ -491,6 +608,13 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     bool marker = false; /* for experiments: the marker in every batch, as before */
     m->marker = vkc__env_flag(ctx, "VKC_IMM_MARKER", "the default: off", &marker) && marker;
     m->count = ctx->features.batches_in_flight;
+    /* Pieces (VKC_IMM_SPLIT=N, experiments): off until a GPU run shows
+     * what they are worth there. On a CPU device (lavapipe) the device's
+     * threads and the recording share the cores and each piece's submit
+     * costs: a batch of 16 took 163 us in pieces, 119 us whole (vkc-bench
+     * batch, 2 cores). */
+    m->pieces = 1;
+    vkc__env_uint(ctx, "VKC_IMM_SPLIT", 1, 8, "the default: 1", &m->pieces);
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
     m->flights = vkc__calloc(m->count, sizeof(*m->flights));

@@ -292,6 +292,7 @@ typedef struct vkc__stats {
     atomic_uint_fast64_t armed_cancels;
     atomic_uint_fast64_t epilogue_records;
     atomic_uint_fast64_t immediate_repeats;
+    atomic_uint_fast64_t immediate_splits;
 } vkc__stats;
 
 #define VKC_STAT_ADD(ctx, field, n)                                                                \

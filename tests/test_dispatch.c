@@ -950,6 +950,102 @@ static void test_immediate_repeat(void **state)
     vkc_kernel_destroy(inpl);
 }
 
+static uint64_t splits(vkc_context *ctx)
+{
+    vkc_stats st;
+    assert_int_equal(vkc_context_stats(ctx, &st), VKC_SUCCESS);
+    return st.immediate_splits;
+}
+
+/* x = x * 3 + add0 + j for j = 0..K-1, each its own dispatch (a batch
+ * that differs from its neighbours), a copy of x into y after command
+ * copy_at (none where it is K or more), then a flush. */
+static void piece_batch(vkc_context *ctx, vkc_kernel *k, vkc_buffer *x, vkc_buffer *y, uint32_t *rx,
+                        uint32_t *ry, uint32_t n, uint32_t K, uint32_t add0, uint32_t copy_at,
+                        bool wait)
+{
+    for (uint32_t j = 0; j < K; ++j) {
+        enqueue_inplace(ctx, k, x, (push3){n, 3, add0 + j});
+        for (uint32_t i = 0; i < n; ++i)
+            rx[i] = rx[i] * 3 + add0 + j;
+        if (j == copy_at) {
+            assert_int_equal(vkc_copy(ctx, y, 0, x, 0, (uint64_t)n * 4), VKC_SUCCESS);
+            memcpy(ry, rx, (size_t)n * 4);
+        }
+    }
+    vkc_ticket t;
+    assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+    if (wait)
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+}
+
+static void check_u32(vkc_buffer *b, const uint32_t *ref, uint32_t n)
+{
+    uint32_t out[256];
+    assert_true(n <= 256);
+    assert_int_equal(vkc_buffer_download(b, 0, out, (uint64_t)n * 4), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i)
+        assert_int_equal(out[i], ref[i]);
+}
+
+/* On a context whose batches end only at a flush (setup_pieces), a batch
+ * of 8 or more buffer commands for an idle queue goes in pieces
+ * (vkc_stats.immediate_splits), each depending on the one before: the
+ * results are those of one batch, with a copy anywhere in it, batches of
+ * 8 to 200, waited for or not; the same batch again repeats its pieces
+ * (vkc_stats.immediate_repeats); a batch of 7 goes whole. Results against
+ * the CPU. */
+static void test_immediate_pieces(void **state)
+{
+    vkc_context *ctx = *state;
+    enum { N = 256 };
+    const char *env_split = getenv("VKC_IMM_SPLIT"), *env_reuse = getenv("VKC_IMM_REUSE");
+    /* pieces: what VKC_IMM_SPLIT asks (4 where unset), at most
+     * batches_in_flight (4) */
+    const uint32_t pieces = env_split ? (uint32_t)atoi(env_split) : 4;
+    const bool on = pieces > 1;
+    const bool reuse = !(env_reuse && env_reuse[0] == '0');
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, N * 4), *y = buffer(ctx, N * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 1), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
+    uint32_t rx[N], ry[N] = {0};
+    for (uint32_t i = 0; i < N; ++i)
+        rx[i] = 1;
+    static const uint32_t sizes[] = {8, 15, 16, 31, 64, 200};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+        assert_int_equal(vkc_finish(ctx), VKC_SUCCESS); /* an idle queue */
+        const uint64_t s0 = splits(ctx);
+        piece_batch(ctx, inpl, x, y, rx, ry, N, sizes[i], 10 * (uint32_t)i, (uint32_t)i * 3, true);
+        assert_int_equal(splits(ctx), s0 + on);
+        check_u32(x, rx, N);
+        check_u32(y, ry, N);
+    }
+    /* The same batch again, on an idle queue: its pieces repeat. */
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    piece_batch(ctx, inpl, x, y, rx, ry, N, 16, 500, 5, true);
+    const uint64_t s0 = splits(ctx), r0 = repeats(ctx);
+    piece_batch(ctx, inpl, x, y, rx, ry, N, 16, 500, 5, true);
+    assert_int_equal(splits(ctx), s0 + on);
+    assert_int_equal(repeats(ctx), r0 + (reuse ? (pieces < 4 ? pieces : 4) : 0));
+    check_u32(x, rx, N);
+    check_u32(y, ry, N);
+    /* Not waited for: batches behind batches, pieces or not. */
+    for (uint32_t r = 0; r < 12; ++r)
+        piece_batch(ctx, inpl, x, y, rx, ry, N, 8 + r * 5, 1000 + r, r * 4, false);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    check_u32(x, rx, N);
+    check_u32(y, ry, N);
+    /* Seven commands go whole. */
+    const uint64_t s1 = splits(ctx);
+    piece_batch(ctx, inpl, x, y, rx, ry, N, 7, 2000, 9, true);
+    assert_int_equal(splits(ctx), s1);
+    check_u32(x, rx, N);
+    vkc_buffer_destroy(x);
+    vkc_buffer_destroy(y);
+    vkc_kernel_destroy(inpl);
+}
+
 /* ---- threads
  * -------------------------------------------------------------------------------------- */
 
@@ -1182,6 +1278,31 @@ static void fallbacks(vkc_context_desc *d)
 static void marker_mode(vkc_context_desc *d)
 {
     d->wait_mode = VKC_WAIT_SPIN_MARKER;
+}
+
+/* Immediate batches end at batch_size or a flush only (VKC_IMM_FIXED=1
+ * while the context is made): where a batch ends does not depend on how
+ * fast the host enqueues. Batches for an idle queue go in four pieces
+ * (VKC_IMM_SPLIT=4) unless the environment sets a count. */
+static int setup_pieces(void **state)
+{
+    const char *was = getenv("VKC_IMM_FIXED");
+    char keep[16] = "";
+    if (was)
+        snprintf(keep, sizeof(keep), "%s", was);
+    const bool split_set = getenv("VKC_IMM_SPLIT") != NULL;
+    setenv("VKC_IMM_FIXED", "1", 1);
+    if (!split_set)
+        setenv("VKC_IMM_SPLIT", "4", 1);
+    vkc_test_validation_reset();
+    *state = vkc_test_context_create(NULL);
+    if (was)
+        setenv("VKC_IMM_FIXED", keep, 1);
+    else
+        unsetenv("VKC_IMM_FIXED");
+    if (!split_set)
+        unsetenv("VKC_IMM_SPLIT");
+    return *state ? 0 : -1;
 }
 
 static int setup_marker(void **state)
@@ -1555,6 +1676,7 @@ static int setup_fallback(void **state)
 #define TM(f) cmocka_unit_test_setup_teardown(f, setup_marker, vkc_test_teardown)
 #define TB(f) cmocka_unit_test_setup_teardown(f, setup_block, vkc_test_teardown)
 #define TS(f) cmocka_unit_test_setup_teardown(f, setup_spin, vkc_test_teardown)
+#define TX(f) cmocka_unit_test_setup_teardown(f, setup_pieces, vkc_test_teardown)
 
 int main(void)
 {
@@ -1573,6 +1695,7 @@ int main(void)
         T(test_immediate),
         T(test_immediate_idle),
         T(test_immediate_repeat),
+        TX(test_immediate_pieces),
         T(test_threads),
         T(test_bad_input),
         T(test_range_limit),

@@ -314,6 +314,12 @@ static void test_marker_form_and_imm_fixed(void **state)
     assert_true(ctx->imm != NULL);
     vkc_test_context_destroy(ctx);
     env_restore("VKC_IMM_REUSE");
+    env_set("VKC_IMM_SPLIT", "9");
+    ctx = create();
+    expect_warning("VKC_IMM_SPLIT", "9", "the default: 1");
+    assert_true(ctx->imm != NULL);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_IMM_SPLIT");
     /* The completion epilogue's form (read where its self-test runs) and
      * its switch. */
     static const char *const forms[] = {"store", "xchg,barrier", "barrier,scoped"};

@@ -58,10 +58,12 @@ typedef struct scenario {
     void (*teardown)(fx *f);    /* may be NULL */
     uint32_t cached;            /* pipelines a run may leave in the context's cache */
     bool fallbacks;             /* on a context without push descriptors and timelines */
+    bool pieces;                /* immediate batches for an idle queue in pieces */
 } scenario;
 
 /* Totals for RELIABILITY.md. */
 static unsigned g_scenarios, g_injected, g_lost, g_tolerated;
+static char g_split[16]; /* VKC_IMM_SPLIT as main left it */
 static char g_sites[512][96];
 static unsigned g_site_count;
 
@@ -313,75 +315,113 @@ static vkc_result replay_run(fx *f)
     return r;
 }
 
+/* x = x * mul + add over N elements, immediate. */
+static vkc_result imm_scale(fx *f, vkc_buffer *x, uint32_t mul, uint32_t add)
+{
+    push3 p = {N, mul, add};
+    vkc_arg a = {.buffer = x};
+    return vkc_dispatch(f->ctx, &(vkc_dispatch_desc){.kernel = f->scale,
+                                                     .args = &a,
+                                                     .arg_count = 1,
+                                                     .push = &p,
+                                                     .push_size = sizeof(p),
+                                                     .count = N});
+}
+
+/* Flush the open batch and wait for it. */
+static vkc_result imm_flush_wait(fx *f)
+{
+    vkc_ticket t = {0};
+    vkc_result r = vkc_flush(f->ctx, &t);
+    return r >= 0 ? vkc_wait(f->ctx, t, UINT64_MAX) : r;
+}
+
+/* The end of an immediate run: c read back and checked; after a failure,
+ * what was enqueued before it stays in the batch: drained, so that the
+ * next run starts clean (it may fail again if the context is lost; that
+ * is what the caller of a lost context sees too). */
+static vkc_result imm_end(fx *f, vkc_result r)
+{
+    if (r >= 0)
+        r = vkc_buffer_download(f->c, 0, f->out, N * 4);
+    if (r >= 0)
+        check_work(f);
+    if (r < 0)
+        (void)vkc_finish(f->ctx);
+    return r;
+}
+
+/* c = a + b, immediate. */
+static vkc_result imm_add(fx *f)
+{
+    uint32_t n = N;
+    vkc_arg abc[3] = {{.buffer = f->a}, {.buffer = f->b}, {.buffer = f->c}};
+    return vkc_dispatch(
+        f->ctx,
+        &(vkc_dispatch_desc){
+            .kernel = f->add, .args = abc, .arg_count = 3, .push = &n, .push_size = 4, .count = N});
+}
+
 static vkc_result immediate_run(fx *f)
 {
     vkc_context_features feat;
     assert_int_equal(vkc_context_features_get(f->ctx, &feat), VKC_SUCCESS);
     vkc_result r = upload_inputs(f);
-    uint32_t n = N;
-    vkc_arg abc[3] = {{.buffer = f->a}, {.buffer = f->b}, {.buffer = f->c}};
-    vkc_arg c1 = {.buffer = f->c}, a1 = {.buffer = f->a};
     /* c = a + b, then c and a in turn scaled by 1 (+0) enough times to fill
      * a batch and start the next (each dispatch binds other buffers than
      * the one before, so each brings its own descriptors: recording keeps
      * those of the dispatch before where they are the same), then c by 3
      * (+1). */
     if (r >= 0)
-        r = vkc_dispatch(f->ctx, &(vkc_dispatch_desc){.kernel = f->add,
-                                                      .args = abc,
-                                                      .arg_count = 3,
-                                                      .push = &n,
-                                                      .push_size = 4,
-                                                      .count = N});
-    for (uint32_t i = 0; r >= 0 && i < feat.batch_size + 1; ++i) {
-        push3 p = {N, 1, 0};
-        r = vkc_dispatch(f->ctx, &(vkc_dispatch_desc){.kernel = f->scale,
-                                                      .args = i % 2 ? &a1 : &c1,
-                                                      .arg_count = 1,
-                                                      .push = &p,
-                                                      .push_size = sizeof(p),
-                                                      .count = N});
-    }
-    push3 p = {N, 3, 1};
+        r = imm_add(f);
+    for (uint32_t i = 0; r >= 0 && i < feat.batch_size + 1; ++i)
+        r = imm_scale(f, i % 2 ? f->a : f->c, 1, 0);
     if (r >= 0)
-        r = vkc_dispatch(f->ctx, &(vkc_dispatch_desc){.kernel = f->scale,
-                                                      .args = &c1,
-                                                      .arg_count = 1,
-                                                      .push = &p,
-                                                      .push_size = sizeof(p),
-                                                      .count = N});
-    vkc_ticket t = {0};
+        r = imm_scale(f, f->c, 3, 1);
     if (r >= 0)
-        r = vkc_flush(f->ctx, &t);
-    if (r >= 0)
-        r = vkc_wait(f->ctx, t, UINT64_MAX);
+        r = imm_flush_wait(f);
     /* Two batches in turn, twice (c * 1 + 0, a * 1 + 0): the second round
      * goes as the first was recorded (vkc_stats.immediate_repeats), so its
      * faults are the repeats'. */
     for (int rep = 0; r >= 0 && rep < 4; ++rep) {
-        push3 q = {N, 1, 0};
-        r = vkc_dispatch(f->ctx, &(vkc_dispatch_desc){.kernel = f->scale,
-                                                      .args = rep % 2 ? &a1 : &c1,
-                                                      .arg_count = 1,
-                                                      .push = &q,
-                                                      .push_size = sizeof(q),
-                                                      .count = N});
+        r = imm_scale(f, rep % 2 ? f->a : f->c, 1, 0);
         if (r >= 0)
-            r = vkc_flush(f->ctx, &t);
+            r = imm_flush_wait(f);
+    }
+    return imm_end(f, r);
+}
+
+/* Immediate batches in pieces (the scenario's context: VKC_IMM_SPLIT=4).
+ * After vkc_finish, so that the queue is idle at the flush whatever the
+ * timing: c = a + b, then c and a in turn scaled by 1 (+0) ten times,
+ * then c by 3 (+1); twelve commands that go as pieces of 1, 2 and 4 and
+ * the rest. Twice: the second batch's pieces repeat the first's. */
+static vkc_result pieces_run(fx *f)
+{
+    vkc_stats st0, st;
+    vkc_result r = vkc_context_stats(f->ctx, &st0);
+    if (r >= 0)
+        r = upload_inputs(f);
+    for (int rep = 0; r >= 0 && rep < 2; ++rep) {
+        r = vkc_finish(f->ctx);
         if (r >= 0)
-            r = vkc_wait(f->ctx, t, UINT64_MAX);
+            r = imm_add(f);
+        for (uint32_t i = 0; r >= 0 && i < 10; ++i)
+            r = imm_scale(f, i % 2 ? f->a : f->c, 1, 0);
+        if (r >= 0)
+            r = imm_scale(f, f->c, 3, 1);
+        if (r >= 0)
+            r = imm_flush_wait(f);
     }
-    if (r >= 0)
-        r = vkc_buffer_download(f->c, 0, f->out, N * 4);
-    if (r >= 0)
-        check_work(f);
-    if (r < 0) {
-        /* What was enqueued before the failure stays in the batch: drain it
-         * so the next run starts clean (it may fail again if the context is
-         * lost; that is what the caller of a lost context sees too). */
-        (void)vkc_finish(f->ctx);
-    }
-    return r;
+    /* Both batches went in pieces, on a context that had dispatched
+     * nothing (so kept no batch) in a run that absorbed no fault: a fault
+     * in the pieces' making sends the rest whole, kept, which later
+     * batches of the same commands then repeat whole. */
+    if (r >= 0 && st0.dispatches == 0 && !vkc__fault.failed_call && !vkc__fault.failed_caller &&
+        vkc_context_stats(f->ctx, &st) >= 0 && st.immediate_splits != st0.immediate_splits + 2)
+        fail_msg("immediate_splits went from %llu to %llu, want two more",
+                 (unsigned long long)st0.immediate_splits, (unsigned long long)st.immediate_splits);
+    return imm_end(f, r);
 }
 
 /* Fusion: build a small U32 graph (c = (a + b) * k + 1, k a scalar; and a
@@ -584,6 +624,8 @@ static const scenario SCENARIOS[] = {
     {"replay of a recorded sequence", true, replay_setup, replay_run, objects_teardown},
     {"immediate mode dispatch + flush + wait", true, objects_setup, immediate_run,
      objects_teardown},
+    {"immediate batches in pieces", true, objects_setup, pieces_run, objects_teardown, 0, false,
+     true},
     {"fusion build + record + submit + wait", true, objects_setup, fusion_run, objects_teardown, 2},
     {"images: upload, storage + sampled kernels, copy, download", true, images_setup, images_run,
      images_teardown},
@@ -672,7 +714,14 @@ static void prepare(const scenario *sc, fx *f, bool cold)
     if (cold || !f->ctx) {
         if (f->ctx)
             vkc_test_context_destroy(f->ctx);
+        /* main sets VKC_IMM_SPLIT=1 (the pieces go where the queue looks
+         * idle, which depends on timing) except for the scenario that
+         * flushes only onto an idle queue. */
+        if (sc->pieces)
+            setenv("VKC_IMM_SPLIT", "4", 1);
         f->ctx = vkc_test_context_create(sc->fallbacks ? fallback_tweak : fault_tweak);
+        if (sc->pieces)
+            setenv("VKC_IMM_SPLIT", g_split, 1);
     }
     if (sc->setup)
         assert_int_equal(sc->setup(f), VKC_SUCCESS);
@@ -1102,6 +1151,10 @@ int main(void)
      * speed. The idle rule submits through the same code as the count.
      * VKC_IMM_FIXED=0 set outside keeps the idle rule (chasing timing). */
     setenv("VKC_IMM_FIXED", "1", 0);
+    /* Likewise the pieces a batch for an idle queue goes in (on a GPU; not
+     * on lavapipe, where the count is 1 already) but in their own scenario. */
+    setenv("VKC_IMM_SPLIT", "1", 0);
+    snprintf(g_split, sizeof(g_split), "%s", getenv("VKC_IMM_SPLIT"));
     g_only = getenv("VKC_FAULT_ONLY");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_context_create),

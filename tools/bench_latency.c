@@ -1039,6 +1039,20 @@ void scen_batch(bench *b, raw *r)
     vkc_context *rerecord =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord", NULL);
     unsetenv("VKC_IMM_REUSE");
+    /* Batches for an idle queue in pieces (VKC_IMM_SPLIT, off by default),
+     * repeated and recorded every time, in four and in two: what pieces
+     * save or cost beside vkc-immediate and its rerecord. */
+    setenv("VKC_IMM_SPLIT", "4", 1);
+    vkc_context *split4 =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-split4", NULL);
+    setenv("VKC_IMM_REUSE", "0", 1);
+    vkc_context *re4 =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-split4", NULL);
+    setenv("VKC_IMM_SPLIT", "2", 1);
+    vkc_context *re2 =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-split2", NULL);
+    unsetenv("VKC_IMM_REUSE");
+    unsetenv("VKC_IMM_SPLIT");
     uint32_t kmax = b->opt.quick ? 1024 : 4096;
     uint32_t total = bench_n(b, 4096, 200000); /* dispatches per K */
     for (uint32_t K = 1; K <= kmax; K *= 4) {
@@ -1056,6 +1070,12 @@ void scen_batch(bench *b, raw *r)
         vkc_batch(b, b->ctx, "vkc-immediate-alternate", K, iters, true, 2);
         if (rerecord)
             vkc_batch(b, rerecord, "vkc-immediate-rerecord", K, iters, true, 1);
+        if (split4 && K >= 16 && K <= 1024)
+            vkc_batch(b, split4, "vkc-immediate-split4", K, iters, true, 1);
+        if (re4 && K >= 16 && K <= 1024)
+            vkc_batch(b, re4, "vkc-immediate-rerecord-split4", K, iters, true, 1);
+        if (re2 && K >= 16 && K <= 1024)
+            vkc_batch(b, re2, "vkc-immediate-rerecord-split2", K, iters, true, 1);
         if (K <= 64)
             vkc_batch(b, b->ctx, "vkc-immediate-spirv", K, iters, false, 1);
         if (fixed)
@@ -1067,6 +1087,9 @@ void scen_batch(bench *b, raw *r)
     vkc_context_destroy(fixed);
     vkc_context_destroy(marker);
     vkc_context_destroy(rerecord);
+    vkc_context_destroy(split4);
+    vkc_context_destroy(re4);
+    vkc_context_destroy(re2);
 }
 
 /* ---- family -------------------------------------------------------------------- */

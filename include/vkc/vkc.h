@@ -633,6 +633,10 @@ typedef struct vkc_stats {
      * recording, total. vkc keeps the last eight such batches (see
      * vkc_dispatch). */
     uint64_t immediate_repeats;
+    /* Immediate batches for an idle queue that went in pieces, so that the
+     * GPU started on their first commands while the rest was recorded
+     * (VKC_IMM_SPLIT, see vkc_dispatch), total. */
+    uint64_t immediate_splits;
 } vkc_stats;
 
 VKC_API vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out);
@@ -1541,6 +1545,14 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * buffer or kernel it names is destroyed (then it lets go at once; a
  * destroy while another thread is inside immediate mode lets every kept
  * batch go at that thread's next submit).
+ * With VKC_IMM_SPLIT=N (experiments; 1, whole, is the default), a batch
+ * of 8 or more such commands that goes to an idle queue and repeats no
+ * kept batch goes in up to N pieces (vkc_stats.immediate_splits): for
+ * N = 4, n/15 of its commands, then twice, then four times as many, then
+ * the rest, each piece submitted as soon as it is recorded, so that the
+ * GPU starts on the first while the rest is recorded. Each piece is kept
+ * and repeated like a batch; a piece that cannot be made (host memory)
+ * leaves its commands to the rest.
  * When all batches are in flight, this waits for the oldest. Does not
  * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
