@@ -325,8 +325,14 @@ def sweep_rows(recs, rows):
     # above repeat one batch, which vkc submits again as recorded), and with
     # two batches taking turns (a frame's flushes: each repeats the batch
     # before the last, which vkc keeps recorded too).
+    # Batches for an idle queue in pieces (VKC_IMM_SPLIT, an experiment:
+    # rows for K = 16..1024 only).
     for variant, what in (("vkc-immediate-rerecord", "every batch recorded"),
-                          ("vkc-immediate-alternate", "two batches taking turns")):
+                          ("vkc-immediate-alternate", "two batches taking turns"),
+                          ("vkc-immediate-split4", "in four pieces (VKC_IMM_SPLIT=4)"),
+                          ("vkc-immediate-rerecord-split4",
+                           "every batch recorded, in four pieces"),
+                          ("vkc-immediate-rerecord-split2", "every batch recorded, in two pieces")):
         rows_of = sweep(recs, "batch", variant)
         if not rows_of:
             continue
