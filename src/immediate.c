@@ -91,16 +91,22 @@ static bool vkc__imm_reusable(const vkc_seq *s)
     return true;
 }
 
-/* Whether the open batch b holds exactly kept batch a's commands: kinds,
- * kernels, grids, constants and every argument's or copy's buffer, range
- * and access. Levels are not compared: they follow from the rest. b's
- * levels (and image table) may not be computed yet, so its images show in
- * its commands' flags. Constants and buffers first: batches of one shape
- * differ there. */
-static bool vkc__imm_same(const vkc_seq *a, const vkc_seq *b)
+/* Whether the first n commands of open batch b are exactly kept batch a's
+ * commands (n = b->cmd_count: the whole batch): kinds, kernels, grids,
+ * constants and every argument's or copy's buffer, range and access.
+ * Levels are not compared: they follow from the rest. b's levels (and
+ * image table) may not be computed yet, so its images show in its
+ * commands' flags. Constants and buffers first: batches of one shape
+ * differ there. (Commands are stored in order, their uses and constants
+ * too: a's push_len bytes are b's first n commands' if the commands
+ * match.) */
+static bool vkc__imm_same(const vkc_seq *a, const vkc_seq *b, uint32_t n)
 {
-    if (a->cmd_count != b->cmd_count || a->use_count != b->use_count ||
-        a->push_len != b->push_len || a->dispatches != b->dispatches || b->img_count)
+    const bool whole = n == b->cmd_count;
+    const uint32_t uses = whole ? b->use_count : b->cmds[n].use_first;
+    if (a->cmd_count != n || a->use_count != uses || b->img_count ||
+        (whole ? a->push_len != b->push_len || a->dispatches != b->dispatches
+               : a->push_len > b->push_len))
         return false;
     if (a->push_len && memcmp(a->push, b->push, a->push_len))
         return false;
@@ -134,16 +140,23 @@ static bool vkc__imm_names(const vkc_seq *s, const void *obj)
     return false;
 }
 
-/* Caller holds m->lock. The live kept batch of the same commands as s, or
- * NULL. */
-static vkc__imm_kept *vkc__imm_find(vkc__imm *m, const vkc_seq *s)
+/* Caller holds m->lock. The live kept batch of the same commands as the
+ * first n of s, or NULL. */
+static vkc__imm_kept *vkc__imm_find_first(vkc__imm *m, const vkc_seq *s, uint32_t n)
 {
     if (!m->reuse)
         return NULL;
     for (uint32_t i = 0; i < VKC_IMM_KEPT; ++i)
-        if (m->kept[i].live && vkc__imm_same(m->kept[i].seq, s))
+        if (m->kept[i].live && vkc__imm_same(m->kept[i].seq, s, n))
             return &m->kept[i];
     return NULL;
+}
+
+/* Caller holds m->lock. The live kept batch of the same commands as s, or
+ * NULL. */
+static vkc__imm_kept *vkc__imm_find(vkc__imm *m, const vkc_seq *s)
+{
+    return vkc__imm_find_first(m, s, s->cmd_count);
 }
 
 /* Caller holds m->lock and m->reuse is on (every entry has its seq). The
@@ -233,17 +246,30 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
     return r;
 }
 
-/* Batches of fewer commands go whole: the GPU would wait out a piece's
- * submit for little. */
-#define VKC_IMM_SPLIT_MIN 8u
+/* The smallest piece: a piece's submit costs the host about what
+ * recording a few dispatches does (on an H100, 5 us; a batch of 16 in
+ * pieces of 1, 2, 4 and 9 took 75 us, in 5 and 11 64 us, whole 67 us). */
+#define VKC_IMM_PIECE_MIN 4u
 
-/* Whether open batch s, for an idle queue and not a repeat, goes in
- * pieces: buffer-only dispatches and copies (levelled all at once at its
- * end, so that its commands move as they are) with no explicit barrier. */
-static bool vkc__imm_splits(const vkc__imm *m, const vkc_seq *s)
+/* Caller holds m->lock. The size of open batch s's first piece where it
+ * goes in pieces (vkc__imm_pieces), else 0: buffer-only dispatches and
+ * copies (levelled all at once at its end, so that its commands move as
+ * they are), no explicit barrier, room for a first piece and a rest twice
+ * its size, and a first piece that repeats no kept batch. A batch whose
+ * first piece was kept went in pieces before: this time it goes whole
+ * (recorded once more, then kept and repeated whole: one submit, where
+ * its pieces would take one each). */
+static uint32_t vkc__imm_first_piece(vkc__imm *m, const vkc_seq *s)
 {
-    return m->pieces > 1 && s->cmd_count >= VKC_IMM_SPLIT_MIN && !s->explicit_barriers &&
-           vkc__imm_reusable(s);
+    const uint32_t pieces = m->pieces < m->count ? m->pieces : m->count;
+    if (pieces < 2 || s->explicit_barriers || !vkc__imm_reusable(s))
+        return 0;
+    uint32_t c = s->cmd_count / ((1u << pieces) - 1u);
+    if (c < VKC_IMM_PIECE_MIN)
+        c = VKC_IMM_PIECE_MIN;
+    if (s->cmd_count < 3 * c || vkc__imm_find_first(m, s, c))
+        return 0;
+    return c;
 }
 
 /* Move the first c commands of batch s into the empty, open batch t, which
@@ -288,20 +314,19 @@ static vkc_result vkc__imm_take(vkc_seq *t, vkc_seq *s, uint32_t c)
     return VKC_SUCCESS;
 }
 
-/* Caller holds m->lock; the open batch (slot cur) splits (vkc__imm_splits).
- * Its first commands go ahead in pieces from the slots after it, each
- * twice the one before, so that the GPU starts on them while the rest is
- * recorded; what is left goes last, from its own slot (the caller's
- * vkc__imm_send). For m->pieces = 4 and n commands: n/15, 2n/15, 4n/15,
- * the rest. A piece that cannot be made leaves its commands in the batch. */
-static vkc_result vkc__imm_pieces(vkc_context *ctx, vkc__imm *m)
+/* Caller holds m->lock; the open batch (slot cur) goes in pieces, the
+ * first of c commands (vkc__imm_first_piece). Its first commands go ahead
+ * in pieces from the slots after it, each twice the one before while what
+ * is left is at least twice the piece, so that the GPU starts on them
+ * while the rest is recorded; what is left goes last, from its own slot
+ * (the caller's vkc__imm_send). For m->pieces = 4 and n commands, from
+ * n = 60: n/15, 2n/15, 4n/15 and the rest. A piece that cannot be made
+ * leaves its commands in the batch. */
+static vkc_result vkc__imm_pieces(vkc_context *ctx, vkc__imm *m, uint32_t c)
 {
     vkc_seq *s = m->batches[m->cur];
     const uint32_t pieces = m->pieces < m->count ? m->pieces : m->count;
-    uint32_t c = s->cmd_count / ((1u << pieces) - 1u);
-    if (!c)
-        c = 1;
-    for (uint32_t p = 1; p < pieces && s->cmd_count > c; ++p, c *= 2) {
+    for (uint32_t p = 1; p < pieces && s->cmd_count >= 3 * c; ++p, c *= 2) {
         const uint32_t j = (m->cur + p) % m->count;
         vkc_seq *t = m->batches[j];
         if (m->values[j])
@@ -338,8 +363,9 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
     m->pending = 0;
     vkc__imm_kept *k = vkc__imm_find(m, s);
     bool busy = false, used;
-    if (!k && vkc__imm_splits(m, s) && vkc__imm_queue_idle(ctx)) {
-        r = vkc__imm_pieces(ctx, m);
+    const uint32_t c = k ? 0 : vkc__imm_first_piece(m, s);
+    if (c && vkc__imm_queue_idle(ctx)) {
+        r = vkc__imm_pieces(ctx, m, c);
         if (r != VKC_SUCCESS) {
             m->pending = s->cmd_count; /* still open: a later flush submits the rest */
             return r;
@@ -608,13 +634,14 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     bool marker = false; /* for experiments: the marker in every batch, as before */
     m->marker = vkc__env_flag(ctx, "VKC_IMM_MARKER", "the default: off", &marker) && marker;
     m->count = ctx->features.batches_in_flight;
-    /* Pieces (VKC_IMM_SPLIT=N, experiments): off until a GPU run shows
-     * what they are worth there. On a CPU device (lavapipe) the device's
+    /* Pieces pay where the GPU runs beside the host: on an H100, batches
+     * recorded every time took 12-23% less from 64 to 1024 dispatches
+     * (BENCHMARKS.md, 2026-12-06). On a CPU device (lavapipe) the device's
      * threads and the recording share the cores and each piece's submit
      * costs: a batch of 16 took 163 us in pieces, 119 us whole (vkc-bench
-     * batch, 2 cores). */
-    m->pieces = 1;
-    vkc__env_uint(ctx, "VKC_IMM_SPLIT", 1, 8, "the default: 1", &m->pieces);
+     * batch, 2 cores). VKC_IMM_SPLIT sets the count (1: whole). */
+    m->pieces = ctx->info.type == VKC_DEVICE_TYPE_CPU ? 1 : 4;
+    vkc__env_uint(ctx, "VKC_IMM_SPLIT", 1, 8, "the default: 4, 1 on a CPU device", &m->pieces);
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
     m->flights = vkc__calloc(m->count, sizeof(*m->flights));

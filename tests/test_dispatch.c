@@ -989,21 +989,18 @@ static void check_u32(vkc_buffer *b, const uint32_t *ref, uint32_t n)
 }
 
 /* On a context whose batches end only at a flush (setup_pieces), a batch
- * of 8 or more buffer commands for an idle queue goes in pieces
+ * of 12 or more buffer commands for an idle queue goes in pieces
  * (vkc_stats.immediate_splits), each depending on the one before: the
  * results are those of one batch, with a copy anywhere in it, batches of
- * 8 to 200, waited for or not; the same batch again repeats its pieces
- * (vkc_stats.immediate_repeats); a batch of 7 goes whole. Results against
- * the CPU. */
+ * 12 to 200, waited for or not; the same batch again goes whole, then
+ * repeats whole (vkc_stats.immediate_repeats); a batch of 11 goes whole.
+ * Results against the CPU. */
 static void test_immediate_pieces(void **state)
 {
     vkc_context *ctx = *state;
     enum { N = 256 };
     const char *env_split = getenv("VKC_IMM_SPLIT"), *env_reuse = getenv("VKC_IMM_REUSE");
-    /* pieces: what VKC_IMM_SPLIT asks (4 where unset), at most
-     * batches_in_flight (4) */
-    const uint32_t pieces = env_split ? (uint32_t)atoi(env_split) : 4;
-    const bool on = pieces > 1;
+    const bool on = !env_split || atoi(env_split) > 1; /* setup_pieces: 4 where unset */
     const bool reuse = !(env_reuse && env_reuse[0] == '0');
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
     vkc_buffer *x = buffer(ctx, N * 4), *y = buffer(ctx, N * 4);
@@ -1012,7 +1009,7 @@ static void test_immediate_pieces(void **state)
     uint32_t rx[N], ry[N] = {0};
     for (uint32_t i = 0; i < N; ++i)
         rx[i] = 1;
-    static const uint32_t sizes[] = {8, 15, 16, 31, 64, 200};
+    static const uint32_t sizes[] = {12, 15, 16, 31, 64, 200};
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
         assert_int_equal(vkc_finish(ctx), VKC_SUCCESS); /* an idle queue */
         const uint64_t s0 = splits(ctx);
@@ -1021,13 +1018,20 @@ static void test_immediate_pieces(void **state)
         check_u32(x, rx, N);
         check_u32(y, ry, N);
     }
-    /* The same batch again, on an idle queue: its pieces repeat. */
+    /* The same batch again, on an idle queue: its first piece is kept, so
+     * it goes whole (recorded once more), and from then on repeats whole.
+     * With nothing kept (VKC_IMM_REUSE=0) it goes in pieces every time. */
     assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
     piece_batch(ctx, inpl, x, y, rx, ry, N, 16, 500, 5, true);
     const uint64_t s0 = splits(ctx), r0 = repeats(ctx);
     piece_batch(ctx, inpl, x, y, rx, ry, N, 16, 500, 5, true);
-    assert_int_equal(splits(ctx), s0 + on);
-    assert_int_equal(repeats(ctx), r0 + (reuse ? (pieces < 4 ? pieces : 4) : 0));
+    assert_int_equal(splits(ctx), s0 + (on && !reuse));
+    assert_int_equal(repeats(ctx), r0 + (!on && reuse));
+    check_u32(x, rx, N);
+    check_u32(y, ry, N);
+    piece_batch(ctx, inpl, x, y, rx, ry, N, 16, 500, 5, true);
+    assert_int_equal(splits(ctx), s0 + 2 * (on && !reuse));
+    assert_int_equal(repeats(ctx), r0 + (reuse ? (on ? 1 : 2) : 0));
     check_u32(x, rx, N);
     check_u32(y, ry, N);
     /* Not waited for: batches behind batches, pieces or not. */
@@ -1036,9 +1040,10 @@ static void test_immediate_pieces(void **state)
     assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
     check_u32(x, rx, N);
     check_u32(y, ry, N);
-    /* Seven commands go whole. */
+    /* Eleven commands go whole (a first piece of 4 and a rest of 8 at
+     * least). */
     const uint64_t s1 = splits(ctx);
-    piece_batch(ctx, inpl, x, y, rx, ry, N, 7, 2000, 9, true);
+    piece_batch(ctx, inpl, x, y, rx, ry, N, 11, 2000, 100, true);
     assert_int_equal(splits(ctx), s1);
     check_u32(x, rx, N);
     vkc_buffer_destroy(x);

@@ -316,7 +316,7 @@ static void test_marker_form_and_imm_fixed(void **state)
     env_restore("VKC_IMM_REUSE");
     env_set("VKC_IMM_SPLIT", "9");
     ctx = create();
-    expect_warning("VKC_IMM_SPLIT", "9", "the default: 1");
+    expect_warning("VKC_IMM_SPLIT", "9", "the default: 4, 1 on a CPU device");
     assert_true(ctx->imm != NULL);
     vkc_test_context_destroy(ctx);
     env_restore("VKC_IMM_SPLIT");

@@ -394,26 +394,28 @@ static vkc_result immediate_run(fx *f)
 /* Immediate batches in pieces (the scenario's context: VKC_IMM_SPLIT=4).
  * After vkc_finish, so that the queue is idle at the flush whatever the
  * timing: c = a + b, then c and a in turn scaled by 1 (+0) ten times,
- * then c by 3 (+1); twelve commands that go as pieces of 1, 2 and 4 and
- * the rest. Twice: the second batch's pieces repeat the first's. */
+ * then c by 3 (+1); twelve commands that go as a piece of 4 and the rest.
+ * Three times: the second starts its turns with a, so its first piece is
+ * new and it goes in pieces too; the third is the first again, whose
+ * first piece is kept, so it goes whole. */
 static vkc_result pieces_run(fx *f)
 {
     vkc_stats st0, st;
     vkc_result r = vkc_context_stats(f->ctx, &st0);
     if (r >= 0)
         r = upload_inputs(f);
-    for (int rep = 0; r >= 0 && rep < 2; ++rep) {
+    for (int rep = 0; r >= 0 && rep < 3; ++rep) {
         r = vkc_finish(f->ctx);
         if (r >= 0)
             r = imm_add(f);
         for (uint32_t i = 0; r >= 0 && i < 10; ++i)
-            r = imm_scale(f, i % 2 ? f->a : f->c, 1, 0);
+            r = imm_scale(f, (i + rep) % 2 ? f->a : f->c, 1, 0);
         if (r >= 0)
             r = imm_scale(f, f->c, 3, 1);
         if (r >= 0)
             r = imm_flush_wait(f);
     }
-    /* Both batches went in pieces, on a context that had dispatched
+    /* Two batches went in pieces, on a context that had dispatched
      * nothing (so kept no batch) in a run that absorbed no fault: a fault
      * in the pieces' making sends the rest whole, kept, which later
      * batches of the same commands then repeat whole. */

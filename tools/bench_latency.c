@@ -1039,15 +1039,16 @@ void scen_batch(bench *b, raw *r)
     vkc_context *rerecord =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord", NULL);
     unsetenv("VKC_IMM_REUSE");
-    /* Batches for an idle queue in pieces (VKC_IMM_SPLIT, off by default),
-     * repeated and recorded every time, in four and in two: what pieces
-     * save or cost beside vkc-immediate and its rerecord. */
-    setenv("VKC_IMM_SPLIT", "4", 1);
-    vkc_context *split4 =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-split4", NULL);
+    /* Batches for an idle queue whole (VKC_IMM_SPLIT=1), as before they went
+     * in pieces on a GPU, repeated and recorded every time; and recorded
+     * every time in two pieces: what the pieces save or cost beside
+     * vkc-immediate and its rerecord. */
+    setenv("VKC_IMM_SPLIT", "1", 1);
+    vkc_context *whole =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-whole", NULL);
     setenv("VKC_IMM_REUSE", "0", 1);
-    vkc_context *re4 =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-split4", NULL);
+    vkc_context *rewhole =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-whole", NULL);
     setenv("VKC_IMM_SPLIT", "2", 1);
     vkc_context *re2 =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-split2", NULL);
@@ -1070,10 +1071,10 @@ void scen_batch(bench *b, raw *r)
         vkc_batch(b, b->ctx, "vkc-immediate-alternate", K, iters, true, 2);
         if (rerecord)
             vkc_batch(b, rerecord, "vkc-immediate-rerecord", K, iters, true, 1);
-        if (split4 && K >= 16 && K <= 1024)
-            vkc_batch(b, split4, "vkc-immediate-split4", K, iters, true, 1);
-        if (re4 && K >= 16 && K <= 1024)
-            vkc_batch(b, re4, "vkc-immediate-rerecord-split4", K, iters, true, 1);
+        if (whole && K >= 16 && K <= 1024)
+            vkc_batch(b, whole, "vkc-immediate-whole", K, iters, true, 1);
+        if (rewhole && K >= 16 && K <= 1024)
+            vkc_batch(b, rewhole, "vkc-immediate-rerecord-whole", K, iters, true, 1);
         if (re2 && K >= 16 && K <= 1024)
             vkc_batch(b, re2, "vkc-immediate-rerecord-split2", K, iters, true, 1);
         if (K <= 64)
@@ -1087,8 +1088,8 @@ void scen_batch(bench *b, raw *r)
     vkc_context_destroy(fixed);
     vkc_context_destroy(marker);
     vkc_context_destroy(rerecord);
-    vkc_context_destroy(split4);
-    vkc_context_destroy(re4);
+    vkc_context_destroy(whole);
+    vkc_context_destroy(rewhole);
     vkc_context_destroy(re2);
 }
 

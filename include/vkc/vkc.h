@@ -634,8 +634,8 @@ typedef struct vkc_stats {
      * vkc_dispatch). */
     uint64_t immediate_repeats;
     /* Immediate batches for an idle queue that went in pieces, so that the
-     * GPU started on their first commands while the rest was recorded
-     * (VKC_IMM_SPLIT, see vkc_dispatch), total. */
+     * GPU started on their first commands while the rest was recorded (see
+     * vkc_dispatch), total. */
     uint64_t immediate_splits;
 } vkc_stats;
 
@@ -1545,14 +1545,18 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * buffer or kernel it names is destroyed (then it lets go at once; a
  * destroy while another thread is inside immediate mode lets every kept
  * batch go at that thread's next submit).
- * With VKC_IMM_SPLIT=N (experiments; 1, whole, is the default), a batch
- * of 8 or more such commands that goes to an idle queue and repeats no
- * kept batch goes in up to N pieces (vkc_stats.immediate_splits): for
- * N = 4, n/15 of its commands, then twice, then four times as many, then
- * the rest, each piece submitted as soon as it is recorded, so that the
- * GPU starts on the first while the rest is recorded. Each piece is kept
- * and repeated like a batch; a piece that cannot be made (host memory)
- * leaves its commands to the rest.
+ * On a GPU, a batch of 12 or more such commands that goes to an idle
+ * queue goes in pieces (vkc_stats.immediate_splits) where neither it nor
+ * its first piece repeats a kept batch: a first piece of n/15 commands
+ * (4 at least), then pieces twice the one before while what is left is
+ * at least twice the piece, four pieces at most, then the rest, each
+ * submitted as soon as it is recorded, so that the GPU starts on the
+ * first while the rest is recorded. Each piece is kept like a batch; a
+ * batch whose first piece is kept goes whole (it went in pieces before:
+ * whole, it repeats in one submit). A piece that cannot be made (host
+ * memory) leaves its commands to the rest. VKC_IMM_SPLIT=N sets how many
+ * pieces (1: whole; the default is 4, and 1 on a CPU device, where the
+ * pieces' submits cost more than they overlap).
  * When all batches are in flight, this waits for the oldest. Does not
  * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
