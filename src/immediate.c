@@ -39,7 +39,7 @@ struct vkc__imm {
     uint32_t pending;   /* commands in the open batch */
     bool fixed;         /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
     bool marker;        /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
-    uint32_t pieces;    /* VKC_IMM_SPLIT: at most this many pieces (vkc__imm_pieces) */
+    uint32_t pieces;    /* at most this many pieces (vkc__imm_pieces), at most count */
     uint64_t opened_ns; /* when the open batch got its first command */
     /* Batches kept recorded after their submit (not let go), so that a
      * batch of the same commands submits one of them again instead of
@@ -261,10 +261,9 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
  * its pieces would take one each). */
 static uint32_t vkc__imm_first_piece(vkc__imm *m, const vkc_seq *s)
 {
-    const uint32_t pieces = m->pieces < m->count ? m->pieces : m->count;
-    if (pieces < 2 || s->explicit_barriers || !vkc__imm_reusable(s))
+    if (m->pieces < 2 || s->explicit_barriers || !vkc__imm_reusable(s))
         return 0;
-    uint32_t c = s->cmd_count / ((1u << pieces) - 1u);
+    uint32_t c = s->cmd_count / ((1u << m->pieces) - 1u);
     if (c < VKC_IMM_PIECE_MIN)
         c = VKC_IMM_PIECE_MIN;
     if (s->cmd_count < 3 * c || vkc__imm_find_first(m, s, c))
@@ -325,8 +324,7 @@ static vkc_result vkc__imm_take(vkc_seq *t, vkc_seq *s, uint32_t c)
 static vkc_result vkc__imm_pieces(vkc_context *ctx, vkc__imm *m, uint32_t c)
 {
     vkc_seq *s = m->batches[m->cur];
-    const uint32_t pieces = m->pieces < m->count ? m->pieces : m->count;
-    for (uint32_t p = 1; p < pieces && s->cmd_count >= 3 * c; ++p, c *= 2) {
+    for (uint32_t p = 1; p < m->pieces && s->cmd_count >= 3 * c; ++p, c *= 2) {
         const uint32_t j = (m->cur + p) % m->count;
         vkc_seq *t = m->batches[j];
         if (m->values[j])
@@ -642,6 +640,8 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
      * batch, 2 cores). VKC_IMM_SPLIT sets the count (1: whole). */
     m->pieces = ctx->info.type == VKC_DEVICE_TYPE_CPU ? 1 : 4;
     vkc__env_uint(ctx, "VKC_IMM_SPLIT", 1, 8, "the default: 4, 1 on a CPU device", &m->pieces);
+    if (m->pieces > m->count)
+        m->pieces = m->count; /* each piece but the rest takes a slot of its own */
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
     m->flights = vkc__calloc(m->count, sizeof(*m->flights));
