@@ -313,8 +313,8 @@ static vkc_result vkc__imm_take(vkc_seq *t, vkc_seq *s, uint32_t c)
     return VKC_SUCCESS;
 }
 
-/* Caller holds m->lock; the open batch (slot cur) goes in pieces, the
- * first of c commands (vkc__imm_first_piece). Its first commands go ahead
+/* Caller holds m->lock and has made room in flight; the open batch (slot
+ * cur) goes in pieces, the first of c commands (vkc__imm_first_piece). Its first commands go ahead
  * in pieces from the slots after it, each twice the one before while what
  * is left is at least twice the piece, so that the GPU starts on them
  * while the rest is recorded; what is left goes last, from its own slot
@@ -338,12 +338,12 @@ static vkc_result vkc__imm_pieces(vkc_context *ctx, vkc__imm *m, uint32_t c)
             return r == VKC_ERROR_OUT_OF_HOST_MEMORY ? VKC_SUCCESS : r; /* the rest goes whole */
         }
         bool used;
-        VKC_FORWARD(vkc__imm_flight(ctx, m));
         VKC_FORWARD(vkc__imm_send(ctx, m, j, vkc__imm_find(m, t), p > 1, &used));
         if (p == 1)
             VKC_STAT_ADD(ctx, immediate_splits, 1);
+        VKC_FORWARD(vkc__imm_flight(ctx, m)); /* room for the next piece or the rest */
     }
-    return vkc__imm_flight(ctx, m);
+    return VKC_SUCCESS;
 }
 
 /* Caller holds m->lock. Submit the open batch and move to the next slot;

@@ -847,11 +847,20 @@ static void repeat_batch(vkc_context *ctx, vkc_kernel *k, vkc_buffer *b, uint32_
         assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
 }
 
-static uint64_t repeats(vkc_context *ctx)
+static vkc_stats stats_of(vkc_context *ctx)
 {
     vkc_stats st;
     assert_int_equal(vkc_context_stats(ctx, &st), VKC_SUCCESS);
-    return st.immediate_repeats;
+    return st;
+}
+
+static void check_u32(vkc_buffer *b, const uint32_t *ref, uint32_t n)
+{
+    uint32_t out[256];
+    assert_true(n <= 256);
+    assert_int_equal(vkc_buffer_download(b, 0, out, (uint64_t)n * 4), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i)
+        assert_int_equal(out[i], ref[i]);
 }
 
 /* A batch of exactly the commands of a batch before goes as that one was
@@ -875,25 +884,25 @@ static void test_immediate_repeat(void **state)
     assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 0), VKC_SUCCESS);
     assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
     uint32_t rx[N] = {0}, ry[N] = {0};
-    uint64_t r0 = repeats(ctx);
+    uint64_t r0 = stats_of(ctx).immediate_repeats;
     for (uint32_t r = 0; r < ROUNDS; ++r) /* waited for */
         repeat_batch(ctx, inpl, x, rx, N, K, 2, 1, true);
-    assert_int_equal(repeats(ctx), r0 + (on ? ROUNDS - 1 : 0));
-    r0 = repeats(ctx);
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0 + (on ? ROUNDS - 1 : 0));
+    r0 = stats_of(ctx).immediate_repeats;
     for (uint32_t r = 0; r < 4 * ROUNDS; ++r) /* in flight, past the ring's depth */
         repeat_batch(ctx, inpl, x, rx, N, K, 2, 1, false);
-    assert_int_equal(repeats(ctx), r0 + (on ? 4 * ROUNDS : 0));
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0 + (on ? 4 * ROUNDS : 0));
     /* Each change records a new batch, which the next repeat repeats. */
-    r0 = repeats(ctx);
+    r0 = stats_of(ctx).immediate_repeats;
     repeat_batch(ctx, inpl, x, rx, N, K, 2, 5, true);         /* constants */
     repeat_batch(ctx, inpl, y, ry, N, K, 2, 5, true);         /* buffer */
     repeat_batch(ctx, inpl, y, ry, N / 2, K, 2, 5, true);     /* count */
     repeat_batch(ctx, inpl, y, ry, N / 2, K - 1, 2, 5, true); /* length */
-    assert_int_equal(repeats(ctx), r0);
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0);
     repeat_batch(ctx, inpl, y, ry, N / 2, K - 1, 2, 5, true);
-    assert_int_equal(repeats(ctx), r0 + on);
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0 + on);
     /* A batch that ends with a copy (a result read back) repeats too. */
-    r0 = repeats(ctx);
+    r0 = stats_of(ctx).immediate_repeats;
     for (uint32_t r = 0; r < 3; ++r) {
         enqueue_inplace(ctx, inpl, x, (push3){N, 3, 4});
         assert_int_equal(vkc_copy(ctx, y, 0, x, 0, N * 4), VKC_SUCCESS);
@@ -903,58 +912,46 @@ static void test_immediate_repeat(void **state)
         assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
         assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
     }
-    assert_int_equal(repeats(ctx), r0 + (on ? 2 : 0));
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0 + (on ? 2 : 0));
     /* Two batches that take turns: each repeats from its second turn. */
-    r0 = repeats(ctx);
+    r0 = stats_of(ctx).immediate_repeats;
     for (uint32_t r = 0; r < 2 * ROUNDS; ++r) {
         if (r & 1)
             repeat_batch(ctx, inpl, y, ry, N, K, 3, 2, r % 3 == 0);
         else
             repeat_batch(ctx, inpl, x, rx, N, K, 2, 3, r % 3 == 0);
     }
-    assert_int_equal(repeats(ctx), r0 + (on ? 2 * ROUNDS - 2 : 0));
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0 + (on ? 2 * ROUNDS - 2 : 0));
     /* Four in turn (vkc.h: the last eight kept) repeat from their second
      * round; a cycle of twenty, longer than that, records every batch and
      * stays right. */
-    r0 = repeats(ctx);
+    r0 = stats_of(ctx).immediate_repeats;
     for (uint32_t r = 0; r < 3; ++r)
         for (uint32_t c = 0; c < 4; ++c)
             repeat_batch(ctx, inpl, x, rx, N, K, 1, 100 + c, c == 3);
-    assert_int_equal(repeats(ctx), r0 + (on ? 8 : 0));
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0 + (on ? 8 : 0));
     for (uint32_t r = 0; r < 2; ++r)
         for (uint32_t c = 0; c < 20; ++c)
             repeat_batch(ctx, inpl, x, rx, N, K, 1, 200 + c, c == 19);
-    uint32_t out[N];
-    assert_int_equal(vkc_buffer_download(y, 0, out, sizeof(out)), VKC_SUCCESS);
-    for (uint32_t i = 0; i < N; ++i)
-        assert_int_equal(out[i], ry[i]);
+    check_u32(y, ry, N);
     /* Destroys of what no kept batch names keep them. */
     repeat_batch(ctx, inpl, x, rx, N, K, 3, 1, true);
-    r0 = repeats(ctx);
+    r0 = stats_of(ctx).immediate_repeats;
     vkc_buffer *z = buffer(ctx, 16);
     vkc_buffer_destroy(z);
     vkc_kernel *other = glsl_kernel(ctx, INPLACE_GLSL, "other");
     vkc_kernel_destroy(other);
     repeat_batch(ctx, inpl, x, rx, N, K, 3, 1, true);
-    assert_int_equal(repeats(ctx), r0 + on);
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0 + on);
     /* The buffer a kept batch names, in flight: that batch goes, then the
      * buffer (the sanitizers' leak check sees the rest); the others stay. */
     repeat_batch(ctx, inpl, y, ry, N, 1, 1, 7, false);
     vkc_buffer_destroy(y);
     repeat_batch(ctx, inpl, x, rx, N, K, 3, 1, true);
-    assert_int_equal(repeats(ctx), r0 + 2 * on);
-    assert_int_equal(vkc_buffer_download(x, 0, out, sizeof(out)), VKC_SUCCESS);
-    for (uint32_t i = 0; i < N; ++i)
-        assert_int_equal(out[i], rx[i]);
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0 + 2 * on);
+    check_u32(x, rx, N);
     vkc_buffer_destroy(x);
     vkc_kernel_destroy(inpl);
-}
-
-static uint64_t splits(vkc_context *ctx)
-{
-    vkc_stats st;
-    assert_int_equal(vkc_context_stats(ctx, &st), VKC_SUCCESS);
-    return st.immediate_splits;
 }
 
 /* x = x * 3 + add0 + j for j = 0..K-1, each its own dispatch (a batch
@@ -977,15 +974,6 @@ static void piece_batch(vkc_context *ctx, vkc_kernel *k, vkc_buffer *x, vkc_buff
     assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
     if (wait)
         assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
-}
-
-static void check_u32(vkc_buffer *b, const uint32_t *ref, uint32_t n)
-{
-    uint32_t out[256];
-    assert_true(n <= 256);
-    assert_int_equal(vkc_buffer_download(b, 0, out, (uint64_t)n * 4), VKC_SUCCESS);
-    for (uint32_t i = 0; i < n; ++i)
-        assert_int_equal(out[i], ref[i]);
 }
 
 /* On a context whose batches end only at a flush (setup_pieces), a batch
@@ -1012,9 +1000,9 @@ static void test_immediate_pieces(void **state)
     static const uint32_t sizes[] = {12, 15, 16, 31, 64, 200};
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
         assert_int_equal(vkc_finish(ctx), VKC_SUCCESS); /* an idle queue */
-        const uint64_t s0 = splits(ctx);
+        const uint64_t s0 = stats_of(ctx).immediate_splits;
         piece_batch(ctx, inpl, x, y, rx, ry, N, sizes[i], 10 * (uint32_t)i, (uint32_t)i * 3, true);
-        assert_int_equal(splits(ctx), s0 + on);
+        assert_int_equal(stats_of(ctx).immediate_splits, s0 + on);
         check_u32(x, rx, N);
         check_u32(y, ry, N);
     }
@@ -1023,15 +1011,15 @@ static void test_immediate_pieces(void **state)
      * With nothing kept (VKC_IMM_REUSE=0) it goes in pieces every time. */
     assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
     piece_batch(ctx, inpl, x, y, rx, ry, N, 16, 500, 5, true);
-    const uint64_t s0 = splits(ctx), r0 = repeats(ctx);
+    const uint64_t s0 = stats_of(ctx).immediate_splits, r0 = stats_of(ctx).immediate_repeats;
     piece_batch(ctx, inpl, x, y, rx, ry, N, 16, 500, 5, true);
-    assert_int_equal(splits(ctx), s0 + (on && !reuse));
-    assert_int_equal(repeats(ctx), r0 + (!on && reuse));
+    assert_int_equal(stats_of(ctx).immediate_splits, s0 + (on && !reuse));
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0 + (!on && reuse));
     check_u32(x, rx, N);
     check_u32(y, ry, N);
     piece_batch(ctx, inpl, x, y, rx, ry, N, 16, 500, 5, true);
-    assert_int_equal(splits(ctx), s0 + 2 * (on && !reuse));
-    assert_int_equal(repeats(ctx), r0 + (reuse ? (on ? 1 : 2) : 0));
+    assert_int_equal(stats_of(ctx).immediate_splits, s0 + 2 * (on && !reuse));
+    assert_int_equal(stats_of(ctx).immediate_repeats, r0 + (reuse ? (on ? 1 : 2) : 0));
     check_u32(x, rx, N);
     check_u32(y, ry, N);
     /* Not waited for: batches behind batches, pieces or not. */
@@ -1042,9 +1030,9 @@ static void test_immediate_pieces(void **state)
     check_u32(y, ry, N);
     /* Eleven commands go whole (a first piece of 4 and a rest of 8 at
      * least). */
-    const uint64_t s1 = splits(ctx);
+    const uint64_t s1 = stats_of(ctx).immediate_splits;
     piece_batch(ctx, inpl, x, y, rx, ry, N, 11, 2000, 100, true);
-    assert_int_equal(splits(ctx), s1);
+    assert_int_equal(stats_of(ctx).immediate_splits, s1);
     check_u32(x, rx, N);
     vkc_buffer_destroy(x);
     vkc_buffer_destroy(y);
