@@ -12,6 +12,18 @@ void vkc_test_log(void *user, vkc_log_level level, vkc_log_id id, const char *ms
 {
     (void)user;
     if (id == VKC_LOG_ID_VALIDATION || id == VKC_LOG_ID_PERFORMANCE) {
+        /* The layer's own wait for its record of a timeline semaphore to
+         * catch up ran out ("most likely a validation bug", it says): seen
+         * on lavapipe only when the host is loaded (test_threads under
+         * TSan in CI, 8 threads submitting; 3 of about 20 runs beside other
+         * heavy jobs), on the armed gate and on the timeline alike, also
+         * with no immediate batch in play. Not a use the spec forbids: a
+         * signal vkc never made would show as a wait that times out, which
+         * the tests check. Printed, not counted. */
+        if (strstr(msg, "UNASSIGNED-VkSemaphore-state-timeout")) {
+            fprintf(stderr, "[validation layer timeout, not counted] %s\n", msg);
+            return;
+        }
         if (level >= VKC_LOG_WARN) {
             atomic_fetch_add(&vkc_test_count, 1);
             fprintf(stderr, "[validation %s] %s\n", level == VKC_LOG_ERROR ? "ERROR" : "WARNING",
