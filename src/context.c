@@ -300,6 +300,7 @@ vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out)
     VKC_LD(epilogue_records);
     VKC_LD(immediate_repeats);
     VKC_LD(immediate_splits);
+    VKC_LD(immediate_slow_submits);
     VKC_LD(dispatches);
     VKC_LD(barriers);
     VKC_LD(staging_blocks);

@@ -35,11 +35,18 @@ struct vkc__imm {
     uint32_t count; /* batches in the ring */
     uint32_t cur;
     vkc_seq **batches;
-    uint64_t *values;   /* ticket of each batch's last submit */
-    uint32_t pending;   /* commands in the open batch */
-    bool fixed;         /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
-    bool marker;        /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
-    uint32_t pieces;    /* at most this many pieces (vkc__imm_pieces), at most count */
+    uint64_t *values; /* ticket of each batch's last submit */
+    uint32_t pending; /* commands in the open batch */
+    bool fixed;       /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
+    bool marker;      /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
+    uint32_t pieces;  /* at most this many pieces (vkc__imm_pieces), at most count */
+    /* The driver's slow mode (NVIDIA's, at times for minutes): the submit
+     * of a fresh recording costs the host 30-40 us instead of about 5, and
+     * each piece pays it. Where pieces are on, each fresh batch's submit is
+     * timed; one that took slow_ns or more (VKC_IMM_SLOW_US) sends the rest
+     * whole and the next batches whole until one takes less. */
+    uint64_t slow_ns;
+    bool slow;
     uint64_t opened_ns; /* when the open batch got its first command */
     /* Batches kept recorded after their submit (not let go), so that a
      * batch of the same commands submits one of them again instead of
@@ -224,10 +231,16 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
      * its ticket completes on the timeline, which its submit signals. */
     s->marker_optional = !m->marker && vkc__marker_on(ctx) && !busy && vkc__imm_queue_idle(ctx);
     vkc_result r = vkc_seq_end(s);
+    const uint64_t t0 = m->pieces > 1 && r >= 0 ? vkc__now_ns() : 0;
     if (r >= 0)
         r = vkc_seq_submit(s, &t);
     m->values[j] = t.value;
     if (r >= 0) {
+        if (t0) {
+            m->slow = vkc__now_ns() - t0 >= m->slow_ns;
+            if (m->slow)
+                VKC_STAT_ADD(ctx, immediate_slow_submits, 1);
+        }
         vkc__imm_flown(m, t.value);
         /* This batch is kept for a repeat where it can be: it trades places
          * with a kept entry's seq, which the slot waits for before it takes
@@ -255,13 +268,14 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
  * goes in pieces (vkc__imm_pieces), else 0: buffer-only dispatches and
  * copies (levelled all at once at its end, so that its commands move as
  * they are), no explicit barrier, room for a first piece and a rest twice
- * its size, and a first piece that repeats no kept batch. A batch whose
+ * its size, a first piece that repeats no kept batch, and the last fresh
+ * batch's submit not slow (m->slow). A batch whose
  * first piece was kept went in pieces before: this time it goes whole
  * (recorded once more, then kept and repeated whole: one submit, where
  * its pieces would take one each). */
 static uint32_t vkc__imm_first_piece(vkc__imm *m, const vkc_seq *s)
 {
-    if (m->pieces < 2 || s->explicit_barriers || !vkc__imm_reusable(s))
+    if (m->pieces < 2 || m->slow || s->explicit_barriers || !vkc__imm_reusable(s))
         return 0;
     uint32_t c = s->cmd_count / ((1u << m->pieces) - 1u);
     if (c < VKC_IMM_PIECE_MIN)
@@ -320,11 +334,12 @@ static vkc_result vkc__imm_take(vkc_seq *t, vkc_seq *s, uint32_t c)
  * while the rest is recorded; what is left goes last, from its own slot
  * (the caller's vkc__imm_send). For m->pieces = 4 and n commands, from
  * n = 60: n/15, 2n/15, 4n/15 and the rest. A piece that cannot be made
- * leaves its commands in the batch. */
+ * leaves its commands in the batch; after a piece whose submit was slow
+ * the rest goes whole. */
 static vkc_result vkc__imm_pieces(vkc_context *ctx, vkc__imm *m, uint32_t c)
 {
     vkc_seq *s = m->batches[m->cur];
-    for (uint32_t p = 1; p < m->pieces && s->cmd_count >= 3 * c; ++p, c *= 2) {
+    for (uint32_t p = 1; p < m->pieces && s->cmd_count >= 3 * c && !m->slow; ++p, c *= 2) {
         const uint32_t j = (m->cur + p) % m->count;
         vkc_seq *t = m->batches[j];
         if (m->values[j])
@@ -642,6 +657,12 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     vkc__env_uint(ctx, "VKC_IMM_SPLIT", 1, 8, "the default: 4, 1 on a CPU device", &m->pieces);
     if (m->pieces > m->count)
         m->pieces = m->count; /* each piece but the rest takes a slot of its own */
+    /* A fresh batch's submit took about 5 us on an H100 in the driver's
+     * fast mode and 30-40 us in its slow mode, where pieces cost 5-25%
+     * instead of saving as much (BENCHMARKS.md, 2026-12-06, job Z). */
+    uint32_t slow_us = 15;
+    vkc__env_uint(ctx, "VKC_IMM_SLOW_US", 0, 1000000, "the default: 15", &slow_us);
+    m->slow_ns = (uint64_t)slow_us * 1000u;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
     m->flights = vkc__calloc(m->count, sizeof(*m->flights));

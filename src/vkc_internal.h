@@ -293,6 +293,7 @@ typedef struct vkc__stats {
     atomic_uint_fast64_t epilogue_records;
     atomic_uint_fast64_t immediate_repeats;
     atomic_uint_fast64_t immediate_splits;
+    atomic_uint_fast64_t immediate_slow_submits;
 } vkc__stats;
 
 #define VKC_STAT_ADD(ctx, field, n)                                                                \

@@ -822,7 +822,10 @@ static void test_immediate_idle(void **state)
         ref = 2 * ref + i + 1;
     }
     assert_int_equal(vkc_context_stats(ctx, &st), VKC_SUCCESS);
-    assert_int_equal(st.submits, st0.submits + 1); /* gone without a flush */
+    /* Gone without a flush; with the idle rule off (VKC_IMM_FIXED=1 set
+     * outside, experiments), still open. */
+    const char *fixed = getenv("VKC_IMM_FIXED");
+    assert_int_equal(st.submits, st0.submits + !(fixed && fixed[0] == '1'));
     assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
     uint32_t out[64];
     assert_int_equal(vkc_buffer_download(x, 0, out, sizeof(out)), VKC_SUCCESS);
@@ -976,6 +979,21 @@ static void piece_batch(vkc_context *ctx, vkc_kernel *k, vkc_buffer *x, vkc_buff
         assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
 }
 
+/* Buffers x (every word v) and y (zeros) of n words, and their CPU
+ * copies rx and ry. */
+static void piece_buffers(vkc_context *ctx, uint32_t n, uint32_t v, vkc_buffer **x, vkc_buffer **y,
+                          uint32_t *rx, uint32_t *ry)
+{
+    *x = buffer(ctx, n * 4);
+    *y = buffer(ctx, n * 4);
+    assert_int_equal(vkc_buffer_fill(*x, 0, n * 4, v), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(*y, 0, n * 4, 0), VKC_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i) {
+        rx[i] = v;
+        ry[i] = 0;
+    }
+}
+
 /* On a context whose batches end only at a flush (setup_pieces), a batch
  * of 12 or more buffer commands for an idle queue goes in pieces
  * (vkc_stats.immediate_splits), each depending on the one before: the
@@ -991,12 +1009,9 @@ static void test_immediate_pieces(void **state)
     const bool on = !env_split || atoi(env_split) > 1; /* setup_pieces: 4 where unset */
     const bool reuse = !(env_reuse && env_reuse[0] == '0');
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
-    vkc_buffer *x = buffer(ctx, N * 4), *y = buffer(ctx, N * 4);
-    assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 1), VKC_SUCCESS);
-    assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
-    uint32_t rx[N], ry[N] = {0};
-    for (uint32_t i = 0; i < N; ++i)
-        rx[i] = 1;
+    vkc_buffer *x, *y;
+    uint32_t rx[N], ry[N];
+    piece_buffers(ctx, N, 1, &x, &y, rx, ry);
     static const uint32_t sizes[] = {12, 15, 16, 31, 64, 200};
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
         assert_int_equal(vkc_finish(ctx), VKC_SUCCESS); /* an idle queue */
@@ -1034,6 +1049,40 @@ static void test_immediate_pieces(void **state)
     piece_batch(ctx, inpl, x, y, rx, ry, N, 11, 2000, 100, true);
     assert_int_equal(stats_of(ctx).immediate_splits, s1);
     check_u32(x, rx, N);
+    vkc_buffer_destroy(x);
+    vkc_buffer_destroy(y);
+    vkc_kernel_destroy(inpl);
+}
+
+/* Every fresh batch's submit counts as slow (setup_slow): the first batch
+ * for an idle queue sends its first piece, whose submit is slow, then its
+ * rest whole; later batches go whole (vkc_stats.immediate_slow_submits
+ * counts each fresh submit). Results against the CPU. */
+static void test_immediate_slow(void **state)
+{
+    vkc_context *ctx = *state;
+    enum { N = 64 };
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x, *y;
+    uint32_t rx[N], ry[N];
+    piece_buffers(ctx, N, 2, &x, &y, rx, ry);
+    const vkc_stats st0 = stats_of(ctx);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    piece_batch(ctx, inpl, x, y, rx, ry, N, 40, 7, 20, true);
+    vkc_stats st = stats_of(ctx);
+    assert_int_equal(st.immediate_splits, st0.immediate_splits + 1);
+    assert_int_equal(st.immediate_slow_submits, st0.immediate_slow_submits + 2);
+    check_u32(x, rx, N);
+    check_u32(y, ry, N);
+    for (uint32_t r = 0; r < 3; ++r) {
+        assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+        piece_batch(ctx, inpl, x, y, rx, ry, N, 24 + r, 100 + 10 * r, r, true);
+        st = stats_of(ctx);
+        assert_int_equal(st.immediate_splits, st0.immediate_splits + 1);
+        assert_int_equal(st.immediate_slow_submits, st0.immediate_slow_submits + 3 + r);
+        check_u32(x, rx, N);
+        check_u32(y, ry, N);
+    }
     vkc_buffer_destroy(x);
     vkc_buffer_destroy(y);
     vkc_kernel_destroy(inpl);
@@ -1273,29 +1322,46 @@ static void marker_mode(vkc_context_desc *d)
     d->wait_mode = VKC_WAIT_SPIN_MARKER;
 }
 
-/* Immediate batches end at batch_size or a flush only (VKC_IMM_FIXED=1
- * while the context is made): where a batch ends does not depend on how
- * fast the host enqueues. Batches for an idle queue go in four pieces
- * (VKC_IMM_SPLIT=4) unless the environment sets a count. */
-static int setup_pieces(void **state)
+/* A context made with VKC_IMM_FIXED=1 and the given VKC_IMM_SPLIT and
+ * VKC_IMM_SLOW_US (each where the environment does not set it, unless
+ * force), the environment as it was after. */
+static int setup_imm(void **state, const char *split, const char *slow, bool force)
 {
-    const char *was = getenv("VKC_IMM_FIXED");
-    char keep[16] = "";
-    if (was)
-        snprintf(keep, sizeof(keep), "%s", was);
-    const bool split_set = getenv("VKC_IMM_SPLIT") != NULL;
-    setenv("VKC_IMM_FIXED", "1", 1);
-    if (!split_set)
-        setenv("VKC_IMM_SPLIT", "4", 1);
+    static const char *const names[] = {"VKC_IMM_FIXED", "VKC_IMM_SPLIT", "VKC_IMM_SLOW_US"};
+    const char *vals[] = {"1", split, slow};
+    char keep[3][16];
+    bool had[3];
+    for (int i = 0; i < 3; ++i) {
+        const char *was = getenv(names[i]);
+        had[i] = was != NULL;
+        snprintf(keep[i], sizeof(keep[i]), "%s", was ? was : "");
+        setenv(names[i], vals[i], i == 0 || force || !had[i]);
+    }
     vkc_test_validation_reset();
     *state = vkc_test_context_create(NULL);
-    if (was)
-        setenv("VKC_IMM_FIXED", keep, 1);
-    else
-        unsetenv("VKC_IMM_FIXED");
-    if (!split_set)
-        unsetenv("VKC_IMM_SPLIT");
+    for (int i = 0; i < 3; ++i) {
+        if (had[i])
+            setenv(names[i], keep[i], 1);
+        else
+            unsetenv(names[i]);
+    }
     return *state ? 0 : -1;
+}
+
+/* Immediate batches end at batch_size or a flush only: where a batch ends
+ * does not depend on how fast the host enqueues. Batches for an idle queue
+ * go in four pieces unless the environment sets a count, whatever their
+ * submits cost (no slow mode) unless it sets VKC_IMM_SLOW_US. */
+static int setup_pieces(void **state)
+{
+    return setup_imm(state, "4", "1000000", false);
+}
+
+/* As setup_pieces, but every fresh batch's submit counts as slow
+ * (VKC_IMM_SLOW_US=0) and four pieces whatever the environment says. */
+static int setup_slow(void **state)
+{
+    return setup_imm(state, "4", "0", true);
 }
 
 static int setup_marker(void **state)
@@ -1670,6 +1736,7 @@ static int setup_fallback(void **state)
 #define TB(f) cmocka_unit_test_setup_teardown(f, setup_block, vkc_test_teardown)
 #define TS(f) cmocka_unit_test_setup_teardown(f, setup_spin, vkc_test_teardown)
 #define TX(f) cmocka_unit_test_setup_teardown(f, setup_pieces, vkc_test_teardown)
+#define TW(f) cmocka_unit_test_setup_teardown(f, setup_slow, vkc_test_teardown)
 
 int main(void)
 {
@@ -1689,6 +1756,7 @@ int main(void)
         T(test_immediate_idle),
         T(test_immediate_repeat),
         TX(test_immediate_pieces),
+        TW(test_immediate_slow),
         T(test_threads),
         T(test_bad_input),
         T(test_range_limit),

@@ -320,6 +320,12 @@ static void test_marker_form_and_imm_fixed(void **state)
     assert_true(ctx->imm != NULL);
     vkc_test_context_destroy(ctx);
     env_restore("VKC_IMM_SPLIT");
+    env_set("VKC_IMM_SLOW_US", "2000000");
+    ctx = create();
+    expect_warning("VKC_IMM_SLOW_US", "2000000", "the default: 15");
+    assert_true(ctx->imm != NULL);
+    vkc_test_context_destroy(ctx);
+    env_restore("VKC_IMM_SLOW_US");
     /* The completion epilogue's form (read where its self-test runs) and
      * its switch. */
     static const char *const forms[] = {"store", "xchg,barrier", "barrier,scoped"};

@@ -997,6 +997,8 @@ static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K,
     MTRY(bench_times_init(&tm, 1, iters));
     for (uint32_t w = 0; w < ways; ++w)
         VTRY(bench_tiny_init_from(vctx, &t[w], 0, glsl));
+    vkc_stats st0, st1;
+    VTRY(vkc_context_stats(vctx, &st0));
     for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         const vkc_dispatch_desc *d = &t[i % ways].d;
         uint64_t t0 = bench_now_ns();
@@ -1007,6 +1009,14 @@ static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K,
         VTRY(vkc_wait(vctx, tk, UINT64_MAX));
         bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
     }
+    VTRY(vkc_context_stats(vctx, &st1));
+    /* How many batches went in pieces, and how many fresh submits were
+     * slow (the driver's slow mode: pieces stop while it lasts). */
+    if (st1.immediate_splits != st0.immediate_splits ||
+        st1.immediate_slow_submits != st0.immediate_slow_submits)
+        bench_note(&rec, "%u batches: %llu in pieces, %llu slow fresh submits", tm.warm + tm.iters,
+                   (unsigned long long)(st1.immediate_splits - st0.immediate_splits),
+                   (unsigned long long)(st1.immediate_slow_submits - st0.immediate_slow_submits));
     bench_rec_sweep(&rec, K, "K");
     /* Round i went to buffer i % ways: each holds K per round it got. */
     const uint32_t rounds = tm.warm + tm.iters;

@@ -637,6 +637,11 @@ typedef struct vkc_stats {
      * GPU started on their first commands while the rest was recorded (see
      * vkc_dispatch), total. */
     uint64_t immediate_splits;
+    /* Submits of freshly recorded immediate batches or pieces that took
+     * VKC_IMM_SLOW_US (15 us) or more, where pieces are on, total: after
+     * one, batches go whole until a fresh batch's submit takes less (see
+     * vkc_dispatch). */
+    uint64_t immediate_slow_submits;
 } vkc_stats;
 
 VKC_API vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out);
@@ -1556,7 +1561,11 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * whole, it repeats in one submit). A piece that cannot be made (host
  * memory) leaves its commands to the rest. VKC_IMM_SPLIT=N sets how many
  * pieces (1: whole; the default is 4, and 1 on a CPU device, where the
- * pieces' submits cost more than they overlap).
+ * pieces' submits cost more than they overlap). Each fresh batch's submit
+ * is timed where pieces are on: one that took VKC_IMM_SLOW_US (15) or more
+ * (a driver's slow mode, where every fresh submit costs the host 30-40 us
+ * and pieces lose) sends its rest whole, and batches go whole until one
+ * takes less (vkc_stats.immediate_slow_submits).
  * When all batches are in flight, this waits for the oldest. Does not
  * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
