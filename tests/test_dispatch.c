@@ -1322,8 +1322,8 @@ static void marker_mode(vkc_context_desc *d)
     d->wait_mode = VKC_WAIT_SPIN_MARKER;
 }
 
-/* A context made with VKC_IMM_FIXED=1 and the given VKC_IMM_SPLIT and
- * VKC_IMM_SLOW_US (each where the environment does not set it, unless
+/* A context made with VKC_IMM_FIXED=1, the given VKC_IMM_SLOW_US and
+ * VKC_IMM_SPLIT (the count where the environment does not set one, unless
  * force), the environment as it was after. */
 static int setup_imm(void **state, const char *split, const char *slow, bool force)
 {
@@ -1335,7 +1335,7 @@ static int setup_imm(void **state, const char *split, const char *slow, bool for
         const char *was = getenv(names[i]);
         had[i] = was != NULL;
         snprintf(keep[i], sizeof(keep[i]), "%s", was ? was : "");
-        setenv(names[i], vals[i], i == 0 || force || !had[i]);
+        setenv(names[i], vals[i], i != 1 || force || !had[i]);
     }
     vkc_test_validation_reset();
     *state = vkc_test_context_create(NULL);
@@ -1351,7 +1351,7 @@ static int setup_imm(void **state, const char *split, const char *slow, bool for
 /* Immediate batches end at batch_size or a flush only: where a batch ends
  * does not depend on how fast the host enqueues. Batches for an idle queue
  * go in four pieces unless the environment sets a count, whatever their
- * submits cost (no slow mode) unless it sets VKC_IMM_SLOW_US. */
+ * submits cost (no slow mode). */
 static int setup_pieces(void **state)
 {
     return setup_imm(state, "4", "1000000", false);
