@@ -199,6 +199,17 @@ static void vkc__imm_flown(vkc__imm *m, uint64_t value)
     m->flight_next = (m->flight_next + 1) % m->count;
 }
 
+/* Caller holds m->lock. Empty slot j's batch to take commands, once its
+ * previous batch is done (its commands are replaced, and its units go back
+ * to the pool only then anyway). */
+static vkc_result vkc__imm_slot_begin(vkc_context *ctx, vkc__imm *m, uint32_t j)
+{
+    if (m->values[j])
+        VKC_FORWARD_DONE(
+            vkc__wait_bounded(ctx, m->values[j], "immediate mode (all batches in flight)"));
+    return vkc_seq_begin(m->batches[j]);
+}
+
 /* Caller holds m->lock and has made room in flight (vkc__imm_flight).
  * Submit slot j's batch: where it repeats kept batch k, k again (no
  * recording; the slot's batch empties and *used stays false); else
@@ -342,10 +353,7 @@ static vkc_result vkc__imm_pieces(vkc_context *ctx, vkc__imm *m, uint32_t c)
     for (uint32_t p = 1; p < m->pieces && s->cmd_count >= 3 * c && !m->slow; ++p, c *= 2) {
         const uint32_t j = (m->cur + p) % m->count;
         vkc_seq *t = m->batches[j];
-        if (m->values[j])
-            VKC_FORWARD(
-                vkc__wait_bounded(ctx, m->values[j], "immediate mode (all batches in flight)"));
-        VKC_FORWARD(vkc_seq_begin(t));
+        VKC_FORWARD(vkc__imm_slot_begin(ctx, m, j));
         vkc_result r = vkc__imm_take(t, s, c);
         if (r < 0) {
             t->error = VKC_SUCCESS;
@@ -395,17 +403,11 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
 /* Caller holds m->lock. Make the current slot ready to take commands. */
 static vkc_result vkc__imm_open_locked(vkc_context *ctx, vkc__imm *m)
 {
-    vkc_seq *s = m->batches[m->cur];
     if (m->pending)
         return VKC_SUCCESS;
     if (atomic_load_explicit(&m->forget, memory_order_relaxed))
         vkc__imm_drop_kept(m);
-    /* The slot's previous batch must be done before its commands are replaced
-     * (its units are released to the pool only then anyway). */
-    if (m->values[m->cur])
-        VKC_FORWARD_DONE(
-            vkc__wait_bounded(ctx, m->values[m->cur], "immediate mode (all batches in flight)"));
-    return vkc_seq_begin(s);
+    return vkc__imm_slot_begin(ctx, m, m->cur);
 }
 
 /* Submit the open batch if it holds anything. */

@@ -275,6 +275,20 @@ static void test_resident_vars(void **state)
     }
 }
 
+/* An immediate-mode variable set to a value it does not take: the warning
+ * names the value and what is used instead, and the context is made (with
+ * its immediate mode, where imm). */
+static void imm_bad_value(const char *name, const char *value, const char *fallback, bool imm)
+{
+    env_set(name, value);
+    vkc_context *ctx = create();
+    expect_warning(name, value, fallback);
+    if (imm)
+        assert_true(ctx->imm != NULL);
+    vkc_test_context_destroy(ctx);
+    env_restore(name);
+}
+
 /* The completion marker's form and the immediate-mode policy (experiments). */
 static void test_marker_form_and_imm_fixed(void **state)
 {
@@ -298,34 +312,11 @@ static void test_marker_form_and_imm_fixed(void **state)
     assert_false(ctx->marker_lean || ctx->marker_atomic);
     vkc_test_context_destroy(ctx);
     env_restore("VKC_MARKER_FORM");
-    env_set("VKC_IMM_FIXED", "sometimes");
-    ctx = create();
-    expect_warning("VKC_IMM_FIXED", "sometimes", "the default: off");
-    vkc_test_context_destroy(ctx);
-    env_restore("VKC_IMM_FIXED");
-    env_set("VKC_IMM_MARKER", "maybe");
-    ctx = create();
-    expect_warning("VKC_IMM_MARKER", "maybe", "the default: off");
-    vkc_test_context_destroy(ctx);
-    env_restore("VKC_IMM_MARKER");
-    env_set("VKC_IMM_REUSE", "never");
-    ctx = create();
-    expect_warning("VKC_IMM_REUSE", "never", "the default: on");
-    assert_true(ctx->imm != NULL);
-    vkc_test_context_destroy(ctx);
-    env_restore("VKC_IMM_REUSE");
-    env_set("VKC_IMM_SPLIT", "9");
-    ctx = create();
-    expect_warning("VKC_IMM_SPLIT", "9", "the default: 4, 1 on a CPU device");
-    assert_true(ctx->imm != NULL);
-    vkc_test_context_destroy(ctx);
-    env_restore("VKC_IMM_SPLIT");
-    env_set("VKC_IMM_SLOW_US", "2000000");
-    ctx = create();
-    expect_warning("VKC_IMM_SLOW_US", "2000000", "the default: 15");
-    assert_true(ctx->imm != NULL);
-    vkc_test_context_destroy(ctx);
-    env_restore("VKC_IMM_SLOW_US");
+    imm_bad_value("VKC_IMM_FIXED", "sometimes", "the default: off", false);
+    imm_bad_value("VKC_IMM_MARKER", "maybe", "the default: off", false);
+    imm_bad_value("VKC_IMM_REUSE", "never", "the default: on", true);
+    imm_bad_value("VKC_IMM_SPLIT", "9", "the default: 4, 1 on a CPU device", true);
+    imm_bad_value("VKC_IMM_SLOW_US", "2000000", "the default: 15", true);
     /* The completion epilogue's form (read where its self-test runs) and
      * its switch. */
     static const char *const forms[] = {"store", "xchg,barrier", "barrier,scoped"};
