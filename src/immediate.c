@@ -40,11 +40,14 @@ struct vkc__imm {
     bool fixed;       /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
     bool marker;      /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
     uint32_t pieces;  /* at most this many pieces (vkc__imm_pieces), at most count */
-    /* The driver's slow mode (NVIDIA's, at times for minutes): the submit
-     * of a fresh recording costs the host 30-40 us instead of about 5, and
-     * each piece pays it. Where pieces are on, each fresh batch's submit is
+    /* The driver's slow mode (NVIDIA's, at times for minutes), where
+     * pieces lose. Where pieces are on, each fresh batch's submit is
      * timed; one that took slow_ns or more (VKC_IMM_SLOW_US) sends the rest
-     * whole and the next batches whole until one takes less. */
+     * whole and the next batches whole until one takes less. This catches
+     * only slow submits, few there: in the one slow pass measured, pieces
+     * that left their timeline signals to the rest stopped losing, so the
+     * price seems to be in those signals (BENCHMARKS.md, 2026-12-06, jobs
+     * Z5 and Z6; not in this code). */
     uint64_t slow_ns;
     bool slow;
     uint64_t opened_ns; /* when the open batch got its first command */
@@ -660,8 +663,10 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     if (m->pieces > m->count)
         m->pieces = m->count; /* each piece but the rest takes a slot of its own */
     /* A fresh batch's submit took about 5 us on an H100 in the driver's
-     * fast mode and 30-40 us in its slow mode, where pieces cost 5-25%
-     * instead of saving as much (BENCHMARKS.md, 2026-12-06, job Z). */
+     * fast mode. In its slow mode 1-60% of those of batches of one took
+     * 15 us or more, and under 5% of those of batches in pieces, which
+     * lost 14-36% there all the same (BENCHMARKS.md, 2026-12-06, jobs Z5
+     * and Z6). */
     uint32_t slow_us = 15;
     vkc__env_uint(ctx, "VKC_IMM_SLOW_US", 0, 1000000, "the default: 15", &slow_us);
     m->slow_ns = (uint64_t)slow_us * 1000u;

@@ -1563,9 +1563,10 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * pieces (1: whole; the default is 4, and 1 on a CPU device, where the
  * pieces' submits cost more than they overlap). Each fresh batch's submit
  * is timed where pieces are on: one that took VKC_IMM_SLOW_US (15) or more
- * (a driver's slow mode, where every fresh submit costs the host 30-40 us
- * and pieces lose) sends its rest whole, and batches go whole until one
- * takes less (vkc_stats.immediate_slow_submits).
+ * (a driver's slow mode, where pieces lose) sends its rest whole, and
+ * batches go whole until one takes less (vkc_stats.immediate_slow_submits).
+ * In NVIDIA's slow mode few submits of pieces were slow, and pieces still
+ * lost there (their timeline signals cost: see BENCHMARKS.md).
  * When all batches are in flight, this waits for the oldest. Does not
  * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
