@@ -1012,7 +1012,7 @@ static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K,
     VTRY(vkc_context_stats(vctx, &st1));
     /* How many batches went in pieces, how many fresh submits were slow
      * (the driver's slow mode: pieces stop while it lasts), and how many
-     * submits and timeline signals they made (each signal costs 17-40 us in
+     * submits and timeline signals they made (each signal costs 17-28 us in
      * NVIDIA's slow mode: BENCHMARKS.md, 2026-12-06, job Z5). */
     if (st1.immediate_splits != st0.immediate_splits ||
         st1.immediate_slow_submits != st0.immediate_slow_submits)
