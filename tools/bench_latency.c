@@ -1013,15 +1013,14 @@ static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K,
     /* How many batches went in pieces, how many fresh submits were slow
      * (the driver's slow mode: pieces stop while it lasts), and how many
      * submits and timeline signals they made (each signal costs 17-28 us in
-     * NVIDIA's slow mode: BENCHMARKS.md, 2026-12-06, job Z5). */
-    if (st1.immediate_splits != st0.immediate_splits ||
-        st1.immediate_slow_submits != st0.immediate_slow_submits)
-        bench_note(
-            &rec, "%u batches: %llu in pieces, %llu slow fresh submits, %llu submits, %llu signals",
-            tm.warm + tm.iters, (unsigned long long)(st1.immediate_splits - st0.immediate_splits),
-            (unsigned long long)(st1.immediate_slow_submits - st0.immediate_slow_submits),
-            (unsigned long long)(st1.submits - st0.submits),
-            (unsigned long long)(st1.timeline_signals - st0.timeline_signals));
+     * NVIDIA's slow mode: BENCHMARKS.md, 2026-12-06, job Z5), on every row,
+     * so that the whole rows show theirs beside the pieces'. */
+    bench_note(
+        &rec, "%u batches: %llu in pieces, %llu slow fresh submits, %llu submits, %llu signals",
+        tm.warm + tm.iters, (unsigned long long)(st1.immediate_splits - st0.immediate_splits),
+        (unsigned long long)(st1.immediate_slow_submits - st0.immediate_slow_submits),
+        (unsigned long long)(st1.submits - st0.submits),
+        (unsigned long long)(st1.timeline_signals - st0.timeline_signals));
     bench_rec_sweep(&rec, K, "K");
     /* Round i went to buffer i % ways: each holds K per round it got. */
     const uint32_t rounds = tm.warm + tm.iters;
