@@ -43,11 +43,9 @@ struct vkc__imm {
     /* The driver's slow mode (NVIDIA's, at times for minutes), where
      * pieces lose. Where pieces are on, each fresh batch's submit is
      * timed; one that took slow_ns or more (VKC_IMM_SLOW_US) sends the rest
-     * whole and the next batches whole until one takes less. This catches
-     * only slow submits, few there: in the one slow pass measured, pieces
-     * that left their timeline signals to the rest stopped losing, so the
-     * price seems to be in those signals (BENCHMARKS.md, 2026-12-06, jobs
-     * Z5 and Z6; not in this code). */
+     * whole and the next batches whole until one takes less. Only slow
+     * submits show here, not the rest of the slow mode's price (see
+     * vkc__dispatch_init). */
     uint64_t slow_ns;
     bool slow;
     uint64_t opened_ns; /* when the open batch got its first command */
@@ -283,10 +281,10 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
  * copies (levelled all at once at its end, so that its commands move as
  * they are), no explicit barrier, room for a first piece and a rest twice
  * its size, a first piece that repeats no kept batch, and the last fresh
- * batch's submit not slow (m->slow). A batch whose
- * first piece was kept went in pieces before: this time it goes whole
- * (recorded once more, then kept and repeated whole: one submit, where
- * its pieces would take one each). */
+ * batch's submit not slow (m->slow). A batch whose first piece was kept
+ * went in pieces before: this time it goes whole (recorded once more, then
+ * kept and repeated whole: one submit, where its pieces would take one
+ * each). */
 static uint32_t vkc__imm_first_piece(vkc__imm *m, const vkc_seq *s)
 {
     if (m->pieces < 2 || m->slow || s->explicit_barriers || !vkc__imm_reusable(s))
@@ -342,10 +340,10 @@ static vkc_result vkc__imm_take(vkc_seq *t, vkc_seq *s, uint32_t c)
 }
 
 /* Caller holds m->lock and has made room in flight; the open batch (slot
- * cur) goes in pieces, the first of c commands (vkc__imm_first_piece). Its first commands go ahead
- * in pieces from the slots after it, each twice the one before while what
- * is left is at least twice the piece, so that the GPU starts on them
- * while the rest is recorded; what is left goes last, from its own slot
+ * cur) goes in pieces, the first of c commands (vkc__imm_first_piece). Its
+ * first commands go ahead in pieces from the slots after it, each twice
+ * the one before while what is left is at least twice the piece, so that
+ * the GPU starts on them while the rest is recorded; what is left goes last, from its own slot
  * (the caller's vkc__imm_send). For m->pieces = 4 and n commands, from
  * n = 60: n/15, 2n/15, 4n/15 and the rest. A piece that cannot be made
  * leaves its commands in the batch; after a piece whose submit was slow
@@ -665,8 +663,10 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     /* A fresh batch's submit took about 5 us on an H100 in the driver's
      * fast mode. In its slow mode 1-60% of those of batches of one took
      * 15 us or more, and under 5% of those of batches in pieces, which
-     * lost 14-36% there all the same (BENCHMARKS.md, 2026-12-06, jobs Z5
-     * and Z6). */
+     * lost 14-36% there all the same: in the one slow pass measured,
+     * pieces that left their timeline signals to the rest stopped losing,
+     * so most of the price seems to be in those signals (BENCHMARKS.md,
+     * 2026-12-06, jobs Z5 and Z6; that change is not in this code). */
     uint32_t slow_us = 15;
     vkc__env_uint(ctx, "VKC_IMM_SLOW_US", 0, 1000000, "the default: 15", &slow_us);
     m->slow_ns = (uint64_t)slow_us * 1000u;
