@@ -189,7 +189,7 @@ static vkc__imm_kept *vkc__imm_victim(vkc__imm *m)
 static vkc_result vkc__imm_flight(vkc_context *ctx, vkc__imm *m)
 {
     const uint64_t oldest = m->flights[m->flight_next];
-    return oldest ? vkc__wait_bounded(ctx, oldest, "immediate mode (all batches in flight)")
+    return oldest ? vkc__wait_results_bounded(ctx, oldest, "immediate mode (all batches in flight)")
                   : VKC_SUCCESS;
 }
 
@@ -207,7 +207,7 @@ static vkc_result vkc__imm_slot_begin(vkc_context *ctx, vkc__imm *m, uint32_t j)
 {
     if (m->values[j])
         VKC_FORWARD_DONE(
-            vkc__wait_bounded(ctx, m->values[j], "immediate mode (all batches in flight)"));
+            vkc__wait_results_bounded(ctx, m->values[j], "immediate mode (all batches in flight)"));
     return vkc_seq_begin(m->batches[j]);
 }
 
@@ -215,9 +215,10 @@ static vkc_result vkc__imm_slot_begin(vkc_context *ctx, vkc__imm *m, uint32_t j)
  * Submit slot j's batch: where it repeats kept batch k, k again (no
  * recording; the slot's batch empties and *used stays false); else
  * recorded, and kept where it can be. busy: work submitted before it is
- * still running (else the queue is asked). */
+ * still running (else the queue is asked). piece: a piece of a batch whose
+ * rest is submitted right after it, which signals the timeline for both. */
 static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__imm_kept *k,
-                                bool busy, bool *used)
+                                bool busy, bool piece, bool *used)
 {
     vkc_seq *s = m->batches[j];
     vkc_ticket t = {0};
@@ -242,6 +243,12 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
      * (what raw Vulkan's record + submit of the same batch does not have);
      * its ticket completes on the timeline, which its submit signals. */
     s->marker_optional = !m->marker && vkc__marker_on(ctx) && !busy && vkc__imm_queue_idle(ctx);
+    /* A piece leaves the timeline signal that a fresh recording's submit
+     * makes to its rest: one signal per batch, as whole. In NVIDIA's slow
+     * mode each signal cost 17-40 us (raw-seqpoll+timeline against
+     * raw-seqpoll); its pieces' signals made a batch of 16 take 124 us
+     * against 106 whole (BENCHMARKS.md, 2026-12-06, job Z5). */
+    s->signal_later = piece;
     vkc_result r = vkc_seq_end(s);
     const uint64_t t0 = m->pieces > 1 && r >= 0 ? vkc__now_ns() : 0;
     if (r >= 0)
@@ -362,7 +369,7 @@ static vkc_result vkc__imm_pieces(vkc_context *ctx, vkc__imm *m, uint32_t c)
             return r == VKC_ERROR_OUT_OF_HOST_MEMORY ? VKC_SUCCESS : r; /* the rest goes whole */
         }
         bool used;
-        VKC_FORWARD(vkc__imm_send(ctx, m, j, vkc__imm_find(m, t), p > 1, &used));
+        VKC_FORWARD(vkc__imm_send(ctx, m, j, vkc__imm_find(m, t), p > 1, true, &used));
         if (p == 1)
             VKC_STAT_ADD(ctx, immediate_splits, 1);
         VKC_FORWARD(vkc__imm_flight(ctx, m)); /* room for the next piece or the rest */
@@ -395,7 +402,7 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
         k = vkc__imm_find(m, s); /* the rest may repeat a kept piece */
         busy = true;             /* the pieces before it run */
     }
-    r = vkc__imm_send(ctx, m, m->cur, k, busy, &used);
+    r = vkc__imm_send(ctx, m, m->cur, k, busy, false, &used);
     if (used)
         m->cur = (m->cur + 1) % m->count;
     return r;

@@ -205,6 +205,7 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
     c->has_marker = false;
     c->needs_signal = false;
     c->marker_optional = false;
+    c->signal_later = false;
     c->query_count = c->span_count = 0;
     c->record_ns[0] = c->record_ns[1] = 0;
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -535,9 +536,11 @@ bool vkc__submit_signals(vkc_context *ctx, const vkc__cmd *cmd, uint64_t value, 
      * back to the pool, which would otherwise keep units waiting for a
      * signal and make new ones meanwhile (a loop that records every submit
      * grew the pool by the GPU's lag on every round). Resubmits of a
-     * recorded sequence, the round trip that matters, do not. Host waits:
-     * rare, and the host's semaphore order is simpler with a signal. */
-    if (cmd->needs_signal || cmd->last_value == 0 || host_waits || asked)
+     * recorded sequence, the round trip that matters, do not; nor does an
+     * immediate piece's, whose rest signals next (signal_later). Host
+     * waits: rare, and the host's semaphore order is simpler with a
+     * signal. */
+    if (cmd->needs_signal || (cmd->last_value == 0 && !cmd->signal_later) || host_waits || asked)
         return true;
     return value - signalled >= ctx->signal_every;
 }

@@ -482,6 +482,7 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
         vkc__cmd_marker(ctx, unit, last, s->writes_mapped); /* covers host reads too */
     }
     unit->marker_optional = !marker && vkc__marker_on(ctx);
+    unit->signal_later = s->signal_later;
     if (prof) {
         unit->record_ns[0] = record_start;
         unit->record_ns[1] = vkc__clock_ns();

@@ -175,6 +175,9 @@ struct vkc_seq {
      * vkc__record), which its submit adds only if the queue got busy
      * meanwhile. */
     bool marker_optional;
+    /* An immediate batch's piece: its recording's first submit leaves the
+     * timeline signal to the rest of its batch (vkc__cmd.signal_later). */
+    bool signal_later;
     /* An immediate batch: buffer-only commands get their levels at
      * vkc_seq_end (vkc__relevel, all at once), so that an enqueue only
      * checks and copies its command; commands with images are tracked as

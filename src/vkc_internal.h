@@ -327,6 +327,12 @@ typedef struct vkc__cmd {
      * the queue is idle (see vkc__submit) or else adds in a unit of its
      * own. */
     bool marker_optional;
+    /* An immediate batch's piece (immediate.c): the rest of its batch is
+     * submitted right after it and signals the timeline, which covers this
+     * unit's value for the pool too, so this one's first submit need not
+     * (each signal cost 17-40 us in NVIDIA's slow mode); one without the
+     * marker (skipped) still signals: only the timeline tells its end. */
+    bool signal_later;
     /* Profiling (profile.c reads these; pool.c owns the query pool, which
      * is kept and reused with the unit). query_count is 0 for a recording
      * without timestamps: the only thing the submit path tests. */
@@ -565,6 +571,12 @@ vkc_result vkc__drain_timeout(vkc_context *ctx, uint64_t timeout_ns);
 /* Wait for value within ctx->wait_timeout_ns; VKC_TIMEOUT (with a message
  * naming `what`) when it ends first. */
 vkc_result vkc__wait_bounded(vkc_context *ctx, uint64_t value, const char *what);
+/* As vkc__wait_bounded, through the completion marker where it is on
+ * (vkc__wait_results): for work the host reuses once it has run, never
+ * for what frees Vulkan objects. A value whose submit did not signal costs
+ * no signal of its own here, which would complete only after everything
+ * submitted since. */
+vkc_result vkc__wait_results_bounded(vkc_context *ctx, uint64_t value, const char *what);
 /* Default of vkc_context_desc.wait_timeout_ns. */
 #define VKC_DEFAULT_WAIT_TIMEOUT_NS (10ull * 1000000000ull)
 

@@ -367,6 +367,12 @@ vkc_result vkc__wait_bounded(vkc_context *ctx, uint64_t value, const char *what)
     return vkc__wait_within(ctx, value, ctx->wait_timeout_ns, what);
 }
 
+vkc_result vkc__wait_results_bounded(vkc_context *ctx, uint64_t value, const char *what)
+{
+    vkc_result r = vkc__wait_results(ctx, value, ctx->wait_timeout_ns);
+    return r == VKC_TIMEOUT ? vkc__timed_out(ctx, value, ctx->wait_timeout_ns, what) : r;
+}
+
 vkc_result vkc__drain_timeout(vkc_context *ctx, uint64_t timeout_ns)
 {
     vkc__arm_cancel(ctx, NULL); /* an armed copy runs empty: then everything can complete */

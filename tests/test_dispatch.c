@@ -1021,6 +1021,25 @@ static void test_immediate_pieces(void **state)
         check_u32(x, rx, N);
         check_u32(y, ry, N);
     }
+    /* A piece's submit leaves the timeline signal that a fresh recording
+     * makes to the rest of its batch (NVIDIA's slow mode charges each
+     * signal): where the marker rules, a batch of 64 in four pieces
+     * signals at its rest and at most at its first piece too (where that
+     * goes without the marker, only the timeline tells its end: with
+     * VKC_EPILOGUE=0): at most two per batch, not one a piece (32 for
+     * these 8 batches in four). */
+    if (on && atomic_load(&ctx->marker_trusted)) {
+        const vkc_stats a = stats_of(ctx);
+        for (uint32_t r = 0; r < 8; ++r) {
+            assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+            piece_batch(ctx, inpl, x, y, rx, ry, N, 64, 3000 + r, 64, true);
+        }
+        const vkc_stats b = stats_of(ctx);
+        assert_int_equal(b.immediate_splits, a.immediate_splits + 8);
+        assert_true(b.submits - a.submits >= 16);
+        assert_true(b.timeline_signals - a.timeline_signals <= 16);
+        check_u32(x, rx, N);
+    }
     /* The same batch again, on an idle queue: its first piece is kept, so
      * it goes whole (recorded once more), and from then on repeats whole.
      * With nothing kept (VKC_IMM_REUSE=0) it goes in pieces every time. */
