@@ -866,6 +866,52 @@ static void check_u32(vkc_buffer *b, const uint32_t *ref, uint32_t n)
         assert_int_equal(out[i], ref[i]);
 }
 
+/* Immediate mode's own waits (a ring slot's batch, the batches in flight)
+ * go through the completion marker where it rules: a wait on a value whose
+ * submit made no signal then adds none. Through the timeline each such wait
+ * needed one (vkc__signal_through), and in NVIDIA's slow mode a signal cost
+ * 17-40 us: on an H100, batches of one repeated 2001 times made 500 signals
+ * that way, 16 through the marker (BENCHMARKS.md, 2026-12-06, job Z8).
+ * Repeated batches, never waited for by the test: only the pool's sparse
+ * signals (every VKC_SIGNAL_EVERY values) and the first recordings remain. */
+static void test_immediate_wait_signals(void **state)
+{
+    vkc_context *ctx = *state;
+    /* Its subject: batches kept and repeated (VKC_IMM_REUSE), each with the
+     * marker (a kernel with the completion epilogue: without, a batch for
+     * an idle queue goes unmarked and signals). */
+    vkc_context_features f;
+    assert_int_equal(vkc_context_features_get(ctx, &f), VKC_SUCCESS);
+    const char *env_reuse = getenv("VKC_IMM_REUSE");
+    if (!vkc__marker_on(ctx) || !atomic_load(&ctx->marker_trusted) || !f.completion_epilogue ||
+        (env_reuse && env_reuse[0] == '0'))
+        skip();
+    enum { N = 64, BATCHES = 512 };
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, N * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 0), VKC_SUCCESS);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    const vkc_stats a = stats_of(ctx);
+    for (uint32_t i = 0; i < BATCHES; ++i) {
+        enqueue_inplace(ctx, inpl, x, (push3){N, 1, 1});
+        vkc_ticket t;
+        assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+    }
+    const vkc_stats b = stats_of(ctx);
+    assert_int_equal(b.submits - a.submits, BATCHES);
+    /* The sparse signals (4 for 512 values by default) and a few first
+     * recordings: lavapipe made 4 in all, and 128 with the waits through the
+     * timeline (one every fourth batch). */
+    assert_true(b.timeline_signals - a.timeline_signals <= BATCHES / ctx->signal_every + 12);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    uint32_t ref[N];
+    for (uint32_t i = 0; i < N; ++i)
+        ref[i] = BATCHES;
+    check_u32(x, ref, N);
+    vkc_buffer_destroy(x);
+    vkc_kernel_destroy(inpl);
+}
+
 /* A batch of exactly the commands of a batch before goes as that one was
  * recorded (vkc_stats.immediate_repeats), waited for or still in flight,
  * with the same results; a change of constants, buffer, count or length
@@ -1774,6 +1820,7 @@ int main(void)
         T(test_immediate),
         T(test_immediate_idle),
         T(test_immediate_repeat),
+        T(test_immediate_wait_signals),
         TX(test_immediate_pieces),
         TW(test_immediate_slow),
         T(test_threads),
