@@ -186,11 +186,16 @@ static void test_deep(void **state)
         round_trips(&a, 200);
         const vkc_stats s1 = stats(ctx);
         uint32_t queued = atomic_load(&ctx->arm_len);
-        assert_true(s1.armed_opens - s0.armed_opens >= 190);
+        /* A wait that outlasts its spin blocks on the timeline, whose signal
+         * cancels the queue first: on a loaded host (CI under TSan, another
+         * job on its two cores) some do, and the queue starts again. */
+        const uint64_t cancelled = s1.armed_cancels - s0.armed_cancels;
+        assert_true(s1.armed_opens - s0.armed_opens >= 190 - cancelled);
         /* Deeper than one copy: 200 round trips take it to 64 or 128. */
-        assert_true(queued > 1);
-        /* Every copy submitted ran or waits: none lost, none doubled. */
-        assert_int_equal(s1.submits - s0.submits, 200 + queued);
+        assert_true(queued > 1 || cancelled);
+        /* Every copy submitted ran, waits or was cancelled (run empty): none
+         * lost, none doubled. */
+        assert_int_equal(s1.submits - s0.submits, 200 + queued + cancelled);
         if (k == 1) {
             vkc_ticket t;
             assert_int_equal(vkc_seq_submit(a.s, &t), VKC_SUCCESS);
@@ -209,8 +214,9 @@ static void test_deep(void **state)
      * or leaks, and the other sequence goes on. */
     atomic_store(&a.s->arm_misses, 0);
     a.s->arm_quiet = 0;
+    const uint64_t c0 = stats(ctx).armed_cancels;
     round_trips(&a, 200);
-    assert_true(atomic_load(&ctx->arm_len) > 1);
+    assert_true(atomic_load(&ctx->arm_len) > 1 || stats(ctx).armed_cancels > c0);
     vkc_seq_destroy(a.s);
     a.s = NULL;
     assert_false(armed(ctx));
