@@ -35,11 +35,12 @@ struct vkc__imm {
     uint32_t count; /* batches in the ring */
     uint32_t cur;
     vkc_seq **batches;
-    uint64_t *values; /* ticket of each batch's last submit */
-    uint32_t pending; /* commands in the open batch */
-    bool fixed;       /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
-    bool marker;      /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
-    uint32_t pieces;  /* at most this many pieces (vkc__imm_pieces), at most count */
+    uint64_t *values;  /* ticket of each batch's last submit */
+    uint32_t pending;  /* commands in the open batch */
+    bool fixed;        /* VKC_IMM_FIXED=1 (experiments): flush at batch_size only */
+    bool marker;       /* VKC_IMM_MARKER=1 (experiments): every batch carries the marker */
+    bool mark_repeats; /* kept batches carry it (VKC_IMM_MARKER=0: not; vkc__imm_unmarked) */
+    uint32_t pieces;   /* at most this many pieces (vkc__imm_pieces), at most count */
     /* The driver's slow mode (NVIDIA's, at times for minutes), where
      * pieces lose. Where pieces are on, each fresh batch's submit is
      * timed; one that took slow_ns or more (VKC_IMM_SLOW_US) sends the rest
@@ -167,6 +168,16 @@ static vkc__imm_kept *vkc__imm_find(vkc__imm *m, const vkc_seq *s)
     return vkc__imm_find_first(m, s, s->cmd_count);
 }
 
+/* Whether kept batch k was recorded without the completion marker (for an
+ * idle queue, its last dispatch a kernel from SPIR-V or a copy: no
+ * epilogue): submitted again onto an idle queue, it would complete on the
+ * timeline only, its submit signalling every time. */
+static bool vkc__imm_unmarked(const vkc__imm_kept *k)
+{
+    const vkc__cmd *u = k->seq->units[0];
+    return u && !u->has_marker && u->marker_optional;
+}
+
 /* Caller holds m->lock and m->reuse is on (every entry has its seq). The
  * entry a newly kept batch takes: a spare, else the least recently used
  * (which lets go). */
@@ -216,9 +227,10 @@ static vkc_result vkc__imm_slot_begin(vkc_context *ctx, vkc__imm *m, uint32_t j)
  * recording; the slot's batch empties and *used stays false); else
  * recorded, and kept where it can be. busy: work submitted before it is
  * still running (else the queue is asked). piece: a piece of a batch whose
- * rest is submitted right after it, which signals the timeline for both. */
+ * rest is submitted right after it, which signals the timeline for both.
+ * marked: recorded with the completion marker whatever the queue does. */
 static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__imm_kept *k,
-                                bool busy, bool piece, bool *used)
+                                bool busy, bool piece, bool marked, bool *used)
 {
     vkc_seq *s = m->batches[j];
     vkc_ticket t = {0};
@@ -242,7 +254,8 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
      * second, dependent dispatch the GPU would run after the batch's own
      * (what raw Vulkan's record + submit of the same batch does not have);
      * its ticket completes on the timeline, which its submit signals. */
-    s->marker_optional = !m->marker && vkc__marker_on(ctx) && !busy && vkc__imm_queue_idle(ctx);
+    s->marker_optional =
+        !m->marker && !marked && vkc__marker_on(ctx) && !busy && vkc__imm_queue_idle(ctx);
     /* A piece leaves the timeline signal that a fresh recording's submit
      * makes to its rest: one signal per batch, as whole. In NVIDIA's slow
      * mode each signal cost 17-40 us (raw-seqpoll+timeline against
@@ -369,7 +382,7 @@ static vkc_result vkc__imm_pieces(vkc_context *ctx, vkc__imm *m, uint32_t c)
             return r == VKC_ERROR_OUT_OF_HOST_MEMORY ? VKC_SUCCESS : r; /* the rest goes whole */
         }
         bool used;
-        VKC_FORWARD(vkc__imm_send(ctx, m, j, vkc__imm_find(m, t), p > 1, true, &used));
+        VKC_FORWARD(vkc__imm_send(ctx, m, j, vkc__imm_find(m, t), p > 1, true, false, &used));
         if (p == 1)
             VKC_STAT_ADD(ctx, immediate_splits, 1);
         VKC_FORWARD(vkc__imm_flight(ctx, m)); /* room for the next piece or the rest */
@@ -392,7 +405,23 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
     m->pending = 0;
     vkc__imm_kept *k = vkc__imm_find(m, s);
     bool busy = false, used;
-    const uint32_t c = k ? 0 : vkc__imm_first_piece(m, s);
+    /* A batch that repeats one kept without the marker is recorded once
+     * more, with it, whole, and kept in its place: from then on it repeats
+     * without a timeline signal. A fresh recording's first submit signals
+     * anyway (for the pool), so only repeats gain from the marker, and a
+     * batch that never repeats does not pay its dispatch. In NVIDIA's slow
+     * mode each signal cost 17-40 us: batches of 1, 16 and 64 (a kernel
+     * from SPIR-V) that repeated without the marker took 54.2, 92.6 and
+     * 218.8 us on an H100, with it 13.9, 52.1 and 178.7; in the fast mode
+     * the marker's dispatch cost +0.4-0.6 us at K=1 there, +1.1-1.6 on the
+     * H200, still below raw record + submit (BENCHMARKS.md, 2026-12-06,
+     * thirteenth session). */
+    const bool remark = k && m->mark_repeats && vkc__imm_unmarked(k) && vkc__marker_on(ctx);
+    if (remark) {
+        vkc__imm_drop(k); /* its entry is the spare the new recording takes */
+        k = NULL;
+    }
+    const uint32_t c = k || remark ? 0 : vkc__imm_first_piece(m, s);
     if (c && vkc__imm_queue_idle(ctx)) {
         r = vkc__imm_pieces(ctx, m, c);
         if (r != VKC_SUCCESS) {
@@ -402,7 +431,7 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
         k = vkc__imm_find(m, s); /* the rest may repeat a kept piece */
         busy = true;             /* the pieces before it run */
     }
-    r = vkc__imm_send(ctx, m, m->cur, k, busy, false, &used);
+    r = vkc__imm_send(ctx, m, m->cur, k, busy, false, remark, &used);
     if (used)
         m->cur = (m->cur + 1) % m->count;
     return r;
@@ -654,8 +683,14 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     m->reuse = !vkc__env_flag(ctx, "VKC_IMM_REUSE", "the default: on", &reuse) || reuse;
     bool fixed = false; /* for experiments: the fixed-count flush only */
     m->fixed = vkc__env_flag(ctx, "VKC_IMM_FIXED", "the default: off", &fixed) && fixed;
-    bool marker = false; /* for experiments: the marker in every batch, as before */
-    m->marker = vkc__env_flag(ctx, "VKC_IMM_MARKER", "the default: off", &marker) && marker;
+    /* The completion marker: on repeated batches (vkc__imm_submit_locked)
+     * by default; VKC_IMM_MARKER=1 on every batch, as before batches for an
+     * idle queue went without it; =0 on none of those (experiments). */
+    bool marker = false;
+    const bool set =
+        vkc__env_flag(ctx, "VKC_IMM_MARKER", "the default: on repeated batches", &marker);
+    m->marker = set && marker;
+    m->mark_repeats = !set || marker;
     m->count = ctx->features.batches_in_flight;
     /* Pieces pay where the GPU runs beside the host: on an H100, batches
      * recorded every time took 12-23% less from 64 to 1024 dispatches
@@ -673,7 +708,7 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
      * lost 14-36% there all the same: in the one slow pass measured,
      * pieces that left their timeline signals to the rest stopped losing,
      * so most of the price seems to be in those signals (BENCHMARKS.md,
-     * 2026-12-06, jobs Z5 and Z6; that change is not in this code). */
+     * 2026-12-06, jobs Z5 and Z6; that change is in since e397f26). */
     uint32_t slow_us = 15;
     vkc__env_uint(ctx, "VKC_IMM_SLOW_US", 0, 1000000, "the default: 15", &slow_us);
     m->slow_ns = (uint64_t)slow_us * 1000u;

@@ -313,7 +313,7 @@ static void test_marker_form_and_imm_fixed(void **state)
     vkc_test_context_destroy(ctx);
     env_restore("VKC_MARKER_FORM");
     imm_bad_value("VKC_IMM_FIXED", "sometimes", "the default: off", false);
-    imm_bad_value("VKC_IMM_MARKER", "maybe", "the default: off", false);
+    imm_bad_value("VKC_IMM_MARKER", "maybe", "the default: on repeated batches", false);
     imm_bad_value("VKC_IMM_REUSE", "never", "the default: on", true);
     imm_bad_value("VKC_IMM_SPLIT", "9", "the default: 4, 1 on a CPU device", true);
     imm_bad_value("VKC_IMM_SLOW_US", "2000000", "the default: 15", true);

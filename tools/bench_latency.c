@@ -1041,11 +1041,17 @@ void scen_batch(bench *b, raw *r)
     vkc_context *fixed =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-fixed", NULL);
     unsetenv("VKC_IMM_FIXED");
-    /* Every batch with the completion marker, as before batches for an idle
-     * queue went without it: what the marker costs beside vkc-immediate. */
+    /* Batches for an idle queue of a kernel from SPIR-V (no epilogue):
+     * every one with the completion marker's dispatch (VKC_IMM_MARKER=1),
+     * none, each completing on the timeline its submit signals (=0, the
+     * default before the thirteenth session), beside the default
+     * (vkc-immediate-spirv: fresh without, repeats with). */
     setenv("VKC_IMM_MARKER", "1", 1);
     vkc_context *marker =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-marker", NULL);
+    setenv("VKC_IMM_MARKER", "0", 1);
+    vkc_context *unmarked =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-unmarked", NULL);
     unsetenv("VKC_IMM_MARKER");
     /* Every batch recorded, as before a batch of the commands of a batch
      * before went as that one was recorded: what the repeat saves. */
@@ -1098,9 +1104,12 @@ void scen_batch(bench *b, raw *r)
         /* SPIR-V: the marker's own dispatch, not the epilogue */
         if (marker && K <= 64)
             vkc_batch(b, marker, "vkc-immediate-marker", K, iters, false, 1);
+        if (unmarked && K <= 64)
+            vkc_batch(b, unmarked, "vkc-immediate-unmarked", K, iters, false, 1);
     }
     vkc_context_destroy(fixed);
     vkc_context_destroy(marker);
+    vkc_context_destroy(unmarked);
     vkc_context_destroy(rerecord);
     vkc_context_destroy(whole);
     vkc_context_destroy(rewhole);
