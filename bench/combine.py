@@ -339,17 +339,19 @@ def sweep_rows(recs, rows):
     # two batches taking turns (a frame's flushes: each repeats the batch
     # before the last, which vkc keeps recorded too).
     # Batches for an idle queue whole (VKC_IMM_SPLIT=1) and in two pieces
-    # (rows for K = 16..1024 only).
+    # (rows for K = 16..1024 only); a kernel from SPIR-V, whose batches carry
+    # no epilogue (K = 1..64 only).
     for variant, what in (("vkc-immediate-rerecord", "every batch recorded"),
                           ("vkc-immediate-alternate", "two batches taking turns"),
                           ("vkc-immediate-whole", "whole (VKC_IMM_SPLIT=1)"),
                           ("vkc-immediate-rerecord-whole", "every batch recorded, whole"),
-                          ("vkc-immediate-rerecord-split2", "every batch recorded, in two pieces")):
+                          ("vkc-immediate-rerecord-split2", "every batch recorded, in two pieces"),
+                          ("vkc-immediate-spirv", "a kernel from SPIR-V")):
         rows_of = sweep(recs, "batch", variant)
         if not rows_of:
             continue
         # the experiments' rows cover part of the sweep: rated where they ran
-        part = variant.endswith(("-whole", "-split2"))
+        part = variant.endswith(("-whole", "-split2", "-spirv"))
         worst("immediate mode, %s: vkc vs raw record + submit" % what, rows_of,
               sweep(recs, "batch", "raw-record-submit"), "p50_us", 1.0, True, ours_only=part)
         worst("immediate mode, %s, ns/dispatch from K=16: vkc vs CUDA stream" % what,
