@@ -864,6 +864,23 @@ static void repeat_batch(vkc_context *ctx, vkc_kernel *k, vkc_buffer *b, uint32_
         assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
 }
 
+/* Whether immediate mode keeps batches for repeats (VKC_IMM_REUSE=0:
+ * not, experiments). */
+static bool imm_reuse_on(void)
+{
+    const char *env = getenv("VKC_IMM_REUSE");
+    return !(env && env[0] == '0');
+}
+
+/* Whether a kept immediate batch recorded without the marker (for an idle
+ * queue, no epilogue) is recorded once more, with it, at its first repeat:
+ * the default (VKC_IMM_MARKER unset), where batches are kept and the
+ * marker is on. */
+static bool imm_remarks(vkc_context *ctx)
+{
+    return imm_reuse_on() && !getenv("VKC_IMM_MARKER") && vkc__marker_on(ctx);
+}
+
 static vkc_stats stats_of(vkc_context *ctx)
 {
     vkc_stats st;
@@ -896,9 +913,8 @@ static void test_immediate_wait_signals(void **state)
      * an idle queue goes unmarked and signals). */
     vkc_context_features f;
     assert_int_equal(vkc_context_features_get(ctx, &f), VKC_SUCCESS);
-    const char *env_reuse = getenv("VKC_IMM_REUSE");
     if (!vkc__marker_on(ctx) || !atomic_load(&ctx->marker_trusted) || !f.completion_epilogue ||
-        (env_reuse && env_reuse[0] == '0'))
+        !imm_reuse_on())
         skip();
     enum { N = 64, BATCHES = 512 };
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
@@ -940,8 +956,7 @@ static void test_immediate_repeat(void **state)
      * looks at its age at count 2 only), so rounds repeat on slow hosts
      * and under the sanitizers too. */
     enum { N = 64, K = 2, ROUNDS = 6 };
-    const char *env = getenv("VKC_IMM_REUSE");
-    const bool on = !(env && env[0] == '0');
+    const bool on = imm_reuse_on();
     /* A kept batch recorded without the marker (for an idle queue, no
      * epilogue: a copy last, or VKC_EPILOGUE=0) is recorded once more, with
      * it, at its first repeat (VKC_IMM_MARKER unset): one repeat fewer
@@ -949,7 +964,7 @@ static void test_immediate_repeat(void **state)
      * not, the queue may have been busy, so up to one fewer. */
     vkc_context_features f;
     assert_int_equal(vkc_context_features_get(ctx, &f), VKC_SUCCESS);
-    const bool remark = on && !getenv("VKC_IMM_MARKER") && vkc__marker_on(ctx);
+    const bool remark = imm_remarks(ctx);
     const uint32_t rg = remark && !f.completion_epilogue; /* GLSL batches too */
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
     vkc_buffer *x = buffer(ctx, N * 4), *y = buffer(ctx, N * 4);
@@ -1076,9 +1091,9 @@ static void test_immediate_pieces(void **state)
 {
     vkc_context *ctx = *state;
     enum { N = 256 };
-    const char *env_split = getenv("VKC_IMM_SPLIT"), *env_reuse = getenv("VKC_IMM_REUSE");
+    const char *env_split = getenv("VKC_IMM_SPLIT");
     const bool on = !env_split || atoi(env_split) > 1; /* setup_pieces: 4 where unset */
-    const bool reuse = !(env_reuse && env_reuse[0] == '0');
+    const bool reuse = imm_reuse_on();
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
     vkc_buffer *x, *y;
     uint32_t rx[N], ry[N];
@@ -1119,8 +1134,7 @@ static void test_immediate_pieces(void **state)
      * it (VKC_IMM_MARKER unset). */
     vkc_context_features f;
     assert_int_equal(vkc_context_features_get(ctx, &f), VKC_SUCCESS);
-    const uint32_t rg =
-        reuse && !getenv("VKC_IMM_MARKER") && vkc__marker_on(ctx) && !f.completion_epilogue;
+    const uint32_t rg = imm_remarks(ctx) && !f.completion_epilogue;
     assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
     piece_batch(ctx, inpl, x, y, rx, ry, N, 16, 500, 5, true);
     const uint64_t s0 = stats_of(ctx).immediate_splits, r0 = stats_of(ctx).immediate_repeats;
@@ -1419,6 +1433,34 @@ static void marker_mode(vkc_context_desc *d)
     d->wait_mode = VKC_WAIT_SPIN_MARKER;
 }
 
+/* An environment variable set (value, or unset where NULL) for a
+ * context's creation, and put back as it was after (env_back). */
+typedef struct env_held {
+    const char *name;
+    bool had;
+    char keep[16];
+} env_held;
+
+static void env_put(env_held *h, const char *name, const char *value, bool overwrite)
+{
+    const char *was = getenv(name);
+    h->name = name;
+    h->had = was != NULL;
+    snprintf(h->keep, sizeof(h->keep), "%s", was ? was : "");
+    if (!value)
+        unsetenv(name);
+    else
+        setenv(name, value, overwrite);
+}
+
+static void env_back(const env_held *h)
+{
+    if (h->had)
+        setenv(h->name, h->keep, 1);
+    else
+        unsetenv(h->name);
+}
+
 /* A context made with VKC_IMM_FIXED=1, the given VKC_IMM_SLOW_US and
  * VKC_IMM_SPLIT (the count where the environment does not set one, unless
  * force), the environment as it was after. */
@@ -1426,22 +1468,13 @@ static int setup_imm(void **state, const char *split, const char *slow, bool for
 {
     static const char *const names[] = {"VKC_IMM_FIXED", "VKC_IMM_SPLIT", "VKC_IMM_SLOW_US"};
     const char *vals[] = {"1", split, slow};
-    char keep[3][16];
-    bool had[3];
-    for (int i = 0; i < 3; ++i) {
-        const char *was = getenv(names[i]);
-        had[i] = was != NULL;
-        snprintf(keep[i], sizeof(keep[i]), "%s", was ? was : "");
-        setenv(names[i], vals[i], i != 1 || force || !had[i]);
-    }
+    env_held held[3];
+    for (int i = 0; i < 3; ++i)
+        env_put(&held[i], names[i], vals[i], i != 1 || force);
     vkc_test_validation_reset();
     *state = vkc_test_context_create(NULL);
-    for (int i = 0; i < 3; ++i) {
-        if (had[i])
-            setenv(names[i], keep[i], 1);
-        else
-            unsetenv(names[i]);
-    }
+    for (int i = 0; i < 3; ++i)
+        env_back(&held[i]);
     return *state ? 0 : -1;
 }
 
@@ -1480,18 +1513,10 @@ static int setup_marker(void **state)
  * repeated or not), whatever the environment says. */
 static int setup_marker_imm(void **state, const char *value)
 {
-    const char *was = getenv("VKC_IMM_MARKER");
-    char keep[16];
-    snprintf(keep, sizeof(keep), "%s", was ? was : "");
-    if (value)
-        setenv("VKC_IMM_MARKER", value, 1);
-    else
-        unsetenv("VKC_IMM_MARKER");
+    env_held held;
+    env_put(&held, "VKC_IMM_MARKER", value, true);
     const int r = setup_marker(state);
-    if (was)
-        setenv("VKC_IMM_MARKER", keep, 1);
-    else
-        unsetenv("VKC_IMM_MARKER");
+    env_back(&held);
     return r;
 }
 
@@ -1671,8 +1696,7 @@ static void test_marker_skip(void **state)
 static void test_marker_kept_imm(void **state)
 {
     vkc_context *ctx = *state;
-    const char *env_reuse = getenv("VKC_IMM_REUSE");
-    if (!vkc__marker_on(ctx) || (env_reuse && env_reuse[0] == '0'))
+    if (!vkc__marker_on(ctx) || !imm_reuse_on())
         skip();
     const uint32_t n = 256, rounds = 40;
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
