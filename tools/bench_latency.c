@@ -942,96 +942,157 @@ void scen_reuse(bench *b, raw *r)
 
 /* ---- batch: immediate mode ---------------------------------------------------- */
 
-/* K tiny dependent dispatches per submission; the first iteration warms up. */
-/* lead: a barrier first, as vkc's batches have (it orders them after the
- * submissions before): what that barrier costs where the queue is idle. */
-static void raw_batch(bench *b, raw *r, uint32_t K, uint32_t iters, bool lead)
+/* One row of the batch scenario at one K: raw record + submit (ctx NULL) or
+ * vkc's immediate mode on ctx. Its iterations run in chunks, the rows of
+ * one K taking turns (see scen_batch). */
+typedef struct batch_row {
+    const char *name;
+    vkc_context *ctx; /* NULL: raw */
+    bool lead;        /* raw: a barrier first, as vkc's batches have */
+    bool glsl;        /* vkc: the kernel built from GLSL (batches end with the epilogue) */
+    uint32_t ways;    /* vkc: 2 = two batches on two buffers take turns */
+    bench_rec rec;
+    bench_times tm;
+    raw_tiny rt;
+    bench_tiny t[2];
+    /* vkc: what its chunks alone made (other rows share the context) */
+    uint64_t splits, slow, submits, signals;
+    uint32_t ran;  /* iterations run, warm-ups included */
+    uint32_t kept; /* samples kept */
+    char err[512]; /* non-empty: the row failed (its chunks stop) */
+} batch_row;
+
+static void batch_open(bench *b, raw *r, batch_row *row, uint32_t K, uint32_t iters)
 {
     char err[512] = "", variant[64], base[80];
+    vkc_context *vctx = row->ctx;
     snprintf(base, sizeof(base), "batch/raw-record-submit K=%u", K);
-    snprintf(variant, sizeof(variant), "raw-record-submit%s K=%u", lead ? "+lead" : "", K);
-    raw_tiny t = {0};
-    bench_times tm = {0};
-    bench_rec rec = bench_rec_init(b, variant, base);
-    MTRY(bench_times_init(&tm, 1, iters));
-    RTRY(raw_tiny_init(r, &t, 0));
-    for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
-        uint64_t t0 = bench_now_ns();
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(t.cb, &bi), "vkBeginCommandBuffer"));
-        for (uint32_t j = 0; j < K; ++j) {
-            if (j || lead)
-                raw_cmd_barrier(r, t.cb);
-            raw_cmd_dispatch(r, t.cb, &t.p, &t.a, t.push, 1, 1);
-        }
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(t.cb), "vkEndCommandBuffer"));
-        RTRY(raw_submit_wait(r, t.cb, t.fence, true));
-        bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
+    snprintf(variant, sizeof(variant), "%s K=%u", row->name, K);
+    row->rec = bench_rec_init(b, variant, base);
+    MTRY(bench_times_init(&row->tm, 0, iters));
+    if (!vctx) {
+        RTRY(raw_tiny_init(r, &row->rt, 0));
+    } else {
+        for (uint32_t w = 0; w < row->ways; ++w)
+            VTRY(bench_tiny_init_from(vctx, &row->t[w], 0, row->glsl));
     }
-    bench_rec_sweep(&rec, K, "K");
-    RTRY(raw_tiny_check(r, &t, (iters + 1) * K, &rec));
-    bench_times_rec(&tm, &rec, K);
+    return;
 fail:
-    bench_emit(b, &rec, err);
-    bench_times_free(&tm);
-    raw_tiny_finish(r, &t);
+    snprintf(row->err, sizeof(row->err), "%s", err);
 }
 
-/* K immediate dispatches, flush, wait, timed per round. name:
- * "vkc-immediate" on the bench's context, or another variant on vctx.
- * glsl: the kernel built by vkc_kernel_create_glsl (what vkc's users
- * compile), so that a batch for an idle queue ends with the completion
- * epilogue; else the same kernel from SPIR-V, whose idle batches complete
- * on the timeline. ways = 2: two batches of the same kernel on two buffers
- * take turns (what a frame's flushes look like). */
-static void vkc_batch(bench *b, vkc_context *vctx, const char *name, uint32_t K, uint32_t iters,
-                      bool glsl, uint32_t ways)
+/* One batch of K tiny dependent dispatches: recorded, submitted, waited. */
+static bool batch_raw_once(raw *r, batch_row *row, uint32_t K)
 {
-    char err[512] = "", variant[64], base[64];
-    snprintf(variant, sizeof(variant), "%s K=%u", name, K);
-    snprintf(base, sizeof(base), "batch/raw-record-submit K=%u", K);
-    bench_tiny t[2] = {0};
-    bench_times tm = {0};
-    bench_rec rec = bench_rec_init(b, variant, base);
-    MTRY(bench_times_init(&tm, 1, iters));
-    for (uint32_t w = 0; w < ways; ++w)
-        VTRY(bench_tiny_init_from(vctx, &t[w], 0, glsl));
-    vkc_stats st0, st1;
-    VTRY(vkc_context_stats(vctx, &st0));
-    for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
-        const vkc_dispatch_desc *d = &t[i % ways].d;
-        uint64_t t0 = bench_now_ns();
-        for (uint32_t j = 0; j < K; ++j)
-            VTRY(vkc_dispatch(vctx, d));
-        vkc_ticket tk;
-        VTRY(vkc_flush(vctx, &tk));
-        VTRY(vkc_wait(vctx, tk, UINT64_MAX));
-        bench_times_put(&tm, i, (double)(bench_now_ns() - t0));
+    raw_tiny *t = &row->rt;
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    if (!raw_ok(r, r->vkBeginCommandBuffer(t->cb, &bi), "vkBeginCommandBuffer"))
+        return false;
+    for (uint32_t j = 0; j < K; ++j) {
+        if (j || row->lead)
+            raw_cmd_barrier(r, t->cb);
+        raw_cmd_dispatch(r, t->cb, &t->p, &t->a, t->push, 1, 1);
     }
-    VTRY(vkc_context_stats(vctx, &st1));
-    /* How many batches went in pieces, how many fresh submits were slow
-     * (the driver's slow mode: pieces stop while it lasts), and how many
-     * submits and timeline signals they made (each signal costs 17-28 us in
-     * NVIDIA's slow mode: BENCHMARKS.md, 2026-12-06, job Z5), on every row,
-     * so that the whole rows show theirs beside the pieces'. */
-    bench_note(
-        &rec, "%u batches: %llu in pieces, %llu slow fresh submits, %llu submits, %llu signals",
-        tm.warm + tm.iters, (unsigned long long)(st1.immediate_splits - st0.immediate_splits),
-        (unsigned long long)(st1.immediate_slow_submits - st0.immediate_slow_submits),
-        (unsigned long long)(st1.submits - st0.submits),
-        (unsigned long long)(st1.timeline_signals - st0.timeline_signals));
-    bench_rec_sweep(&rec, K, "K");
-    /* Round i went to buffer i % ways: each holds K per round it got. */
-    const uint32_t rounds = tm.warm + tm.iters;
-    for (uint32_t w = 0; w < ways && rec.ok; ++w)
-        VTRY(bench_tiny_check(&t[w], (rounds / ways + (w < rounds % ways)) * K, &rec));
-    bench_times_rec(&tm, &rec, K);
+    return raw_ok(r, r->vkEndCommandBuffer(t->cb), "vkEndCommandBuffer") &&
+           raw_submit_wait(r, t->cb, t->fence, true);
+}
+
+/* A chunk: one warm-up batch (the row before it ran other work), then n
+ * timed ones. vkc's: K immediate dispatches, flush, wait; round i goes to
+ * buffer i % ways. */
+static void batch_chunk(raw *r, batch_row *row, uint32_t K, uint32_t n)
+{
+    char err[512] = "";
+    vkc_context *vctx = row->ctx;
+    vkc_stats st0, st1;
+    if (vctx)
+        VTRY(vkc_context_stats(vctx, &st0));
+    for (uint32_t i = 0; i <= n && row->kept < row->tm.iters; ++i, ++row->ran) {
+        uint64_t t0 = bench_now_ns();
+        if (!vctx) {
+            RTRY(batch_raw_once(r, row, K));
+        } else {
+            const vkc_dispatch_desc *d = &row->t[row->ran % row->ways].d;
+            for (uint32_t j = 0; j < K; ++j)
+                VTRY(vkc_dispatch(vctx, d));
+            vkc_ticket tk;
+            VTRY(vkc_flush(vctx, &tk));
+            VTRY(vkc_wait(vctx, tk, UINT64_MAX));
+        }
+        double ns = (double)(bench_now_ns() - t0);
+        if (i)
+            row->tm.wall[row->kept++] = ns;
+    }
+    if (vctx) {
+        VTRY(vkc_context_stats(vctx, &st1));
+        row->splits += st1.immediate_splits - st0.immediate_splits;
+        row->slow += st1.immediate_slow_submits - st0.immediate_slow_submits;
+        row->submits += st1.submits - st0.submits;
+        row->signals += st1.timeline_signals - st0.timeline_signals;
+    }
+    return;
 fail:
-    bench_emit(b, &rec, err);
-    bench_times_free(&tm);
-    for (uint32_t w = 0; w < ways; ++w)
-        bench_tiny_finish(&t[w]);
+    snprintf(row->err, sizeof(row->err), "%s", err);
+}
+
+/* The row's checks, its record, and its fixture freed. */
+static void batch_close(bench *b, raw *r, batch_row *row, uint32_t K)
+{
+    char err[512] = "";
+    vkc_context *vctx = row->ctx;
+    bench_rec *rec = &row->rec;
+    if (row->err[0]) {
+        snprintf(err, sizeof(err), "%s", row->err);
+        goto fail;
+    }
+    bench_rec_sweep(rec, K, "K");
+    if (!vctx) {
+        RTRY(raw_tiny_check(r, &row->rt, row->ran * K, rec));
+    } else {
+        /* How many batches went in pieces, how many fresh submits were slow
+         * (the driver's slow mode: pieces stop while it lasts), and how many
+         * submits and timeline signals they made (each signal costs 17-28 us
+         * in NVIDIA's slow mode: BENCHMARKS.md, 2026-12-06, job Z5), on every
+         * row, so that the whole rows show theirs beside the pieces'. */
+        bench_note(rec,
+                   "%u batches: %llu in pieces, %llu slow fresh submits, %llu submits, %llu "
+                   "signals",
+                   row->ran, (unsigned long long)row->splits, (unsigned long long)row->slow,
+                   (unsigned long long)row->submits, (unsigned long long)row->signals);
+        for (uint32_t w = 0; w < row->ways && rec->ok; ++w)
+            VTRY(bench_tiny_check(&row->t[w],
+                                  (row->ran / row->ways + (w < row->ran % row->ways)) * K, rec));
+    }
+    bench_times_rec(&row->tm, rec, K);
+fail:
+    bench_emit(b, rec, err);
+    bench_times_free(&row->tm);
+    if (!vctx)
+        raw_tiny_finish(r, &row->rt);
+    for (uint32_t w = 0; w < 2; ++w)
+        bench_tiny_finish(&row->t[w]);
+}
+
+/* The batch rows of one K, taking turns: `rounds` chunks each, forward
+ * then backward through the rows, so that a burst of other load on the
+ * machine (which lasts about a second and used to land on a few adjacent
+ * rows) and a drift of the clocks touch every row alike. */
+static void batch_rows(bench *b, raw *r, batch_row *rows, uint32_t n, uint32_t K, uint32_t iters)
+{
+    const uint32_t rounds = iters < 8 ? iters : 8;
+    for (uint32_t i = 0; i < n; ++i)
+        batch_open(b, r, &rows[i], K, iters);
+    for (uint32_t c = 0; c < rounds; ++c) {
+        const uint32_t m = iters * (c + 1) / rounds - iters * c / rounds;
+        for (uint32_t j = 0; j < n; ++j) {
+            batch_row *row = &rows[c & 1 ? n - 1 - j : j];
+            if (!row->err[0])
+                batch_chunk(r, row, K, m);
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i)
+        batch_close(b, r, &rows[i], K);
 }
 
 void scen_batch(bench *b, raw *r)
@@ -1082,30 +1143,34 @@ void scen_batch(bench *b, raw *r)
             iters = 3;
         if (iters > bench_n(b, 100, 2000))
             iters = bench_n(b, 100, 2000);
-        if (r)
-            raw_batch(b, r, K, iters, false);
-        if (r && K <= 16)
-            raw_batch(b, r, K, iters, true);
-        vkc_batch(b, b->ctx, "vkc-immediate", K, iters, true, 1);
-        /* Two batches taking turns: each repeats the one before the last. */
-        vkc_batch(b, b->ctx, "vkc-immediate-alternate", K, iters, true, 2);
-        if (rerecord)
-            vkc_batch(b, rerecord, "vkc-immediate-rerecord", K, iters, true, 1);
-        if (whole && K >= 16 && K <= 1024)
-            vkc_batch(b, whole, "vkc-immediate-whole", K, iters, true, 1);
-        if (rewhole && K >= 16 && K <= 1024)
-            vkc_batch(b, rewhole, "vkc-immediate-rerecord-whole", K, iters, true, 1);
-        if (re2 && K >= 16 && K <= 1024)
-            vkc_batch(b, re2, "vkc-immediate-rerecord-split2", K, iters, true, 1);
-        if (K <= 64)
-            vkc_batch(b, b->ctx, "vkc-immediate-spirv", K, iters, false, 1);
-        if (fixed)
-            vkc_batch(b, fixed, "vkc-immediate-fixed", K, iters, true, 1);
-        /* SPIR-V: the marker's own dispatch, not the epilogue */
-        if (marker && K <= 64)
-            vkc_batch(b, marker, "vkc-immediate-marker", K, iters, false, 1);
-        if (unmarked && K <= 64)
-            vkc_batch(b, unmarked, "vkc-immediate-unmarked", K, iters, false, 1);
+        const bool mid = K >= 16 && K <= 1024, small = K <= 64;
+        /* In the order of the table; a row whose context could not be made
+         * has its failed record already. */
+        const batch_row all[] = {
+            {.name = "raw-record-submit", .ctx = NULL},
+            {.name = "raw-record-submit+lead", .ctx = NULL, .lead = true},
+            {.name = "vkc-immediate", .ctx = b->ctx, .glsl = true, .ways = 1},
+            /* Two batches taking turns: each repeats the one before the last. */
+            {.name = "vkc-immediate-alternate", .ctx = b->ctx, .glsl = true, .ways = 2},
+            {.name = "vkc-immediate-rerecord", .ctx = rerecord, .glsl = true, .ways = 1},
+            {.name = "vkc-immediate-whole", .ctx = whole, .glsl = true, .ways = 1},
+            {.name = "vkc-immediate-rerecord-whole", .ctx = rewhole, .glsl = true, .ways = 1},
+            {.name = "vkc-immediate-rerecord-split2", .ctx = re2, .glsl = true, .ways = 1},
+            {.name = "vkc-immediate-spirv", .ctx = b->ctx, .ways = 1},
+            {.name = "vkc-immediate-fixed", .ctx = fixed, .glsl = true, .ways = 1},
+            /* SPIR-V: the marker's own dispatch, not the epilogue */
+            {.name = "vkc-immediate-marker", .ctx = marker, .ways = 1},
+            {.name = "vkc-immediate-unmarked", .ctx = unmarked, .ways = 1},
+        };
+        const bool run[] = {r != NULL,       r && K <= 16,     true,       true,  rerecord != NULL,
+                            whole && mid,    rewhole && mid,   re2 && mid, small, fixed != NULL,
+                            marker && small, unmarked && small};
+        batch_row rows[sizeof(all) / sizeof(all[0])];
+        uint32_t n = 0;
+        for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i)
+            if (run[i])
+                rows[n++] = all[i];
+        batch_rows(b, r, rows, n, K, iters);
     }
     vkc_context_destroy(fixed);
     vkc_context_destroy(marker);
