@@ -329,6 +329,19 @@ def sweep_rows(recs, rows):
           sweep(recs, "fusion", "torch-compile"), "p50_us", 1.0, True)
     worst("fusion p50: vkc's builder vs the hand-written vec4 raw kernel", built,
           sweep(recs, "fusion", "raw-vec4"), "p50_us", 1.03, True)
+    # Which mode NVIDIA's driver was in during the batch scenario: in its
+    # slow mode each timeline signal costs ~50 us, so batches of one that
+    # signal every submit (VKC_IMM_MARKER=0) take several times those that
+    # do not (the default's repeats); ~1 in the fast mode (BENCHMARKS.md,
+    # fourteenth session, job Z13).
+    sig = sweep(recs, "batch", "vkc-immediate-unmarked").get(1)
+    quiet = sweep(recs, "batch", "vkc-immediate-spirv").get(1)
+    if sig and quiet and sig.get("p50_us") and quiet.get("p50_us"):
+        rows.append(("driver mode in the batch scenario: a signal every submit vs none "
+                     "(vkc-immediate-unmarked vs vkc-immediate-spirv, K=1)",
+                     "%.3g us" % sig["p50_us"], "%.3g us" % quiet["p50_us"],
+                     "%.3f" % (sig["p50_us"] / quiet["p50_us"]),
+                     "report (above 2: the slow mode)", "report"))
     imm = sweep(recs, "batch", "vkc-immediate")
     worst("immediate mode: vkc vs raw record + submit of the same batch", imm,
           sweep(recs, "batch", "raw-record-submit"), "p50_us", 1.0, True)
