@@ -947,6 +947,7 @@ void scen_reuse(bench *b, raw *r)
  * one K taking turns (see scen_batch). */
 typedef struct batch_row {
     const char *name;
+    bool on;          /* runs at this K */
     vkc_context *ctx; /* NULL: raw */
     bool lead;        /* raw: a barrier first, as vkc's batches have */
     bool glsl;        /* vkc: the kernel built from GLSL (batches end with the epilogue) */
@@ -1144,31 +1145,45 @@ void scen_batch(bench *b, raw *r)
         if (iters > bench_n(b, 100, 2000))
             iters = bench_n(b, 100, 2000);
         const bool mid = K >= 16 && K <= 1024, small = K <= 64;
-        /* In the order of the table; a row whose context could not be made
-         * has its failed record already. */
+        /* In the order of the table, each with whether it runs at this K;
+         * a row whose context could not be made has its failed record
+         * already. */
         const batch_row all[] = {
-            {.name = "raw-record-submit", .ctx = NULL},
-            {.name = "raw-record-submit+lead", .ctx = NULL, .lead = true},
-            {.name = "vkc-immediate", .ctx = b->ctx, .glsl = true, .ways = 1},
+            {.name = "raw-record-submit", .on = r != NULL},
+            {.name = "raw-record-submit+lead", .on = r && K <= 16, .lead = true},
+            {.name = "vkc-immediate", .on = true, .ctx = b->ctx, .glsl = true, .ways = 1},
             /* Two batches taking turns: each repeats the one before the last. */
-            {.name = "vkc-immediate-alternate", .ctx = b->ctx, .glsl = true, .ways = 2},
-            {.name = "vkc-immediate-rerecord", .ctx = rerecord, .glsl = true, .ways = 1},
-            {.name = "vkc-immediate-whole", .ctx = whole, .glsl = true, .ways = 1},
-            {.name = "vkc-immediate-rerecord-whole", .ctx = rewhole, .glsl = true, .ways = 1},
-            {.name = "vkc-immediate-rerecord-split2", .ctx = re2, .glsl = true, .ways = 1},
-            {.name = "vkc-immediate-spirv", .ctx = b->ctx, .ways = 1},
-            {.name = "vkc-immediate-fixed", .ctx = fixed, .glsl = true, .ways = 1},
+            {.name = "vkc-immediate-alternate", .on = true, .ctx = b->ctx, .glsl = true, .ways = 2},
+            {.name = "vkc-immediate-rerecord",
+             .on = rerecord,
+             .ctx = rerecord,
+             .glsl = true,
+             .ways = 1},
+            {.name = "vkc-immediate-whole",
+             .on = whole && mid,
+             .ctx = whole,
+             .glsl = true,
+             .ways = 1},
+            {.name = "vkc-immediate-rerecord-whole",
+             .on = rewhole && mid,
+             .ctx = rewhole,
+             .glsl = true,
+             .ways = 1},
+            {.name = "vkc-immediate-rerecord-split2",
+             .on = re2 && mid,
+             .ctx = re2,
+             .glsl = true,
+             .ways = 1},
+            {.name = "vkc-immediate-spirv", .on = small, .ctx = b->ctx, .ways = 1},
+            {.name = "vkc-immediate-fixed", .on = fixed, .ctx = fixed, .glsl = true, .ways = 1},
             /* SPIR-V: the marker's own dispatch, not the epilogue */
-            {.name = "vkc-immediate-marker", .ctx = marker, .ways = 1},
-            {.name = "vkc-immediate-unmarked", .ctx = unmarked, .ways = 1},
+            {.name = "vkc-immediate-marker", .on = marker && small, .ctx = marker, .ways = 1},
+            {.name = "vkc-immediate-unmarked", .on = unmarked && small, .ctx = unmarked, .ways = 1},
         };
-        const bool run[] = {r != NULL,       r && K <= 16,     true,       true,  rerecord != NULL,
-                            whole && mid,    rewhole && mid,   re2 && mid, small, fixed != NULL,
-                            marker && small, unmarked && small};
         batch_row rows[sizeof(all) / sizeof(all[0])];
         uint32_t n = 0;
         for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i)
-            if (run[i])
+            if (all[i].on)
                 rows[n++] = all[i];
         batch_rows(b, r, rows, n, K, iters);
     }
