@@ -960,6 +960,9 @@ typedef struct batch_row {
     uint64_t splits, slow, submits, signals;
     uint32_t ran;  /* iterations run, warm-ups included */
     uint32_t kept; /* samples kept */
+    /* vkc: per timed batch, the vkc_flush call (recording, a fresh batch's
+     * unit, the submit) and the vkc_wait call: where a row's time goes */
+    double *flush_ns, *wait_ns;
     char err[512]; /* non-empty: the row failed (its chunks stop) */
 } batch_row;
 
@@ -974,6 +977,8 @@ static void batch_open(bench *b, raw *r, batch_row *row, uint32_t K, uint32_t it
     if (!vctx) {
         RTRY(raw_tiny_init(r, &row->rt, 0));
     } else {
+        MTRY((row->flush_ns = calloc(iters, sizeof(double))) &&
+             (row->wait_ns = calloc(iters, sizeof(double))));
         for (uint32_t w = 0; w < row->ways; ++w)
             VTRY(bench_tiny_init_from(vctx, &row->t[w], 0, row->glsl));
     }
@@ -1018,8 +1023,14 @@ static void batch_chunk(raw *r, batch_row *row, uint32_t K, uint32_t n)
             for (uint32_t j = 0; j < K; ++j)
                 VTRY(vkc_dispatch(vctx, d));
             vkc_ticket tk;
+            const uint64_t t1 = bench_now_ns();
             VTRY(vkc_flush(vctx, &tk));
+            const uint64_t t2 = bench_now_ns();
             VTRY(vkc_wait(vctx, tk, UINT64_MAX));
+            if (i) {
+                row->flush_ns[row->kept] = (double)(t2 - t1);
+                row->wait_ns[row->kept] = (double)(bench_now_ns() - t2);
+            }
         }
         double ns = (double)(bench_now_ns() - t0);
         if (i)
@@ -1058,9 +1069,11 @@ static void batch_close(bench *b, raw *r, batch_row *row, uint32_t K)
          * row, so that the whole rows show theirs beside the pieces'. */
         bench_note(rec,
                    "%u batches: %llu in pieces, %llu slow fresh submits, %llu submits, %llu "
-                   "signals",
+                   "signals; flush call p50 %.2f us, wait call p50 %.2f us",
                    row->ran, (unsigned long long)row->splits, (unsigned long long)row->slow,
-                   (unsigned long long)row->submits, (unsigned long long)row->signals);
+                   (unsigned long long)row->submits, (unsigned long long)row->signals,
+                   bench_median(row->flush_ns, row->kept) / 1e3,
+                   bench_median(row->wait_ns, row->kept) / 1e3);
         for (uint32_t w = 0; w < row->ways && rec->ok; ++w)
             VTRY(bench_tiny_check(&row->t[w],
                                   (row->ran / row->ways + (w < row->ran % row->ways)) * K, rec));
@@ -1069,6 +1082,8 @@ static void batch_close(bench *b, raw *r, batch_row *row, uint32_t K)
 fail:
     bench_emit(b, rec, err);
     bench_times_free(&row->tm);
+    free(row->flush_ns);
+    free(row->wait_ns);
     if (!vctx)
         raw_tiny_finish(r, &row->rt);
     for (uint32_t w = 0; w < 2; ++w)
