@@ -43,7 +43,9 @@ static vkc_result vkc__gate_open_locked(vkc_context *ctx, uint32_t n)
     }
     const uint32_t len = atomic_load_explicit(&ctx->arm_len, memory_order_relaxed) - n;
     ctx->arm_head = (ctx->arm_head + n) % VKC_ARM_DEPTH_MAX;
-    atomic_store_explicit(&ctx->arm_len, len, memory_order_relaxed);
+    /* Release: vkc__arm_cancel's look without the lock sees what came
+     * before (the owner's miss count) once it sees the queue empty. */
+    atomic_store_explicit(&ctx->arm_len, len, memory_order_release);
     atomic_store_explicit(&ctx->submitted_value, last, memory_order_release);
     atomic_store_explicit(&ctx->armed_cmd, len ? vkc__armed_at(ctx, 0)->cmd : NULL,
                           memory_order_relaxed);
@@ -209,19 +211,25 @@ void vkc__arm_cancel_locked(vkc_context *ctx)
         atomic_store_explicit(&c->pred_zero, true, memory_order_release);
     }
     atomic_thread_fence(memory_order_seq_cst);
+    /* The owner's miss count before the gate opens: once the queue shows
+     * empty, the owner's destroy (another thread, vkc__arm_cancel) no
+     * longer takes the lock and may free the count (TSan, test_epilogue
+     * test_threads: a cancelled sequence freed while the count was bumped). */
     atomic_uint *misses = ctx->armed_owner;
+    if (misses)
+        atomic_fetch_add_explicit(misses, 1, memory_order_relaxed);
     if (vkc__gate_open_locked(ctx, n) < 0) {
         atomic_store(&ctx->lost, true);
         return;
     }
-    if (misses)
-        atomic_fetch_add_explicit(misses, 1, memory_order_relaxed);
     VKC_STAT_ADD(ctx, armed_cancels, n);
 }
 
 void vkc__arm_cancel(vkc_context *ctx, const void *owner)
 {
-    if (VKC_LIKELY(!atomic_load_explicit(&ctx->arm_len, memory_order_relaxed)))
+    /* Acquire: an empty queue seen here comes after everything the last
+     * cancel or open did to the owner (vkc__gate_open_locked's release). */
+    if (VKC_LIKELY(!atomic_load_explicit(&ctx->arm_len, memory_order_acquire)))
         return;
     if (ctx->queue_lock_fn)
         ctx->queue_lock_fn(ctx->queue_lock_user);
