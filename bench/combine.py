@@ -330,7 +330,7 @@ def sweep_rows(recs, rows):
     worst("fusion p50: vkc's builder vs the hand-written vec4 raw kernel", built,
           sweep(recs, "fusion", "raw-vec4"), "p50_us", 1.03, True)
     # Which mode NVIDIA's driver was in during the batch scenario: in its
-    # slow mode each timeline signal costs ~50 us, so batches of one that
+    # slow mode each timeline signal costs 17-55 us, so batches of one that
     # signal every submit (VKC_IMM_MARKER=0) take several times those that
     # do not (the default's repeats); ~1 in the fast mode (BENCHMARKS.md,
     # fourteenth session, job Z13).

@@ -1065,10 +1065,11 @@ static void batch_close(bench *b, raw *r, batch_row *row, uint32_t K)
         RTRY(raw_tiny_check(r, &row->rt, row->ran * K, rec));
     } else {
         /* How many batches went in pieces, how many fresh submits were slow
-         * (the driver's slow mode: pieces stop while it lasts), and how many
-         * submits and timeline signals they made (each signal costs 17-28 us
-         * in NVIDIA's slow mode: BENCHMARKS.md, 2026-12-06, job Z5), on every
-         * row, so that the whole rows show theirs beside the pieces'. */
+         * (the driver's slow mode: pieces stop while it lasts), how many
+         * submits and timeline signals they made (each signal costs 17-55
+         * us in NVIDIA's slow mode: BENCHMARKS.md, 2026-12-06, jobs Z5 and
+         * Z13), on every row, so that the whole rows show theirs beside the
+         * pieces'; and how the time splits between flush and wait. */
         bench_note(rec,
                    "%u batches: %llu in pieces, %llu slow fresh submits, %llu submits, %llu "
                    "signals; flush call p50 %.2f us, wait call p50 %.2f us",
