@@ -356,6 +356,13 @@ void bench_skip(bench *b, const char *variant, const char *reason);
  * variant named (a NULL-terminated list) and NULL. */
 vkc_context *bench_context_or_fail(bench *b, vkc_context_desc *desc, const char *variant, ...);
 
+/* Rows that take turns: iters samples each, in min(iters, 8) rounds, the
+ * rows forward in even rounds and backward in odd ones, so that a drift or
+ * a burst of other load lands on every row alike; chunk(user, j, m) runs m
+ * samples of row j. Returns the number of rounds. */
+uint32_t bench_turns(uint32_t n, uint32_t iters,
+                     void (*chunk)(void *user, uint32_t row, uint32_t m), void *user);
+
 /* All n values equal want; else false with a note naming the first that does not. */
 bool bench_check_all(const uint32_t *got, uint32_t n, uint32_t want, char *note, size_t note_size);
 

@@ -44,6 +44,7 @@ typedef struct chain_rec {
     raw_tiny *t;
     bar_kind kind;
     uint32_t K;
+    bool bound; /* pipeline, descriptors and constants once: then barrier + dispatch */
 } chain_rec;
 
 static void record_chain(raw *r, VkCommandBuffer cb, void *user)
@@ -52,33 +53,11 @@ static void record_chain(raw *r, VkCommandBuffer cb, void *user)
     for (uint32_t j = 0; j < c->K; ++j) {
         if (j)
             cmd_bar(r, cb, c->kind, c->t->x.buf);
-        raw_cmd_dispatch(r, cb, &c->t->p, &c->t->a, c->t->push, 1, 1);
+        if (j && c->bound)
+            r->vkCmdDispatch(cb, 1, 1, 1);
+        else
+            raw_cmd_dispatch(r, cb, &c->t->p, &c->t->a, c->t->push, 1, 1);
     }
-}
-
-static void raw_chain(bench *b, raw *r, bar_kind kind, uint32_t K)
-{
-    char err[512] = "", variant[64], base[96];
-    snprintf(variant, sizeof(variant), "%s K=%u", bar_names[kind], K);
-    snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], K);
-    if (kind == BAR_SYNC2 && !r->vkCmdPipelineBarrier2) {
-        bench_skip(b, variant, "synchronization2 not enabled");
-        return;
-    }
-    raw_tiny t = {0};
-    bench_times tm = {0};
-    bench_rec rec = bench_rec_init(b, variant, base);
-    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
-    RTRY(raw_tiny_init(r, &t, 0));
-    RTRY(raw_time_replay(r, record_chain, &(chain_rec){&t, kind, K}, &tm));
-    bench_rec_sweep(&rec, K, "K");
-    rec.barriers = K - 1;
-    RTRY(raw_tiny_check(r, &t, (tm.warm + tm.iters) * K, &rec));
-    bench_times_rec(&tm, &rec, K);
-fail:
-    bench_emit(b, &rec, err);
-    bench_times_free(&tm);
-    raw_tiny_finish(r, &t);
 }
 
 /* GPU time of a recorded vkc sequence per submit, as raw_time_replay's:
@@ -129,50 +108,161 @@ static bool vkc_seq_gpu(raw *r, vkc_context *vctx, vkc_seq *s, uint32_t n, doubl
     return ok;
 }
 
-/* K dependent dispatches (x += 1 each) in one vkc sequence, replayed; with
- * r (on vctx's queue), its GPU time as the raw variants'. */
-static void vkc_chain(bench *b, raw *r, vkc_context *vctx, const char *variant, uint32_t K,
-                      const char *baseline)
+/* One row of the chain scenario at one K: a raw barrier form (ctx NULL),
+ * recorded once and replayed, its fence spun on, or a vkc sequence of the
+ * same K dispatches (x += 1 each) on ctx. The rows of one K take turns in
+ * chunks (bench_turns), so that a drift of the GPU's clocks or a burst of
+ * other load over a row's seconds is shared by all of them. */
+typedef struct chain_row {
+    const char *name;
+    const char *variant, *base; /* vkc: the record's names, where not "name K=" */
+    bar_kind kind;              /* raw */
+    vkc_context *ctx;           /* NULL: raw */
+    bench_rec rec;
+    bench_times tm;
+    raw_tiny rt; /* raw: its cb is the recording, timestamps either side */
+    bench_tiny t;
+    vkc_seq *s;
+    vkc_seq_info info;
+    uint32_t ran, kept; /* iterations run (warm-ups included), samples kept */
+    char err[512];      /* non-empty: the row failed (its chunks stop) */
+} chain_row;
+
+static void chain_open(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t iters)
+{
+    char err[512] = "", variant[64], base[96];
+    vkc_context *vctx = row->ctx;
+    snprintf(variant, sizeof(variant), "%s K=%u", vctx ? row->name : bar_names[row->kind], K);
+    snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], K);
+    row->rec =
+        bench_rec_init(b, row->variant ? row->variant : variant, row->base ? row->base : base);
+    bench_rec_sweep(&row->rec, K, "K");
+    MTRY(bench_times_init(&row->tm, 0, iters));
+    if (!vctx) {
+        if (row->kind == BAR_SYNC2 && !r->vkCmdPipelineBarrier2) {
+            snprintf(row->err, sizeof(row->err), "synchronization2 not enabled");
+            return;
+        }
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        RTRY(raw_tiny_init(r, &row->rt, 0) &&
+             raw_ok(r, r->vkBeginCommandBuffer(row->rt.cb, &bi), "vkBeginCommandBuffer"));
+        raw_cmd_ts_begin(r, row->rt.cb);
+        record_chain(r, row->rt.cb, &(chain_rec){&row->rt, row->kind, K, false});
+        raw_cmd_ts_end(r, row->rt.cb);
+        RTRY(raw_ok(r, r->vkEndCommandBuffer(row->rt.cb), "vkEndCommandBuffer"));
+        row->tm.has_gpu = r->queries != VK_NULL_HANDLE;
+        row->rec.barriers = K - 1;
+    } else {
+        VTRY(bench_tiny_init(vctx, &row->t, 0));
+        VTRY(bench_seq_record(vctx, &row->t.d, 1, K, &row->s));
+        VTRY(vkc_seq_info_get(row->s, &row->info));
+        row->rec.barriers = row->info.barriers;
+    }
+    return;
+fail:
+    snprintf(row->err, sizeof(row->err), "%s", err);
+}
+
+/* A chunk: one warm-up replay (the row before it ran other work), then n
+ * timed ones, each submitted and waited. */
+static void chain_chunk(raw *r, chain_row *row, uint32_t n)
 {
     char err[512] = "";
-    bench_tiny t = {0};
-    bench_times tm = {0};
-    vkc_seq_info info = {0};
-    bench_rec rec = bench_rec_init(b, variant, baseline);
-    MTRY(bench_times_init(&tm, bench_n(b, 2, 10), bench_n(b, 20, 200)));
-    VTRY(bench_tiny_init(vctx, &t, 0));
-    VTRY(bench_seq_time(vctx, &t.d, 1, K, &tm, &info));
-    bench_rec_sweep(&rec, K, "K");
-    rec.barriers = info.barriers;
-    VTRY(bench_tiny_check(&t, (tm.warm + tm.iters) * K, &rec));
-    if (rec.ok && info.barriers < K - 1) {
-        rec.ok = false;
-        snprintf(rec.note, sizeof(rec.note), "only %u barriers for %u dependent dispatches",
-                 info.barriers, K);
+    vkc_context *vctx = row->ctx;
+    for (uint32_t i = 0; i <= n && row->kept < row->tm.iters; ++i, ++row->ran) {
+        const uint64_t t0 = bench_now_ns();
+        if (!vctx) {
+            RTRY(raw_submit_wait(r, row->rt.cb, row->rt.fence, true));
+        } else {
+            vkc_ticket tk;
+            VTRY(vkc_seq_submit(row->s, &tk));
+            VTRY(vkc_wait(vctx, tk, UINT64_MAX));
+        }
+        const uint64_t t1 = bench_now_ns();
+        if (!i)
+            continue;
+        if (row->tm.has_gpu && !raw_ts_read(r, &row->tm.gpu[row->kept]))
+            row->tm.has_gpu = false;
+        row->tm.wall[row->kept++] = (double)(t1 - t0);
     }
-    bench_times_rec(&tm, &rec, K);
-    /* GPU time from raw timestamps on the same queue: the raw context's. */
-    if (r && rec.ok && vctx == r->ctx) {
-        vkc_seq *s = NULL;
-        double gpu_ns = 0;
-        uint32_t more = 0;
-        const uint32_t gpu_n = bench_n(b, 5, 20);
-        VTRY(bench_seq_record(vctx, &t.d, 1, K, &s));
-        bool got = vkc_seq_gpu(r, vctx, s, gpu_n, &gpu_ns, &more);
-        vkc_seq_destroy(s);
-        if (got)
-            rec.gpu_per_dispatch_ns = gpu_ns / K;
-        VTRY(vkc_finish(vctx));
-        /* each extra submit added K more */
-        VTRY(bench_tiny_check(&t, (tm.warm + tm.iters + more) * K, &rec));
-        if (got)
-            bench_note(&rec, "GPU ns: timestamps in raw submits either side, %u more submits",
-                       gpu_n);
-    }
+    return;
 fail:
-    bench_emit(b, &rec, err);
-    bench_times_free(&tm);
-    bench_tiny_finish(&t);
+    snprintf(row->err, sizeof(row->err), "%s", err);
+}
+
+/* The row's checks (x = K per replay), its record (noting the chunks it
+ * took turns in, turns > 0), its fixture freed; a vkc row on the raw
+ * context's queue also gets its GPU time from raw timestamps either side
+ * of more submits (vkc_seq_gpu). */
+static void chain_close(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t turns)
+{
+    char err[512] = "";
+    vkc_context *vctx = row->ctx;
+    bench_rec *rec = &row->rec;
+    if (row->err[0]) {
+        snprintf(err, sizeof(err), "%s", row->err);
+        goto fail;
+    }
+    row->tm.iters = row->kept;
+    if (!vctx) {
+        RTRY(raw_tiny_check(r, &row->rt, row->ran * K, rec));
+    } else {
+        VTRY(bench_tiny_check(&row->t, row->ran * K, rec));
+        if (rec->ok && row->info.barriers < K - 1) {
+            rec->ok = false;
+            snprintf(rec->note, sizeof(rec->note), "only %u barriers for %u dependent dispatches",
+                     row->info.barriers, K);
+        }
+        if (r && rec->ok && vctx == r->ctx) {
+            double gpu_ns = 0;
+            uint32_t more = 0;
+            const uint32_t gpu_n = bench_n(b, 5, 20);
+            bool got = vkc_seq_gpu(r, vctx, row->s, gpu_n, &gpu_ns, &more);
+            VTRY(vkc_finish(vctx));
+            if (got)
+                rec->gpu_per_dispatch_ns = gpu_ns / K;
+            /* each extra submit added K more */
+            VTRY(bench_tiny_check(&row->t, (row->ran + more) * K, rec));
+            if (got)
+                bench_note(rec, "GPU ns: timestamps in raw submits either side, %u more submits",
+                           gpu_n);
+        }
+    }
+    bench_times_rec(&row->tm, rec, K);
+    if (turns)
+        bench_note(rec, "rows take turns: %u chunks", turns);
+fail:
+    bench_emit(b, rec, err);
+    bench_times_free(&row->tm);
+    if (!vctx) {
+        raw_tiny_finish(r, &row->rt);
+    } else {
+        vkc_seq_destroy(row->s);
+        bench_tiny_finish(&row->t);
+    }
+}
+
+typedef struct chain_turn {
+    raw *r;
+    chain_row *rows;
+} chain_turn;
+
+static void chain_turn_chunk(void *user, uint32_t j, uint32_t m)
+{
+    chain_turn *t = user;
+    if (!t->rows[j].err[0])
+        chain_chunk(t->r, &t->rows[j], m);
+}
+
+/* The rows of one K: opened, their chunks taking turns (bench_turns),
+ * closed in the table's order. */
+static void chain_rows(bench *b, raw *r, chain_row *rows, uint32_t n, uint32_t K, uint32_t iters)
+{
+    for (uint32_t i = 0; i < n; ++i)
+        chain_open(b, r, &rows[i], K, iters);
+    const uint32_t rounds = bench_turns(n, iters, chain_turn_chunk, &(chain_turn){r, rows});
+    for (uint32_t i = 0; i < n; ++i)
+        chain_close(b, r, &rows[i], K, n > 1 ? rounds : 0);
 }
 
 /* The cooperative chain: K dependent steps in one vkc_seq_dispatch_cooperative,
@@ -364,7 +454,8 @@ fail:
 void bench_vkc_chain(bench *b, vkc_context *vctx, const char *variant, uint32_t K,
                      const char *baseline)
 {
-    vkc_chain(b, NULL, vctx, variant, K, baseline);
+    chain_row row = {.ctx = vctx, .variant = variant, .base = baseline};
+    chain_rows(b, NULL, &row, 1, K, bench_n(b, 20, 200));
 }
 
 /* The long chain as vkc recorded it before the one-copy rule for long
@@ -398,16 +489,16 @@ void scen_chain(bench *b, raw *r)
     vkc_context *spinning = bench_context_or_fail(b, &(vkc_context_desc){.spin_ns = 1000000000ull},
                                                   "vkc-seq-spinning", NULL);
     for (int i = 0; i < 2; ++i) {
-        char v[64], base[96];
-        if (r)
-            for (int kind = 0; kind < BAR_COUNT; ++kind)
-                raw_chain(b, r, (bar_kind)kind, ks[i]);
-        snprintf(v, sizeof(v), "vkc-seq K=%u", ks[i]);
+        char base[96];
         snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], ks[i]);
-        vkc_chain(b, r, b->ctx, v, ks[i], base);
-        snprintf(v, sizeof(v), "vkc-seq-spinning K=%u", ks[i]);
+        chain_row rows[BAR_COUNT + 2];
+        uint32_t n = 0;
+        for (int kind = 0; r && kind < BAR_COUNT; ++kind)
+            rows[n++] = (chain_row){.kind = (bar_kind)kind};
+        rows[n++] = (chain_row){.name = "vkc-seq", .ctx = b->ctx};
         if (spinning)
-            vkc_chain(b, r, spinning, v, ks[i], base);
+            rows[n++] = (chain_row){.name = "vkc-seq-spinning", .ctx = spinning};
+        chain_rows(b, r, rows, n, ks[i], bench_n(b, 20, 200));
         bench_vkc_coop_chain(b, ks[i], bench_n(b, 20, 200), base, &chain_barrier);
         if (r)
             raw_persist_chain(b, r, ks[i], bench_n(b, 20, 200), base, &chain_barrier);
@@ -909,21 +1000,34 @@ fail:
  * the same constants (x += 1, a barrier before each but the first), CPU ns
  * per dispatch of recording. Raw pushes the descriptors and constants for
  * every dispatch, as a plain recording loop does; vkc finds them bound
- * (src/record.c) and pays for its hazard tracking. The last recording is
+ * (src/record.c) and pays for its hazard tracking. Beside it, what vkc's
+ * own calls cost the driver: the barrier in synchronization2's form (vkc's
+ * where the device has it) and the state bound once (barrier + dispatch
+ * after the first), each form alone and both. The last recording is
  * submitted once and checked (x = N). */
-static void raw_record_chain(bench *b, raw *r, uint32_t N)
+static void raw_record_chain(bench *b, raw *r, uint32_t N, bar_kind kind, bool bound)
 {
     char err[512] = "";
+    char variant[64];
+    snprintf(variant, sizeof(variant), "raw-record-chain%s%s", bound ? "-bound" : "",
+             kind == BAR_SYNC2 ? "-sync2" : "");
+    if (kind == BAR_SYNC2 && !r->vkCmdPipelineBarrier2) {
+        bench_skip(b, variant, "synchronization2 not enabled");
+        return;
+    }
     raw_tiny t = {0};
     bench_times tm = {0};
-    bench_rec rec = bench_rec_init(b, "raw-record-chain", "record/raw-record-chain");
+    bench_rec rec = bench_rec_init(b, variant, "record/raw-record-chain");
     MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 200)));
     RTRY(raw_tiny_init(r, &t, 0));
-    RTRY(raw_time_record(r, t.cb, record_chain, &(chain_rec){&t, BAR_MEMORY, N}, N, &tm));
+    RTRY(raw_time_record(r, t.cb, record_chain, &(chain_rec){&t, kind, N, bound}, N, &tm));
     RTRY(raw_submit_wait(r, t.cb, t.fence, false));
     RTRY(raw_tiny_check(r, &t, N, &rec));
     record_timing(&tm, &rec);
-    bench_note(&rec, "barrier+push descriptors+push constants+dispatch, the same each time");
+    bench_note(&rec,
+               bound ? "%s barrier + dispatch, the state bound by the first dispatch"
+                     : "%s barrier + push descriptors + push constants + dispatch",
+               kind == BAR_SYNC2 ? "synchronization2" : "vkCmdPipelineBarrier");
 fail:
     bench_emit(b, &rec, err);
     bench_times_free(&tm);
@@ -970,8 +1074,12 @@ void scen_record(bench *b, raw *r)
         raw_record(b, r, N);
     vkc_record(b, VD_SEQ, N, b->ctx);
     vkc_record_armed(b, N);
-    if (r)
-        raw_record_chain(b, r, N);
+    if (r) {
+        raw_record_chain(b, r, N, BAR_MEMORY, false);
+        raw_record_chain(b, r, N, BAR_SYNC2, false);
+        raw_record_chain(b, r, N, BAR_MEMORY, true);
+        raw_record_chain(b, r, N, BAR_SYNC2, true);
+    }
     vkc_record_chain(b, N);
     /* The enqueue itself: a batch larger than N, so no flush (record +
      * submit) and no wait for a free batch happens inside the timed loop. */

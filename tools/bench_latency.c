@@ -1093,23 +1093,27 @@ fail:
         bench_tiny_finish(&row->t[w]);
 }
 
-/* The batch rows of one K, taking turns: `rounds` chunks each, forward
- * then backward through the rows, so that a burst of other load on the
- * machine (which lasts about a second and used to land on a few adjacent
- * rows) and a drift of the clocks touch every row alike. */
+typedef struct batch_turn {
+    raw *r;
+    batch_row *rows;
+    uint32_t K;
+} batch_turn;
+
+static void batch_turn_chunk(void *user, uint32_t j, uint32_t m)
+{
+    batch_turn *t = user;
+    if (!t->rows[j].err[0])
+        batch_chunk(t->r, &t->rows[j], t->K, m);
+}
+
+/* The batch rows of one K, taking turns (bench_turns): a burst of other
+ * load on the machine (about a second) used to land on a few adjacent
+ * rows. */
 static void batch_rows(bench *b, raw *r, batch_row *rows, uint32_t n, uint32_t K, uint32_t iters)
 {
-    const uint32_t rounds = iters < 8 ? iters : 8;
     for (uint32_t i = 0; i < n; ++i)
         batch_open(b, r, &rows[i], K, iters);
-    for (uint32_t c = 0; c < rounds; ++c) {
-        const uint32_t m = iters * (c + 1) / rounds - iters * c / rounds;
-        for (uint32_t j = 0; j < n; ++j) {
-            batch_row *row = &rows[c & 1 ? n - 1 - j : j];
-            if (!row->err[0])
-                batch_chunk(r, row, K, m);
-        }
-    }
+    bench_turns(n, iters, batch_turn_chunk, &(batch_turn){r, rows, K});
     for (uint32_t i = 0; i < n; ++i)
         batch_close(b, r, &rows[i], K);
 }
