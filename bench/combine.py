@@ -254,6 +254,15 @@ def targets(recs):
     row("record ns/dispatch, a chain of one kernel on one buffer: vkc (bound state kept) vs raw",
         find(recs, "record", "vkc-seq-dispatch-chain"), find(recs, "record", "raw-record-chain"),
         "per_dispatch_ns", "report", None)
+    # What vkc's chain recording costs beyond the driver's price of the same
+    # calls (a synchronization2 barrier, the state bound once), and that
+    # price in each barrier form.
+    row("record ns/dispatch, chain: vkc vs raw making vkc's calls (sync2 barrier + dispatch)",
+        find(recs, "record", "vkc-seq-dispatch-chain"),
+        find(recs, "record", "raw-record-chain-bound-sync2"), "per_dispatch_ns", "report", None)
+    row("record ns/dispatch, chain, state bound: synchronization2 barrier vs vkCmdPipelineBarrier",
+        find(recs, "record", "raw-record-chain-bound-sync2"),
+        find(recs, "record", "raw-record-chain-bound"), "per_dispatch_ns", "report", None)
     enq = find(recs, "record", "vkc-immediate-enqueue")
     rows.append(("immediate-mode enqueue ns", enq and "%.0f" % enq["per_dispatch_ns"] or "-",
                  "100", "-", "< 100 ns",
