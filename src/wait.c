@@ -77,6 +77,15 @@ uint64_t vkc__completed_value(vkc_context *ctx)
     return vkc__poll_completed(ctx, &r);
 }
 
+/* On a CPU device (lavapipe) the default and spin-then-block waits poll
+ * until their deadline, yielding the core, and never block in the driver
+ * (VKC_WAIT_BLOCK still does). The device is the host's own threads, which
+ * hand every dispatch to each other: with the waiting thread asleep, cores
+ * go idle between those hand-offs and each wake-up pays for it. 10,000
+ * dependent tiny dispatches in one submission took 260-360 ms with the
+ * wait blocked (after its 10 ms of polling) against 51-53 ms polled, on a
+ * 2-core VM (BENCHMARKS.md, lavapipe, 2026-12-06). A yielding poll gives
+ * the core up whenever one of the device's threads can run. */
 vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns,
                            vkc_wait_mode mode)
 {
@@ -97,14 +106,19 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
     uint64_t start = vkc__now_ns();
     uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
     vkc_result r;
+    const bool cpu = ctx->info.type == VKC_DEVICE_TYPE_CPU && timeout_ns;
     if (mode != VKC_WAIT_BLOCK) {
-        uint64_t spin_end =
-            mode == VKC_WAIT_SPIN ? deadline : VKC_MIN(deadline, start + ctx->features.spin_ns);
+        /* A CPU device polls, yielding, until the deadline (above). */
+        uint64_t spin_end = mode == VKC_WAIT_SPIN || cpu
+                                ? deadline
+                                : VKC_MIN(deadline, start + ctx->features.spin_ns);
         for (uint32_t iter = 0;; ++iter) {
             if (vkc__poll_completed(ctx, &r) >= value)
                 return VKC_SUCCESS;
             if (r < 0)
                 return r;
+            if (cpu)
+                sched_yield();
             if ((iter & 15) == 15 && vkc__now_ns() >= spin_end)
                 break;
         }
@@ -409,7 +423,7 @@ vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_
     const bool timeline = value == atomic_load_explicit(&ctx->marker_skip, memory_order_acquire);
     const bool cpu = ctx->info.type == VKC_DEVICE_TYPE_CPU;
     /* Spin on the completion count in memory; for long work, let the driver
-     * block on the timeline. */
+     * block on the timeline, except on a CPU device (vkc__wait_value). */
     const uint64_t start = vkc__now_ns();
     for (uint64_t spins = 1;; ++spins) {
         if (vkc__marker_done(ctx, value))
@@ -430,8 +444,10 @@ vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_
             uint64_t ns = vkc__now_ns() - start;
             if (ns >= timeout_ns)
                 return VKC_TIMEOUT;
-            if (ns >= ctx->features.spin_ns * 50)
+            if (ns >= ctx->features.spin_ns * 50 && !cpu)
                 return vkc__wait_value(ctx, value, timeout_ns - ns, VKC_WAIT_BLOCK);
+            if (cpu)
+                sched_yield();
         }
     }
 }

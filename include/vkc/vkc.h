@@ -269,7 +269,12 @@ typedef enum vkc_toggle {
 } vkc_toggle;
 
 /* How vkc_wait waits. Blocking on the driver costs 3-4x the latency of
- * polling on some drivers; spinning costs a CPU core. */
+ * polling on some drivers; spinning costs a CPU core. On a CPU device
+ * (lavapipe), whose work runs on the host's own threads, the default and
+ * VKC_WAIT_SPIN_THEN_BLOCK poll until done or the timeout, yielding the
+ * core between polls, and never block: a blocked waiter left cores idle
+ * between the device threads' hand-offs, and a long submission took 3-4x
+ * as long. VKC_WAIT_BLOCK still blocks there. */
 typedef enum vkc_wait_mode {
     /* VKC_WAIT_SPIN_MARKER where the device passes its self-test at context
      * creation (see there), else VKC_WAIT_SPIN_THEN_BLOCK.
@@ -326,7 +331,8 @@ typedef struct vkc_context_desc {
      * for the whole lifetime of the context. */
     const VkAllocationCallbacks *allocator;
     vkc_wait_mode wait_mode;
-    /* Spin budget of VKC_WAIT_SPIN_THEN_BLOCK; 0 = 200 us. */
+    /* Spin budget of VKC_WAIT_SPIN_THEN_BLOCK; 0 = 200 us (not on a CPU
+     * device: see vkc_wait_mode). */
     uint64_t spin_ns;
     /* DEFAULT: used where the device has them. OFF forces the fallback
      * (descriptor-set pools / fences); ON fails creation if missing. */
