@@ -81,11 +81,12 @@ uint64_t vkc__completed_value(vkc_context *ctx)
  * until their deadline, yielding the core, and never block in the driver
  * (VKC_WAIT_BLOCK still does). The device is the host's own threads, which
  * hand every dispatch to each other: with the waiting thread asleep, cores
- * go idle between those hand-offs and each wake-up pays for it. 10,000
- * dependent tiny dispatches in one submission took 260-360 ms with the
- * wait blocked (after its 10 ms of polling) against 51-53 ms polled, on a
- * 2-core VM (BENCHMARKS.md, lavapipe, 2026-12-06). A yielding poll gives
- * the core up whenever one of the device's threads can run. */
+ * go idle between those hand-offs and each wake-up pays for it. One
+ * submission of 10,000 dependent tiny dispatches took a median of 255 ms
+ * when the default wait blocked after its 10 ms of polling, and 70 ms
+ * polling throughout (24 waits each, 2-core VM; BENCHMARKS.md, lavapipe,
+ * 2026-12-06). A yielding poll gives the core up whenever one of the
+ * device's threads can run. */
 vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns,
                            vkc_wait_mode mode)
 {

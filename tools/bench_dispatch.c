@@ -125,7 +125,8 @@ typedef struct chain_row {
     vkc_seq *s;
     vkc_seq_info info;
     uint32_t ran, kept; /* iterations run (warm-ups included), samples kept */
-    char err[512];      /* non-empty: the row failed (its chunks stop) */
+    bool skipped;       /* the form does not apply here (err says why) */
+    char err[512];      /* non-empty: the row failed or is skipped (its chunks stop) */
 } chain_row;
 
 static void chain_open(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t iters)
@@ -141,6 +142,7 @@ static void chain_open(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t it
     if (!vctx) {
         if (row->kind == BAR_SYNC2 && !r->vkCmdPipelineBarrier2) {
             snprintf(row->err, sizeof(row->err), "synchronization2 not enabled");
+            row->skipped = true;
             return;
         }
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -199,6 +201,10 @@ static void chain_close(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t t
     char err[512] = "";
     vkc_context *vctx = row->ctx;
     bench_rec *rec = &row->rec;
+    if (row->skipped) {
+        bench_skip(b, rec->variant, row->err);
+        goto done;
+    }
     if (row->err[0]) {
         snprintf(err, sizeof(err), "%s", row->err);
         goto fail;
@@ -233,6 +239,7 @@ static void chain_close(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t t
         bench_note(rec, "rows take turns: %u chunks", turns);
 fail:
     bench_emit(b, rec, err);
+done:
     bench_times_free(&row->tm);
     if (!vctx) {
         raw_tiny_finish(r, &row->rt);
