@@ -107,10 +107,11 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
     uint64_t start = vkc__now_ns();
     uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
     vkc_result r;
-    const bool cpu = ctx->info.type == VKC_DEVICE_TYPE_CPU && timeout_ns;
+    /* A CPU device polls, yielding, until the deadline (above); a look
+     * (timeout 0) does not yield. */
+    const bool cpu_polls = ctx->info.type == VKC_DEVICE_TYPE_CPU && timeout_ns;
     if (mode != VKC_WAIT_BLOCK) {
-        /* A CPU device polls, yielding, until the deadline (above). */
-        uint64_t spin_end = mode == VKC_WAIT_SPIN || cpu
+        uint64_t spin_end = mode == VKC_WAIT_SPIN || cpu_polls
                                 ? deadline
                                 : VKC_MIN(deadline, start + ctx->features.spin_ns);
         for (uint32_t iter = 0;; ++iter) {
@@ -118,7 +119,7 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
                 return VKC_SUCCESS;
             if (r < 0)
                 return r;
-            if (cpu)
+            if (cpu_polls)
                 sched_yield();
             if ((iter & 15) == 15 && vkc__now_ns() >= spin_end)
                 break;
@@ -447,7 +448,7 @@ vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_
                 return VKC_TIMEOUT;
             if (ns >= ctx->features.spin_ns * 50 && !cpu)
                 return vkc__wait_value(ctx, value, timeout_ns - ns, VKC_WAIT_BLOCK);
-            if (cpu)
+            if (cpu && !timeline) /* the timeline's polls yield each time */
                 sched_yield();
         }
     }
