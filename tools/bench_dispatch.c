@@ -403,7 +403,9 @@ static void record_persist(raw *r, VkCommandBuffer cb, void *user)
 
 /* The raw persistent kernel: the same K steps in one dispatch of one
  * workgroup of TINY_WG per SM. Where the SM count is unknown (lavapipe) one
- * workgroup of 8 (lavapipe's spin loops misbehave wider), to check it. */
+ * workgroup of TINY_N, one element per invocation, to check it: lavapipe
+ * ends an invocation's loops after 65535 iterations in all, which K=10000
+ * steps of eight elements each (a workgroup of 8) ran past. */
 static void raw_persist_chain(bench *b, raw *r, uint32_t K, uint32_t iters, const char *baseline,
                               const gridbar_variant *gv)
 {
@@ -417,7 +419,7 @@ static void raw_persist_chain(bench *b, raw *r, uint32_t K, uint32_t iters, cons
     K += K & 1; /* even: every submission ends in a, where the next one starts */
     const uint32_t sms = b->dev->sm_count;
     const uint32_t n = TINY_N * (sms ? sms : 1);
-    uint32_t wg = sms ? TINY_WG : 8, groups = sms ? sms : 1;
+    uint32_t wg = sms ? TINY_WG : TINY_N, groups = sms ? sms : 1;
     /* VKC_GRIDBAR_WG (experiments, where the SM count is known): the same
      * elements over fewer, wider workgroups, i.e. fewer arrivals. */
     const char *wide = getenv("VKC_GRIDBAR_WG");
