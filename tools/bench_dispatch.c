@@ -1012,68 +1012,153 @@ fail:
  * (src/record.c) and pays for its hazard tracking. Beside it, what vkc's
  * own calls cost the driver: the barrier in synchronization2's form (vkc's
  * where the device has it) and the state bound once (barrier + dispatch
- * after the first), each form alone and both. The last recording is
+ * after the first), each form alone and both. The rows take turns in
+ * chunks (bench_turns, one untimed recording opening each chunk), so that a
+ * burst of other load touches them alike; the last recording of each is
  * submitted once and checked (x = N). */
-static void raw_record_chain(bench *b, raw *r, uint32_t N, bar_kind kind, bool bound)
-{
-    char err[512] = "";
-    char variant[64];
-    snprintf(variant, sizeof(variant), "raw-record-chain%s%s", bound ? "-bound" : "",
-             kind == BAR_SYNC2 ? "-sync2" : "");
-    if (kind == BAR_SYNC2 && !r->vkCmdPipelineBarrier2) {
-        bench_skip(b, variant, "synchronization2 not enabled");
-        return;
-    }
-    raw_tiny t = {0};
-    bench_times tm = {0};
-    bench_rec rec = bench_rec_init(b, variant, "record/raw-record-chain");
-    MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 200)));
-    RTRY(raw_tiny_init(r, &t, 0));
-    RTRY(raw_time_record(r, t.cb, record_chain, &(chain_rec){&t, kind, N, bound}, N, &tm));
-    RTRY(raw_submit_wait(r, t.cb, t.fence, false));
-    RTRY(raw_tiny_check(r, &t, N, &rec));
-    record_timing(&tm, &rec);
-    bench_note(&rec,
-               bound ? "%s barrier + dispatch, the state bound by the first dispatch"
-                     : "%s barrier + push descriptors + push constants + dispatch",
-               kind == BAR_SYNC2 ? "synchronization2" : "vkCmdPipelineBarrier");
-fail:
-    bench_emit(b, &rec, err);
-    bench_times_free(&tm);
-    raw_tiny_finish(r, &t);
-}
+typedef struct rchain_row {
+    bool vkc, bound, skipped, begun;
+    bar_kind kind;
+    uint32_t N, kept;
+    vkc_context *ctx; /* vkc's rows */
+    raw_tiny rt;
+    bench_tiny t;
+    vkc_seq *s;
+    bench_times tm;
+    bench_rec rec;
+    char variant[64], err[512];
+} rchain_row;
 
-static void vkc_record_chain(bench *b, uint32_t N)
+static void rchain_open(bench *b, raw *r, rchain_row *row, uint32_t N, uint32_t iters)
 {
     char err[512] = "";
     vkc_context *vctx = b->ctx;
-    bench_tiny t = {0};
-    bench_times tm = {0};
-    vkc_seq *s = NULL;
-    bench_rec rec = bench_rec_init(b, "vkc-seq-dispatch-chain", "record/raw-record-chain");
-    MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 200)));
-    VTRY(bench_tiny_init_from(vctx, &t, 0, true));
-    VTRY(vkc_seq_create(vctx, NULL, &s));
-    for (uint32_t it = 0; it < tm.warm + tm.iters; ++it) {
-        if (it > 0)
-            VTRY(vkc_seq_begin(s));
-        uint64_t t0 = bench_now_ns();
-        for (uint32_t j = 0; j < N; ++j)
-            VTRY(vkc_seq_dispatch(s, &t.d));
-        VTRY(vkc_seq_end(s));
-        bench_times_put(&tm, it, (double)(bench_now_ns() - t0) / N);
+    row->N = N;
+    row->ctx = vctx;
+    if (row->vkc)
+        snprintf(row->variant, sizeof(row->variant), "vkc-seq-dispatch-chain");
+    else
+        snprintf(row->variant, sizeof(row->variant), "raw-record-chain%s%s",
+                 row->bound ? "-bound" : "", row->kind == BAR_SYNC2 ? "-sync2" : "");
+    row->rec = bench_rec_init(b, row->variant, "record/raw-record-chain");
+    if (!row->vkc && row->kind == BAR_SYNC2 && !r->vkCmdPipelineBarrier2) {
+        row->skipped = true;
+        snprintf(row->err, sizeof(row->err), "synchronization2 not enabled");
+        return;
     }
-    vkc_ticket tk;
-    VTRY(vkc_seq_submit(s, &tk));
-    VTRY(vkc_wait(vctx, tk, UINT64_MAX));
-    VTRY(bench_tiny_check(&t, N, &rec));
-    record_timing(&tm, &rec);
-    bench_note(&rec, "vkc_seq_dispatch + vkc_seq_end: hazards, levels and the recording");
+    MTRY(bench_times_init(&row->tm, 0, iters));
+    if (row->vkc) {
+        VTRY(bench_tiny_init_from(vctx, &row->t, 0, true));
+        VTRY(vkc_seq_create(vctx, NULL, &row->s));
+    } else {
+        RTRY(raw_tiny_init(r, &row->rt, 0));
+    }
+    return;
 fail:
-    bench_emit(b, &rec, err);
-    bench_times_free(&tm);
-    vkc_seq_destroy(s);
-    bench_tiny_finish(&t);
+    snprintf(row->err, sizeof(row->err), "%s", err);
+}
+
+/* m timed recordings after one untimed, each left ended. */
+static void rchain_chunk(raw *r, rchain_row *row, uint32_t m)
+{
+    char err[512] = "";
+    vkc_context *vctx = row->ctx;
+    for (uint32_t i = 0; i <= m; ++i) {
+        uint64_t t0, t1;
+        if (row->vkc) {
+            if (row->begun)
+                VTRY(vkc_seq_begin(row->s));
+            row->begun = true;
+            t0 = bench_now_ns();
+            for (uint32_t j = 0; j < row->N; ++j)
+                VTRY(vkc_seq_dispatch(row->s, &row->t.d));
+            VTRY(vkc_seq_end(row->s));
+            t1 = bench_now_ns();
+        } else {
+            VkCommandBuffer cb = row->rt.cb;
+            VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                           .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+            RTRY(raw_ok(r, r->vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer") &&
+                 raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
+            t0 = bench_now_ns();
+            record_chain(r, cb, &(chain_rec){&row->rt, row->kind, row->N, row->bound});
+            t1 = bench_now_ns();
+            RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
+        }
+        if (i && row->kept < row->tm.iters)
+            row->tm.wall[row->kept++] = (double)(t1 - t0) / row->N; /* ns per dispatch */
+    }
+    return;
+fail:
+    snprintf(row->err, sizeof(row->err), "%s", err);
+}
+
+static void rchain_close(bench *b, raw *r, rchain_row *row, uint32_t turns)
+{
+    char err[512] = "";
+    vkc_context *vctx = row->ctx;
+    if (row->skipped) {
+        bench_skip(b, row->variant, row->err);
+        goto done;
+    }
+    if (row->err[0]) {
+        snprintf(err, sizeof(err), "%s", row->err);
+        goto fail;
+    }
+    row->tm.iters = row->kept;
+    if (row->vkc) {
+        vkc_ticket tk;
+        VTRY(vkc_seq_submit(row->s, &tk));
+        VTRY(vkc_wait(vctx, tk, UINT64_MAX));
+        VTRY(bench_tiny_check(&row->t, row->N, &row->rec));
+        bench_note(&row->rec, "vkc_seq_dispatch + vkc_seq_end: hazards, levels and the recording");
+    } else {
+        RTRY(raw_submit_wait(r, row->rt.cb, row->rt.fence, false));
+        RTRY(raw_tiny_check(r, &row->rt, row->N, &row->rec));
+        bench_note(&row->rec,
+                   row->bound ? "%s barrier + dispatch, the state bound by the first dispatch"
+                              : "%s barrier + push descriptors + push constants + dispatch",
+                   row->kind == BAR_SYNC2 ? "synchronization2" : "vkCmdPipelineBarrier");
+    }
+    record_timing(&row->tm, &row->rec);
+    bench_note(&row->rec, "rows take turns: %u chunks", turns);
+fail:
+    bench_emit(b, &row->rec, err);
+done:
+    bench_times_free(&row->tm);
+    if (row->vkc) {
+        vkc_seq_destroy(row->s);
+        bench_tiny_finish(&row->t);
+    } else {
+        raw_tiny_finish(r, &row->rt);
+    }
+}
+
+typedef struct rchain_turn {
+    raw *r;
+    rchain_row *rows;
+} rchain_turn;
+
+static void rchain_turn_chunk(void *user, uint32_t j, uint32_t m)
+{
+    rchain_turn *t = user;
+    if (!t->rows[j].err[0])
+        rchain_chunk(t->r, &t->rows[j], m);
+}
+
+static void record_chains(bench *b, raw *r, uint32_t N)
+{
+    rchain_row rows[5] = {{0}};
+    uint32_t n = 0;
+    for (int i = 0; r && i < 4; ++i)
+        rows[n++] = (rchain_row){.kind = i & 1 ? BAR_SYNC2 : BAR_MEMORY, .bound = i >= 2};
+    rows[n++] = (rchain_row){.vkc = true};
+    const uint32_t iters = bench_n(b, 20, 200);
+    for (uint32_t i = 0; i < n; ++i)
+        rchain_open(b, r, &rows[i], N, iters);
+    const uint32_t turns = bench_turns(n, iters, rchain_turn_chunk, &(rchain_turn){r, rows});
+    for (uint32_t i = 0; i < n; ++i)
+        rchain_close(b, r, &rows[i], turns);
 }
 
 void scen_record(bench *b, raw *r)
@@ -1083,13 +1168,7 @@ void scen_record(bench *b, raw *r)
         raw_record(b, r, N);
     vkc_record(b, VD_SEQ, N, b->ctx);
     vkc_record_armed(b, N);
-    if (r) {
-        raw_record_chain(b, r, N, BAR_MEMORY, false);
-        raw_record_chain(b, r, N, BAR_SYNC2, false);
-        raw_record_chain(b, r, N, BAR_MEMORY, true);
-        raw_record_chain(b, r, N, BAR_SYNC2, true);
-    }
-    vkc_record_chain(b, N);
+    record_chains(b, r, N);
     /* The enqueue itself: a batch larger than N, so no flush (record +
      * submit) and no wait for a free batch happens inside the timed loop. */
     vkc_context_desc desc = {.batch_size = N + 1};
