@@ -888,54 +888,6 @@ static void record_timing(bench_times *tm, bench_rec *rec)
     rec->p50_us = rec->p95_us = rec->p99_us = rec->mean_us = rec->min_us = rec->max_us = -1;
 }
 
-/* Record cb with fn (N dispatches) tm->warm + tm->iters times, each time
- * reset and begun, the samples CPU ns per dispatch of fn alone; the last
- * recording is left ended, for the caller to submit and check. */
-static bool raw_time_record(raw *r, VkCommandBuffer cb, raw_record_fn fn, void *user, uint32_t N,
-                            bench_times *tm)
-{
-    for (uint32_t it = 0; it < tm->warm + tm->iters; ++it) {
-        if (!raw_ok(r, r->vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer"))
-            return false;
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        if (!raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"))
-            return false;
-        uint64_t t0 = bench_now_ns();
-        fn(r, cb, user);
-        uint64_t t1 = bench_now_ns();
-        if (!raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"))
-            return false;
-        bench_times_put(tm, it, (double)(t1 - t0) / N); /* ns per dispatch */
-    }
-    return true;
-}
-
-/* record: CPU ns per recorded dispatch, nothing submitted while timing. */
-static void raw_record(bench *b, raw *r, uint32_t N)
-{
-    char err[512] = "";
-    const char *variant = "raw-record";
-    bench_ranges g = {0};
-    raw_ranges rr = {0};
-    bench_times tm = {0};
-    bench_rec rec = bench_rec_init(b, variant, "record/raw-record");
-    MTRY(bench_times_init(&tm, bench_n(b, 3, 20), bench_n(b, 20, 500)) &&
-         bench_ranges_host(b, &g, N, 13));
-    RTRY(raw_ranges_init(r, &g, true, &rr));
-    RTRY(raw_time_record(r, rr.cb, record_ranges, &(ranges_rec){&rr, N}, N, &tm));
-    /* the last recording is submitted once and checked */
-    RTRY(raw_submit_wait(r, rr.cb, rr.fence, false));
-    RTRY(raw_ranges_download_check(r, &rr, &g, 0, &rec));
-    record_timing(&tm, &rec);
-    bench_note(&rec, "bind+push descriptors+push constants+dispatch");
-fail:
-    bench_emit(b, &rec, err);
-    bench_times_free(&tm);
-    raw_ranges_finish(r, &rr);
-    bench_ranges_finish(&g);
-}
-
 static void vkc_record_as(bench *b, vd_kind kind, uint32_t N, vkc_context *vctx,
                           const char *variant)
 {
@@ -1012,46 +964,60 @@ fail:
  * (src/record.c) and pays for its hazard tracking. Beside it, what vkc's
  * own calls cost the driver: the barrier in synchronization2's form (vkc's
  * where the device has it) and the state bound once (barrier + dispatch
- * after the first), each form alone and both. The rows take turns in
- * chunks (bench_turns, one untimed recording opening each chunk), so that a
- * burst of other load touches them alike; the last recording of each is
- * submitted once and checked (x = N). */
-typedef struct rchain_row {
-    bool vkc, bound, skipped, begun;
+ * after the first), each form alone and both.
+ *
+ * The rows of one kind (N independent dispatches, raw-record and
+ * vkc-seq-dispatch; the chain's five) take turns in chunks (bench_turns,
+ * one untimed recording opening each chunk), so that a burst of other load
+ * touches them alike; the last recording of each row is submitted once and
+ * checked (the ranges' copies; x = N for the chain). */
+typedef struct rrow {
+    bool vkc, chain, bound, skipped, begun;
     bar_kind kind;
     uint32_t N, kept;
     vkc_context *ctx; /* vkc's rows */
-    raw_tiny rt;
-    bench_tiny t;
-    vkc_seq *s;
+    raw_tiny rt;      /* raw chain */
+    bench_tiny t;     /* vkc chain */
+    bench_ranges g;   /* independent: both */
+    raw_ranges rr;    /* raw independent */
+    vkc_seq *s;       /* vkc's rows */
     bench_times tm;
     bench_rec rec;
     char variant[64], err[512];
-} rchain_row;
+} rrow;
 
-static void rchain_open(bench *b, raw *r, rchain_row *row, uint32_t N, uint32_t iters)
+static void rrow_open(bench *b, raw *r, rrow *row, uint32_t N, uint32_t iters)
 {
     char err[512] = "";
     vkc_context *vctx = b->ctx;
     row->N = N;
     row->ctx = vctx;
-    if (row->vkc)
+    if (!row->chain)
+        snprintf(row->variant, sizeof(row->variant), row->vkc ? "vkc-seq-dispatch" : "raw-record");
+    else if (row->vkc)
         snprintf(row->variant, sizeof(row->variant), "vkc-seq-dispatch-chain");
     else
         snprintf(row->variant, sizeof(row->variant), "raw-record-chain%s%s",
                  row->bound ? "-bound" : "", row->kind == BAR_SYNC2 ? "-sync2" : "");
-    row->rec = bench_rec_init(b, row->variant, "record/raw-record-chain");
+    row->rec = bench_rec_init(b, row->variant,
+                              row->chain ? "record/raw-record-chain" : "record/raw-record");
     if (!row->vkc && row->kind == BAR_SYNC2 && !r->vkCmdPipelineBarrier2) {
         row->skipped = true;
         snprintf(row->err, sizeof(row->err), "synchronization2 not enabled");
         return;
     }
     MTRY(bench_times_init(&row->tm, 0, iters));
-    if (row->vkc) {
+    if (row->chain && row->vkc) {
         VTRY(bench_tiny_init_from(vctx, &row->t, 0, true));
         VTRY(vkc_seq_create(vctx, NULL, &row->s));
-    } else {
+    } else if (row->chain) {
         RTRY(raw_tiny_init(r, &row->rt, 0));
+    } else if (row->vkc) {
+        VTRY(bench_ranges_init(b, vctx, &row->g, N, 13));
+        row->s = row->g.seq;
+    } else {
+        MTRY(bench_ranges_host(b, &row->g, N, 13));
+        RTRY(raw_ranges_init(r, &row->g, true, &row->rr));
     }
     return;
 fail:
@@ -1059,7 +1025,7 @@ fail:
 }
 
 /* m timed recordings after one untimed, each left ended. */
-static void rchain_chunk(raw *r, rchain_row *row, uint32_t m)
+static void rrow_chunk(raw *r, rrow *row, uint32_t m)
 {
     char err[512] = "";
     vkc_context *vctx = row->ctx;
@@ -1070,18 +1036,24 @@ static void rchain_chunk(raw *r, rchain_row *row, uint32_t m)
                 VTRY(vkc_seq_begin(row->s));
             row->begun = true;
             t0 = bench_now_ns();
-            for (uint32_t j = 0; j < row->N; ++j)
-                VTRY(vkc_seq_dispatch(row->s, &row->t.d));
+            if (row->chain)
+                for (uint32_t j = 0; j < row->N; ++j)
+                    VTRY(vkc_seq_dispatch(row->s, &row->t.d));
+            else
+                VTRY(vkc_ranges_record(vctx, &row->g, row->s, 0));
             VTRY(vkc_seq_end(row->s));
             t1 = bench_now_ns();
         } else {
-            VkCommandBuffer cb = row->rt.cb;
+            VkCommandBuffer cb = row->chain ? row->rt.cb : row->rr.cb;
             VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                            .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
             RTRY(raw_ok(r, r->vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer") &&
                  raw_ok(r, r->vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer"));
             t0 = bench_now_ns();
-            record_chain(r, cb, &(chain_rec){&row->rt, row->kind, row->N, row->bound});
+            if (row->chain)
+                record_chain(r, cb, &(chain_rec){&row->rt, row->kind, row->N, row->bound});
+            else
+                record_ranges(r, cb, &(ranges_rec){&row->rr, row->N});
             t1 = bench_now_ns();
             RTRY(raw_ok(r, r->vkEndCommandBuffer(cb), "vkEndCommandBuffer"));
         }
@@ -1093,7 +1065,7 @@ fail:
     snprintf(row->err, sizeof(row->err), "%s", err);
 }
 
-static void rchain_close(bench *b, raw *r, rchain_row *row, uint32_t turns)
+static void rrow_close(bench *b, raw *r, rrow *row, uint32_t turns)
 {
     char err[512] = "";
     vkc_context *vctx = row->ctx;
@@ -1110,15 +1082,24 @@ static void rchain_close(bench *b, raw *r, rchain_row *row, uint32_t turns)
         vkc_ticket tk;
         VTRY(vkc_seq_submit(row->s, &tk));
         VTRY(vkc_wait(vctx, tk, UINT64_MAX));
-        VTRY(bench_tiny_check(&row->t, row->N, &row->rec));
-        bench_note(&row->rec, "vkc_seq_dispatch + vkc_seq_end: hazards, levels and the recording");
-    } else {
+        if (row->chain) {
+            VTRY(bench_tiny_check(&row->t, row->N, &row->rec));
+            bench_note(&row->rec,
+                       "vkc_seq_dispatch + vkc_seq_end: hazards, levels and the recording");
+        } else {
+            VTRY(bench_ranges_download_check(&row->g, 0, &row->rec));
+        }
+    } else if (row->chain) {
         RTRY(raw_submit_wait(r, row->rt.cb, row->rt.fence, false));
         RTRY(raw_tiny_check(r, &row->rt, row->N, &row->rec));
         bench_note(&row->rec,
                    row->bound ? "%s barrier + dispatch, the state bound by the first dispatch"
                               : "%s barrier + push descriptors + push constants + dispatch",
                    row->kind == BAR_SYNC2 ? "synchronization2" : "vkCmdPipelineBarrier");
+    } else {
+        RTRY(raw_submit_wait(r, row->rr.cb, row->rr.fence, false));
+        RTRY(raw_ranges_download_check(r, &row->rr, &row->g, 0, &row->rec));
+        bench_note(&row->rec, "bind+push descriptors+push constants+dispatch");
     }
     record_timing(&row->tm, &row->rec);
     bench_note(&row->rec, "rows take turns: %u chunks", turns);
@@ -1126,49 +1107,55 @@ fail:
     bench_emit(b, &row->rec, err);
 done:
     bench_times_free(&row->tm);
-    if (row->vkc) {
+    if (row->chain && row->vkc) {
         vkc_seq_destroy(row->s);
         bench_tiny_finish(&row->t);
-    } else {
+    } else if (row->chain) {
         raw_tiny_finish(r, &row->rt);
+    } else {
+        if (!row->vkc)
+            raw_ranges_finish(r, &row->rr);
+        bench_ranges_finish(&row->g);
     }
 }
 
-typedef struct rchain_turn {
+typedef struct rrow_turn {
     raw *r;
-    rchain_row *rows;
-} rchain_turn;
+    rrow *rows;
+} rrow_turn;
 
-static void rchain_turn_chunk(void *user, uint32_t j, uint32_t m)
+static void rrow_turn_chunk(void *user, uint32_t j, uint32_t m)
 {
-    rchain_turn *t = user;
+    rrow_turn *t = user;
     if (!t->rows[j].err[0])
-        rchain_chunk(t->r, &t->rows[j], m);
+        rrow_chunk(t->r, &t->rows[j], m);
 }
 
-static void record_chains(bench *b, raw *r, uint32_t N)
+/* Rows of one kind, opened, taking turns, closed in the table's order. */
+static void rrow_run(bench *b, raw *r, rrow *rows, uint32_t n, uint32_t N, uint32_t iters)
 {
-    rchain_row rows[5] = {{0}};
-    uint32_t n = 0;
-    for (int i = 0; r && i < 4; ++i)
-        rows[n++] = (rchain_row){.kind = i & 1 ? BAR_SYNC2 : BAR_MEMORY, .bound = i >= 2};
-    rows[n++] = (rchain_row){.vkc = true};
-    const uint32_t iters = bench_n(b, 20, 200);
     for (uint32_t i = 0; i < n; ++i)
-        rchain_open(b, r, &rows[i], N, iters);
-    const uint32_t turns = bench_turns(n, iters, rchain_turn_chunk, &(rchain_turn){r, rows});
+        rrow_open(b, r, &rows[i], N, iters);
+    const uint32_t turns = bench_turns(n, iters, rrow_turn_chunk, &(rrow_turn){r, rows});
     for (uint32_t i = 0; i < n; ++i)
-        rchain_close(b, r, &rows[i], turns);
+        rrow_close(b, r, &rows[i], turns);
 }
 
 void scen_record(bench *b, raw *r)
 {
-    uint32_t N = bench_n(b, 256, 4096);
+    const uint32_t N = bench_n(b, 256, 4096);
+    rrow rows[5] = {{0}};
+    uint32_t n = 0;
     if (r)
-        raw_record(b, r, N);
-    vkc_record(b, VD_SEQ, N, b->ctx);
+        rows[n++] = (rrow){0};
+    rows[n++] = (rrow){.vkc = true};
+    rrow_run(b, r, rows, n, N, bench_n(b, 20, 500));
     vkc_record_armed(b, N);
-    record_chains(b, r, N);
+    n = 0;
+    for (int i = 0; r && i < 4; ++i)
+        rows[n++] = (rrow){.chain = true, .kind = i & 1 ? BAR_SYNC2 : BAR_MEMORY, .bound = i >= 2};
+    rows[n++] = (rrow){.chain = true, .vkc = true};
+    rrow_run(b, r, rows, n, N, bench_n(b, 20, 200));
     /* The enqueue itself: a batch larger than N, so no flush (record +
      * submit) and no wait for a free batch happens inside the timed loop. */
     vkc_context_desc desc = {.batch_size = N + 1};
