@@ -138,6 +138,48 @@ static void probe_resident(vkc_context *ctx)
 }
 
 /* The image formats on vkc's device: filled while main's context exists. */
+/* The chosen device's extensions, through the context's own Vulkan
+ * handles (vkc-info links no loader of its own). Among them
+ * VK_AMD_buffer_marker, a pipelined write after the commands before it,
+ * which could publish a submission's completion without the marker's
+ * barrier and dispatch (issue 13): the text report says whether the
+ * driver offers it. */
+#define MAX_EXTS 1024
+static char g_ext[MAX_EXTS][VK_MAX_EXTENSION_NAME_SIZE];
+static uint32_t g_ext_count;
+static bool g_have_ext;
+static void probe_extensions(vkc_context *ctx)
+{
+    vkc_vk_handles h;
+    if (vkc_context_vk(ctx, &h) != VKC_SUCCESS || !h.get_instance_proc_addr)
+        return;
+    PFN_vkEnumerateDeviceExtensionProperties enumerate =
+        (PFN_vkEnumerateDeviceExtensionProperties)h.get_instance_proc_addr(
+            h.instance, "vkEnumerateDeviceExtensionProperties");
+    uint32_t n = 0;
+    if (!enumerate || enumerate(h.physical_device, NULL, &n, NULL) != VK_SUCCESS)
+        return;
+    VkExtensionProperties *props = calloc(n ? n : 1, sizeof(*props));
+    if (!props)
+        return;
+    VkResult vr = enumerate(h.physical_device, NULL, &n, props);
+    if (vr == VK_SUCCESS || vr == VK_INCOMPLETE) {
+        g_ext_count = n < MAX_EXTS ? n : MAX_EXTS;
+        for (uint32_t i = 0; i < g_ext_count; ++i)
+            snprintf(g_ext[i], sizeof(g_ext[i]), "%s", props[i].extensionName);
+        g_have_ext = true;
+    }
+    free(props);
+}
+
+static bool has_ext(const char *name)
+{
+    for (uint32_t i = 0; i < g_ext_count; ++i)
+        if (!strcmp(g_ext[i], name))
+            return true;
+    return false;
+}
+
 static vkc_format_support g_fmt[VKC_FORMAT_COUNT_];
 static bool g_have_fmt;
 
@@ -304,6 +346,13 @@ static bool print_json(const vkc_system_info *si, const vkc_context_features *f,
     for (uint32_t i = 0; i < si->device_count; ++i)
         json_device(&w, &si->devices[i], i, (int32_t)i == si->best_device ? f : NULL);
     json_arr_end(&w);
+    if (g_have_ext) {
+        json_key(&w, "device_extensions"); /* the best device's */
+        json_arr_begin(&w);
+        for (uint32_t i = 0; i < g_ext_count; ++i)
+            json_str(&w, g_ext[i]);
+        json_arr_end(&w);
+    }
     json_key(&w, "device_groups");
     json_arr_begin(&w);
     for (uint32_t g = 0; g < si->group_count; ++g) {
@@ -427,6 +476,11 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                        : g_have_res_host && !g_res_host.host_ack
                            ? g_res_host.ack_reason
                            : "asked for (VKC_RESIDENT_ACK=bar)");
+            if (g_have_ext) {
+                printf("  device extensions: %u (--json lists them); pipelined buffer-marker "
+                       "writes (VK_AMD_buffer_marker): %s\n",
+                       g_ext_count, has_ext("VK_AMD_buffer_marker") ? "yes" : "no");
+            }
             if (g_have_fmt) {
                 printf("  image formats (what vkc images of each can be):\n");
                 for (int fm = 1; fm < VKC_FORMAT_COUNT_; ++fm) {
@@ -651,6 +705,7 @@ int main(int argc, char **argv)
             }
             probe_resident(ctx);
             probe_formats(ctx);
+            probe_extensions(ctx);
             vkc_context_destroy(ctx);
         } else {
             snprintf(si.problem, sizeof(si.problem), "creating a device failed: %s: %s",
