@@ -137,7 +137,6 @@ static void probe_resident(vkc_context *ctx)
     vkc_resident_destroy(r);
 }
 
-/* The image formats on vkc's device: filled while main's context exists. */
 /* The chosen device's extensions, through the context's own Vulkan
  * handles (vkc-info links no loader of its own). Among them
  * VK_AMD_buffer_marker, a pipelined write after the commands before it,
@@ -148,6 +147,7 @@ static void probe_resident(vkc_context *ctx)
 static char g_ext[MAX_EXTS][VK_MAX_EXTENSION_NAME_SIZE];
 static uint32_t g_ext_count;
 static bool g_have_ext;
+
 static void probe_extensions(vkc_context *ctx)
 {
     vkc_vk_handles h;
@@ -180,6 +180,7 @@ static bool has_ext(const char *name)
     return false;
 }
 
+/* The image formats on vkc's device: filled while main's context exists. */
 static vkc_format_support g_fmt[VKC_FORMAT_COUNT_];
 static bool g_have_fmt;
 
