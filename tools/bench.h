@@ -358,10 +358,11 @@ vkc_context *bench_context_or_fail(bench *b, vkc_context_desc *desc, const char 
 
 /* Rows that take turns: iters samples each, in min(iters, 8) rounds, the
  * rows forward in even rounds and backward in odd ones, so that a drift or
- * a burst of other load lands on every row alike; chunk(user, j, m) runs m
- * samples of row j. Returns the number of rounds. */
-uint32_t bench_turns(uint32_t n, uint32_t iters,
-                     void (*chunk)(void *user, uint32_t row, uint32_t m), void *user);
+ * a burst of other load lands on every row alike; chunk(user, row, m) runs
+ * m samples of one of the n rows (an array of row_size bytes each; a row
+ * that failed returns at once). Returns the number of rounds. */
+uint32_t bench_turns(void *rows, size_t row_size, uint32_t n, uint32_t iters,
+                     void (*chunk)(void *user, void *row, uint32_t m), void *user);
 
 /* All n values equal want; else false with a note naming the first that does not. */
 bool bench_check_all(const uint32_t *got, uint32_t n, uint32_t want, char *note, size_t note_size);

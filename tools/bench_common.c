@@ -87,14 +87,14 @@ vkc_context *bench_context_or_fail(bench *b, vkc_context_desc *desc, const char 
     return NULL;
 }
 
-uint32_t bench_turns(uint32_t n, uint32_t iters,
-                     void (*chunk)(void *user, uint32_t row, uint32_t m), void *user)
+uint32_t bench_turns(void *rows, size_t row_size, uint32_t n, uint32_t iters,
+                     void (*chunk)(void *user, void *row, uint32_t m), void *user)
 {
     const uint32_t rounds = iters < 8 ? iters : 8;
     for (uint32_t c = 0; c < rounds; ++c) {
         const uint32_t m = iters * (c + 1) / rounds - iters * c / rounds;
         for (uint32_t j = 0; j < n; ++j)
-            chunk(user, c & 1 ? n - 1 - j : j, m);
+            chunk(user, (char *)rows + (c & 1 ? n - 1 - j : j) * row_size, m);
     }
     return rounds;
 }

@@ -167,10 +167,14 @@ fail:
 
 /* A chunk: one warm-up replay (the row before it ran other work), then n
  * timed ones, each submitted and waited. */
-static void chain_chunk(raw *r, chain_row *row, uint32_t n)
+static void chain_chunk(void *user, void *p, uint32_t n)
 {
+    raw *r = user;
+    chain_row *row = p;
     char err[512] = "";
     vkc_context *vctx = row->ctx;
+    if (row->err[0])
+        return;
     for (uint32_t i = 0; i <= n && row->kept < row->tm.iters; ++i, ++row->ran) {
         const uint64_t t0 = bench_now_ns();
         if (!vctx) {
@@ -249,25 +253,13 @@ done:
     }
 }
 
-typedef struct chain_turn {
-    raw *r;
-    chain_row *rows;
-} chain_turn;
-
-static void chain_turn_chunk(void *user, uint32_t j, uint32_t m)
-{
-    chain_turn *t = user;
-    if (!t->rows[j].err[0])
-        chain_chunk(t->r, &t->rows[j], m);
-}
-
 /* The rows of one K: opened, their chunks taking turns (bench_turns),
  * closed in the table's order. */
 static void chain_rows(bench *b, raw *r, chain_row *rows, uint32_t n, uint32_t K, uint32_t iters)
 {
     for (uint32_t i = 0; i < n; ++i)
         chain_open(b, r, &rows[i], K, iters);
-    const uint32_t rounds = bench_turns(n, iters, chain_turn_chunk, &(chain_turn){r, rows});
+    const uint32_t rounds = bench_turns(rows, sizeof(*rows), n, iters, chain_chunk, r);
     for (uint32_t i = 0; i < n; ++i)
         chain_close(b, r, &rows[i], K, n > 1 ? rounds : 0);
 }
@@ -1025,10 +1017,14 @@ fail:
 }
 
 /* m timed recordings after one untimed, each left ended. */
-static void rrow_chunk(raw *r, rrow *row, uint32_t m)
+static void rrow_chunk(void *user, void *p, uint32_t m)
 {
+    raw *r = user;
+    rrow *row = p;
     char err[512] = "";
     vkc_context *vctx = row->ctx;
+    if (row->err[0])
+        return;
     for (uint32_t i = 0; i <= m; ++i) {
         uint64_t t0, t1;
         if (row->vkc) {
@@ -1119,24 +1115,12 @@ done:
     }
 }
 
-typedef struct rrow_turn {
-    raw *r;
-    rrow *rows;
-} rrow_turn;
-
-static void rrow_turn_chunk(void *user, uint32_t j, uint32_t m)
-{
-    rrow_turn *t = user;
-    if (!t->rows[j].err[0])
-        rrow_chunk(t->r, &t->rows[j], m);
-}
-
 /* Rows of one kind, opened, taking turns, closed in the table's order. */
 static void rrow_run(bench *b, raw *r, rrow *rows, uint32_t n, uint32_t N, uint32_t iters)
 {
     for (uint32_t i = 0; i < n; ++i)
         rrow_open(b, r, &rows[i], N, iters);
-    const uint32_t turns = bench_turns(n, iters, rrow_turn_chunk, &(rrow_turn){r, rows});
+    const uint32_t turns = bench_turns(rows, sizeof(*rows), n, iters, rrow_chunk, r);
     for (uint32_t i = 0; i < n; ++i)
         rrow_close(b, r, &rows[i], turns);
 }

@@ -952,6 +952,7 @@ typedef struct batch_row {
     bool lead;        /* raw: a barrier first, as vkc's batches have */
     bool glsl;        /* vkc: the kernel built from GLSL (batches end with the epilogue) */
     uint32_t ways;    /* vkc: 2 = two batches on two buffers take turns */
+    uint32_t K;       /* dispatches a batch */
     bench_rec rec;
     bench_times tm;
     raw_tiny rt;
@@ -970,6 +971,7 @@ static void batch_open(bench *b, raw *r, batch_row *row, uint32_t K, uint32_t it
 {
     char err[512] = "", variant[64], base[80];
     vkc_context *vctx = row->ctx;
+    row->K = K;
     snprintf(base, sizeof(base), "batch/raw-record-submit K=%u", K);
     snprintf(variant, sizeof(variant), "%s K=%u", row->name, K);
     row->rec = bench_rec_init(b, variant, base);
@@ -1007,10 +1009,15 @@ static bool batch_raw_once(raw *r, batch_row *row, uint32_t K)
 /* A chunk: one warm-up batch (the row before it ran other work), then n
  * timed ones. vkc's: K immediate dispatches, flush, wait; round i goes to
  * buffer i % ways. */
-static void batch_chunk(raw *r, batch_row *row, uint32_t K, uint32_t n)
+static void batch_chunk(void *user, void *p, uint32_t n)
 {
+    raw *r = user;
+    batch_row *row = p;
+    const uint32_t K = row->K;
     char err[512] = "";
     vkc_context *vctx = row->ctx;
+    if (row->err[0])
+        return;
     vkc_stats st0, st1;
     if (vctx)
         VTRY(vkc_context_stats(vctx, &st0));
@@ -1093,19 +1100,6 @@ fail:
         bench_tiny_finish(&row->t[w]);
 }
 
-typedef struct batch_turn {
-    raw *r;
-    batch_row *rows;
-    uint32_t K;
-} batch_turn;
-
-static void batch_turn_chunk(void *user, uint32_t j, uint32_t m)
-{
-    batch_turn *t = user;
-    if (!t->rows[j].err[0])
-        batch_chunk(t->r, &t->rows[j], t->K, m);
-}
-
 /* The batch rows of one K, taking turns (bench_turns): a burst of other
  * load on the machine (about a second) used to land on a few adjacent
  * rows. */
@@ -1113,7 +1107,7 @@ static void batch_rows(bench *b, raw *r, batch_row *rows, uint32_t n, uint32_t K
 {
     for (uint32_t i = 0; i < n; ++i)
         batch_open(b, r, &rows[i], K, iters);
-    bench_turns(n, iters, batch_turn_chunk, &(batch_turn){r, rows, K});
+    bench_turns(rows, sizeof(*rows), n, iters, batch_chunk, r);
     for (uint32_t i = 0; i < n; ++i)
         batch_close(b, r, &rows[i], K);
 }
