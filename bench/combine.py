@@ -197,9 +197,11 @@ def targets(recs):
         tail_row("round trip p99 / p50 (raw gated copies armed deep%s)" % label,
                  find(recs, sc, "raw-seqpoll-store-gated-deep+lead+cond+inv"), report=True)
         # The completion epilogue (src/epilogue.c): vkc-default's kernel is
-        # built from GLSL; the same kernel from SPIR-V keeps the marker.
+        # built from GLSL; the same kernel from SPIR-V gets it spliced into
+        # its module (src/spirv_epilogue.c; before 2026-12-06's seventeenth
+        # session it kept the marker).
         spv = find(recs, sc, "vkc-default-spirv")
-        row("round trip p50 (vkc default wait%s, kernel from SPIR-V: the marker) vs CUDA "
+        row("round trip p50 (vkc default wait%s, kernel from SPIR-V) vs CUDA "
             "launch+sync" % label, spv, cuda_rt, "p50_us", "ratio <= 1", lambda a, b: a <= b)
         row("round trip p50 (vkc default wait%s) vs the same without the epilogue "
             "(VKC_EPILOGUE=0)" % label, rt, find(recs, sc, "vkc-default-noepilogue"), "p50_us",
@@ -368,7 +370,7 @@ def sweep_rows(recs, rows):
     # before the last, which vkc keeps recorded too).
     # Batches for an idle queue whole (VKC_IMM_SPLIT=1) and in two pieces
     # (rows for K = 16..1024 only); a kernel from SPIR-V, whose batches carry
-    # no epilogue (K = 1..64 only).
+    # the epilogue spliced into its module (K = 1..64 only).
     for variant, what in (("vkc-immediate-rerecord", "every batch recorded"),
                           ("vkc-immediate-alternate", "two batches taking turns"),
                           ("vkc-immediate-whole", "whole (VKC_IMM_SPLIT=1)"),

@@ -13,10 +13,13 @@
  * invocations are done, and the last one to arrive publishes the count the
  * marker would have. No barrier, no extra dispatch.
  *
- * Not for: kernels from SPIR-V (nothing to append to), profiled sequences
- * (their end timestamp follows the last dispatch), sequences with images
- * (their layouts go back after the last dispatch), a last level of several
- * commands. Those keep the marker.
+ * Kernels from SPIR-V have no source to append to: spirv_epilogue.c
+ * splices the same code into a copy of their module when the pipeline is
+ * first wanted (k->epi_splice), and validates the result.
+ *
+ * Not for: profiled sequences (their end timestamp follows the last
+ * dispatch), sequences with images (their layouts go back after the last
+ * dispatch), a last level of several commands. Those keep the marker.
  *
  * Nor for grids of more than VKC_EPILOGUE_GROUPS workgroups: every
  * workgroup's arrival is an atomic on one word, and on the H200 262,144 of
@@ -150,7 +153,40 @@ static vkc_result vkc__epi_make(vkc_context *ctx, const vkc_kernel *k, VkPipelin
     }
     if (ctx->test_epi_mute)
         v[0] = 0;
-    return vkc__kernel_variant(ctx, k, e, v, VKC_EPI_SPECS, out);
+    if (!k->epi_splice)
+        return vkc__kernel_variant(ctx, k, NULL, 0, e, v, VKC_EPI_SPECS, out);
+    /* Spliced into a copy of the module, which is validated as every
+     * module vkc takes is: one the splice got wrong keeps the marker. */
+    uint32_t *words = NULL;
+    size_t size = 0;
+    char msg[256];
+    const char *why = vkc__spirv_splice_epilogue(k->spirv, k->spirv_size, k->entry, &words, &size);
+    if (!why && !vkc__spirv_file_ok(ctx, words, size, msg, sizeof(msg)))
+        why = msg;
+    if (why) {
+        vkc__log(ctx, VKC_LOG_INFO, VKC_LOG_ID_GENERAL, "%s: the epilogue cannot be spliced (%s)",
+                 k->name, why);
+        vkc__free(words);
+        return VKC_ERROR_UNSUPPORTED;
+    }
+    vkc_result r = vkc__kernel_variant(ctx, k, words, size, e, v, VKC_EPI_SPECS, out);
+    vkc__free(words);
+    return r;
+}
+
+void vkc__epilogue_splice_mark(vkc_context *ctx, vkc_kernel *k)
+{
+    uint32_t binding;
+    if (!ctx->epi_build || vkc__kernel_grid_binding(k, &binding))
+        return;
+    const char *why = vkc__spirv_splice_check(k->spirv, k->spirv_size, k->entry);
+    if (why) {
+        vkc__log(ctx, VKC_LOG_INFO, VKC_LOG_ID_GENERAL,
+                 "%s: no completion epilogue (%s); its submissions end with the completion marker",
+                 k->name, why);
+        return;
+    }
+    k->epilogue = k->epi_splice = true;
 }
 
 VkPipeline vkc__epilogue_pipeline(vkc_context *ctx, vkc_kernel *k)

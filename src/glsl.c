@@ -455,9 +455,11 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     }
     const char *source = expanded ? expanded : desc->source;
     char *wrapped = NULL;
-    bool skip = false;
-    if (epi && !(wrapped = vkc__epilogue_wrap(source, &skip)) && skip)
+    bool skip = false, splice = false;
+    if (epi && !(wrapped = vkc__epilogue_wrap(source, &skip)) && skip) {
         epi = false;
+        splice = true; /* a #version the source epilogue cannot go with */
+    }
     if (epi) {
         if (!wrapped) {
             vkc__free(preamble);
@@ -492,8 +494,10 @@ vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc, v
     if (r >= 0)
         r = vkc__kernel_create_words(ctx, name, words, size, "main", desc->workgroup_size,
                                      desc->spec_constants, desc->spec_constant_count, out);
-    if (r >= 0)
-        (*out)->epilogue = epi;
+    if (r >= 0 && epi)
+        (*out)->epilogue = true;
+    else if (r >= 0 && splice)
+        vkc__epilogue_splice_mark(ctx, *out);
     vkc__free(words);
     return r;
 }

@@ -258,9 +258,9 @@ static vkc_result vkc__kernel_pipeline(vkc_context *ctx, vkc__kstate *ks, const 
     return VKC_SUCCESS;
 }
 
-vkc_result vkc__kernel_variant(vkc_context *ctx, const vkc_kernel *k,
-                               const VkSpecializationMapEntry *extra, const uint32_t *extra_values,
-                               uint32_t extra_count, VkPipeline *out)
+vkc_result vkc__kernel_variant(vkc_context *ctx, const vkc_kernel *k, const uint32_t *words,
+                               size_t size, const VkSpecializationMapEntry *extra,
+                               const uint32_t *extra_values, uint32_t extra_count, VkPipeline *out)
 {
     *out = VK_NULL_HANDLE;
     vkc__kstate *ks = ctx->kernel_state;
@@ -279,7 +279,8 @@ vkc_result vkc__kernel_variant(vkc_context *ctx, const vkc_kernel *k,
         map[n] = (VkSpecializationMapEntry){extra[i].constantID, n * 4u, 4};
         values[n] = extra_values[i];
     }
-    return vkc__kernel_pipeline(ctx, ks, k, k->spirv, k->spirv_size, k->entry, map, values, n, out);
+    return vkc__kernel_pipeline(ctx, ks, k, words ? words : k->spirv, words ? size : k->spirv_size,
+                                k->entry, map, values, n, out);
 }
 
 void vkc__kernel_name(char *out, size_t size, const char *name, const char *path)
@@ -366,6 +367,8 @@ vkc_result vkc_kernel_create(vkc_context *ctx, const vkc_kernel_desc *desc, vkc_
     if (r >= 0)
         r = vkc__kernel_create_words(ctx, name, words, size, desc->entry, desc->workgroup_size,
                                      desc->spec_constants, desc->spec_constant_count, out);
+    if (r >= 0)
+        vkc__epilogue_splice_mark(ctx, *out);
     vkc__free(owned);
     vkc__free(file);
     return r;

@@ -335,8 +335,4 @@ void vkc__arm_end(vkc_seq *s, vkc__cmd *unit);
 void vkc__arm_inverted_marker(vkc_seq *s, vkc__cmd *unit);
 vkc_result vkc__seq_arm_next(vkc_seq *s, uint64_t value, bool opened);
 
-/* cooperative.c: whether k was built with vkc_grid.glsl (its spec constant
- * VKC_GRID_SPEC_ID) and, if so, the binding of its state block. */
-bool vkc__kernel_grid_binding(const vkc_kernel *k, uint32_t *binding);
-
 #endif /* VKC_SEQ_H */

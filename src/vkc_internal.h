@@ -558,6 +558,20 @@ void vkc__epilogue_drop(vkc_context *ctx, vkc_kernel *k);
  * (malloc'd); NULL without memory, or with *skip for a #version the
  * epilogue cannot go with (before 450, or es). */
 char *vkc__epilogue_wrap(const char *src, bool *skip);
+/* spirv_epilogue.c: the module of `size` bytes with the epilogue spliced
+ * after the body of `entry` (the same code as vkc_epilogue.glsl's), in
+ * *out (malloc'd, *out_size bytes). Returns NULL, or static text saying
+ * why the module cannot take it (*out NULL). Not validated here. */
+const char *vkc__spirv_splice_epilogue(const uint32_t *words, size_t size, const char *entry,
+                                       uint32_t **out, size_t *out_size);
+/* The same text as vkc__spirv_splice_epilogue would return, without the
+ * splice (one pass, no allocation). */
+const char *vkc__spirv_splice_check(const uint32_t *words, size_t size, const char *entry);
+/* A kernel made from SPIR-V: where the epilogue is built and k's module
+ * can take it (not a cooperative kernel, whose grid its pipeline's
+ * resources size), sets k->epilogue and k->epi_splice; else logs why its
+ * submissions keep the marker. */
+void vkc__epilogue_splice_mark(vkc_context *ctx, vkc_kernel *k);
 extern const char vkc__epilogue_glsl[];
 /* Flush immediate-mode work (through ctx->flush_immediate) and wait until
  * everything submitted so far has completed (vkc_finish; the blocking buffer
@@ -888,6 +902,10 @@ struct vkc_kernel {
      * first use: epi_state VKC_EPI_NONE, _BUILDING, _READY (epi_pipeline
      * set, published by the release store) or _FAILED. */
     bool epilogue;
+    /* The epilogue is spliced into a copy of the SPIR-V when the pipeline
+     * is made (spirv_epilogue.c): kernels from SPIR-V, and GLSL whose
+     * #version the source epilogue cannot go with. */
+    bool epi_splice;
     atomic_int epi_state;
     VkPipeline epi_pipeline;
     bool epi_again; /* dropped with a lost device: made again in its rebuild */
@@ -897,12 +915,16 @@ vkc_result vkc__kernel_init(vkc_context *ctx); /* pipeline cache, SPIR-V cache *
 /* Room for vkc's own specialization constants in a variant. */
 #define VKC_KERNEL_VARIANT_SPECS 8
 /* A second pipeline of k on k's layout: its own specialization constants
- * and `extra` (ids that k's own must not use). Counted in stats.pipelines;
- * the caller destroys it (VKC_STAT_SUB). */
-vkc_result vkc__kernel_variant(vkc_context *ctx, const vkc_kernel *k,
-                               const VkSpecializationMapEntry *extra, const uint32_t *extra_values,
-                               uint32_t extra_count, VkPipeline *out);
+ * and `extra` (ids that k's own must not use), from `words` (`size`
+ * bytes; NULL: k's own SPIR-V, whose reflection serves either way).
+ * Counted in stats.pipelines; the caller destroys it (VKC_STAT_SUB). */
+vkc_result vkc__kernel_variant(vkc_context *ctx, const vkc_kernel *k, const uint32_t *words,
+                               size_t size, const VkSpecializationMapEntry *extra,
+                               const uint32_t *extra_values, uint32_t extra_count, VkPipeline *out);
 void vkc__kernel_finish(vkc_context *ctx);
+/* cooperative.c: whether k was built with vkc_grid.glsl (its spec constant
+ * VKC_GRID_SPEC_ID) and, if so, the binding of its state block. */
+bool vkc__kernel_grid_binding(const vkc_kernel *k, uint32_t *binding);
 /* vkc_context_destroy: destroy the kernels the caller left alive. */
 void vkc__kernel_drop(vkc_context *ctx);
 

@@ -66,7 +66,8 @@ static vkc_kernel *glsl_kernel(vkc_context *ctx, const char *src, const char *na
 }
 
 /* The same words as kernel k, as SPIR-V: no completion epilogue
- * (test_epilogue test_marker_kept). */
+ * (test_epilogue test_marker_kept). vkc splices none into it either: the
+ * words already use the epilogue's spec ids (src/spirv_epilogue.c). */
 static vkc_kernel *spirv_twin(vkc_context *ctx, const vkc_kernel *k)
 {
     vkc_kernel *t = NULL;
@@ -76,6 +77,7 @@ static vkc_kernel *spirv_twin(vkc_context *ctx, const vkc_kernel *k)
                                                           .name = "inplace spv"},
                                        &t),
                      VKC_SUCCESS);
+    assert_false(t->epilogue);
     return t;
 }
 

@@ -9,6 +9,7 @@
 /* The private header first: it brings Vulkan in without prototypes (volk). */
 #include "seq.h"
 
+#include "test_shaders.h"
 #include "vkc_test.h"
 
 #include <pthread.h>
@@ -93,13 +94,19 @@ static void round_trips(vkc_context *ctx, vkc_seq *s, uint32_t k)
     }
 }
 
-static void expect_all(vkc_buffer *b, uint32_t want)
+/* x[i] is `below` for i < n, `above` from there. */
+static void expect_split(vkc_buffer *b, uint32_t n, uint32_t below, uint32_t above)
 {
     static uint32_t got[N];
     assert_int_equal(vkc_buffer_download(b, 0, got, sizeof(got)), VKC_SUCCESS);
     for (uint32_t i = 0; i < N; ++i)
-        if (got[i] != want)
-            fail_msg("x[%u] = %u, want %u", i, got[i], want);
+        if (got[i] != (i < n ? below : above))
+            fail_msg("x[%u] = %u, want %u", i, got[i], i < n ? below : above);
+}
+
+static void expect_all(vkc_buffer *b, uint32_t want)
+{
+    expect_split(b, N, want, want);
 }
 
 /* Round trips of one dispatch over 1 and over 64 workgroups: every
@@ -162,7 +169,8 @@ static void test_chain(void **state)
     vkc_kernel_destroy(inc);
 }
 
-/* What keeps the marker: a SPIR-V kernel, two dispatches in the last level,
+/* What keeps the marker: a SPIR-V kernel whose module uses the epilogue's
+ * spec ids (nothing marks them as carrying it), two dispatches in the last level,
  * a grid of more than VKC_EPILOGUE_GROUPS workgroups, a write to
  * host-visible memory. The results are the same either way. */
 static void test_marker_kept(void **state)
@@ -170,13 +178,15 @@ static void test_marker_kept(void **state)
     vkc_context *ctx = *state;
     vkc_kernel *k = glsl(ctx, &(vkc_glsl_desc){.source = vkc_test_inc_glsl, .name = "inc"});
     vkc_kernel *spv = NULL;
-    /* The same words as SPIR-V: nothing marks them as carrying it. */
+    /* The same words as SPIR-V: nothing marks them as carrying it, and
+     * vkc splices no second epilogue into them. */
     assert_int_equal(
         vkc_kernel_create(
             ctx,
             &(vkc_kernel_desc){.spirv = k->spirv, .spirv_size = k->spirv_size, .name = "inc spv"},
             &spv),
         VKC_SUCCESS);
+    assert_false(spv->epilogue);
     vkc_buffer *x = buffer(ctx, VKC_MEMORY_DEVICE, 0), *y = buffer(ctx, VKC_MEMORY_DEVICE, 0);
     vkc_buffer *h = buffer(ctx, VKC_MEMORY_READBACK, 0);
     const uint32_t n = N;
@@ -272,13 +282,26 @@ static void test_source_forms(void **state)
     vkc_buffer_destroy(x);
     vkc_kernel_destroy(k);
 
-    /* A #version the epilogue's extensions do not go with: built without. */
+    /* A #version the epilogue's extensions do not go with: built without,
+     * and the epilogue spliced into its SPIR-V instead. */
     vkc_kernel *old =
         glsl(ctx, &(vkc_glsl_desc){.source = "#version 310 es\n"
                                              "layout(local_size_x = 1) in;\n"
-                                             "layout(binding = 0) buffer B { uint b; };\n"
-                                             "void main() { b = 1u; }\n"});
-    assert_false(old->epilogue);
+                                             "layout(binding = 0) buffer B { uint b[]; };\n"
+                                             "void main() { b[gl_WorkGroupID.x] += 2u; }\n"});
+    assert_true(old->epilogue);
+    assert_true(old->epi_splice);
+    x = buffer(ctx, VKC_MEMORY_DEVICE, 1);
+    assert_int_equal(vkc_seq_create(ctx, &(vkc_seq_desc){.name = "es"}, &s), VKC_SUCCESS);
+    dispatch(s, old, x, NULL, 0, VKC_EPILOGUE_GROUPS);
+    const uint64_t es_before = stats(ctx).epilogue_records;
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    round_trips(ctx, s, 3);
+    assert_true(stats(ctx).epilogue_records > es_before);
+    count_exact(ctx);
+    expect_split(x, VKC_EPILOGUE_GROUPS, 7, 1);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
     vkc_kernel_destroy(old);
 
     /* An error on line 4 is reported on line 4. */
@@ -293,6 +316,136 @@ static void test_source_forms(void **state)
     vkc_test_quiet_errors(0);
     assert_null(bad);
     assert_non_null(strstr(vkc_context_last_error(ctx), ":4:"));
+}
+
+static vkc_kernel *from_spirv(vkc_context *ctx, const uint32_t *words, size_t size,
+                              const vkc_spec_constant *spec, uint32_t spec_count)
+{
+    vkc_kernel *k = NULL;
+    vkc_result r = vkc_kernel_create(ctx,
+                                     &(vkc_kernel_desc){.spirv = words,
+                                                        .spirv_size = size,
+                                                        .spec_constants = spec,
+                                                        .spec_constant_count = spec_count},
+                                     &k);
+    if (r != VKC_SUCCESS)
+        fail_msg("vkc_kernel_create: %s: %s", vkc_result_string(r), vkc_context_last_error(ctx));
+    return k;
+}
+
+/* epi_tile.comp on the CPU: the first `groups` workgroups of 64. */
+static void tile_ref(uint32_t *x, uint32_t n, uint32_t groups, uint32_t add)
+{
+    for (uint32_t w = 0; w < groups && w * 64u < N; ++w) {
+        uint32_t tile[64];
+        for (uint32_t l = 0; l < 64; ++l)
+            tile[l] = w * 64u + l < n ? x[w * 64u + l] : 0u;
+        for (uint32_t l = 0; l < 64; ++l)
+            if (w * 64u + l < n)
+                x[w * 64u + l] = tile[63u - l] + add * 2u;
+    }
+}
+
+/* Kernels from SPIR-V carry the epilogue too, spliced into a copy of
+ * their module when the pipeline is first wanted (src/spirv_epilogue.c):
+ * the validation layer checks the spliced module, and the counts and
+ * results are exact. add.comp reads gl_NumWorkGroups itself (the splice
+ * takes its variable); epi_tile.comp declares neither built-in the
+ * epilogue reads (the splice adds them) and has workgroup memory, a
+ * barrier, a spec constant of the caller's and invocations that return
+ * early; epi_own_spec.comp uses one of the epilogue's spec ids and keeps
+ * the marker. */
+static void test_spirv_kernels(void **state)
+{
+    vkc_context *ctx = *state;
+    if (!epilogue_on(ctx))
+        skip();
+    static uint32_t want[N], got[N];
+    const uint32_t grids[] = {1, 64, 3};
+
+    /* c = a + b, with a changed before each round. */
+    vkc_kernel *add = from_spirv(ctx, test_shaders_add, test_shaders_add_size, NULL, 0);
+    assert_true(add->epi_splice);
+    vkc_buffer *a = buffer(ctx, VKC_MEMORY_DEVICE, 0), *b = buffer(ctx, VKC_MEMORY_DEVICE, 5),
+               *c = buffer(ctx, VKC_MEMORY_DEVICE, 0);
+    for (size_t g = 0; g < sizeof(grids) / sizeof(grids[0]); ++g) {
+        assert_int_equal(vkc_buffer_fill(a, 0, N * 4, (uint32_t)(g * 100u + 1u)), VKC_SUCCESS);
+        vkc_seq *s = NULL;
+        assert_int_equal(vkc_seq_create(ctx, &(vkc_seq_desc){.name = "add"}, &s), VKC_SUCCESS);
+        vkc_arg args[3] = {{.buffer = a, .access = VKC_ACCESS_READ},
+                           {.buffer = b, .access = VKC_ACCESS_READ},
+                           {.buffer = c, .access = VKC_ACCESS_WRITE}};
+        const uint32_t n = N;
+        assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = add,
+                                                                  .args = args,
+                                                                  .arg_count = 3,
+                                                                  .push = &n,
+                                                                  .push_size = 4,
+                                                                  .groups = {grids[g], 1, 1}}),
+                         VKC_SUCCESS);
+        const uint64_t before = stats(ctx).epilogue_records;
+        assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+        round_trips(ctx, s, 20);
+        assert_true(stats(ctx).epilogue_records > before);
+        count_exact(ctx);
+        expect_all(c, (uint32_t)(g * 100u + 6u));
+        vkc_seq_destroy(s);
+    }
+    vkc_buffer_destroy(a);
+    vkc_buffer_destroy(b);
+    vkc_buffer_destroy(c);
+    vkc_kernel_destroy(add);
+
+    /* The tile kernel, over every grid, each round checked on the CPU. */
+    const vkc_spec_constant five = {7, 5};
+    vkc_kernel *tile = from_spirv(ctx, test_shaders_epi_tile, test_shaders_epi_tile_size, &five, 1);
+    vkc_buffer *x = NULL;
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = N * 4}, &x), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        want[i] = i * 7u + 3u;
+    assert_int_equal(vkc_buffer_upload(x, 0, want, sizeof(want)), VKC_SUCCESS);
+    const uint32_t n = N - 10; /* the last workgroup returns early in part */
+    const uint32_t tile_grids[] = {N / 64, 1, 7};
+    for (size_t g = 0; g < sizeof(tile_grids) / sizeof(tile_grids[0]); ++g) {
+        vkc_seq *s = NULL;
+        assert_int_equal(vkc_seq_create(ctx, &(vkc_seq_desc){.name = "tile"}, &s), VKC_SUCCESS);
+        dispatch(s, tile, x, &n, 4, tile_grids[g]);
+        const uint64_t before = stats(ctx).epilogue_records;
+        assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+        for (int round = 0; round < 3; ++round) {
+            round_trips(ctx, s, 1);
+            tile_ref(want, n, tile_grids[g], 5);
+        }
+        assert_true(stats(ctx).epilogue_records > before);
+        count_exact(ctx);
+        assert_int_equal(vkc_buffer_download(x, 0, got, sizeof(got)), VKC_SUCCESS);
+        for (uint32_t i = 0; i < N; ++i)
+            if (got[i] != want[i])
+                fail_msg("grid %u: x[%u] = %u, want %u", tile_grids[g], i, got[i], want[i]);
+        vkc_seq_destroy(s);
+    }
+    vkc_kernel_destroy(tile);
+
+    /* Spec id 2030 is the module's own: the marker, and the right sums. */
+    vkc_kernel *own =
+        from_spirv(ctx, test_shaders_epi_own_spec, test_shaders_epi_own_spec_size, NULL, 0);
+    assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 1), VKC_SUCCESS);
+    vkc_seq *s = NULL;
+    assert_int_equal(vkc_seq_create(ctx, &(vkc_seq_desc){.name = "own"}, &s), VKC_SUCCESS);
+    dispatch(s, own, x, &n, 4, N / 64);
+    const uint64_t before = stats(ctx).epilogue_records;
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    for (int round = 0; round < 4; ++round) {
+        vkc_ticket t;
+        assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_int_equal(stats(ctx).epilogue_records, before);
+    count_exact(ctx);
+    expect_split(x, n, 13, 1);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
+    vkc_kernel_destroy(own);
 }
 
 /* Armed copies that end with the epilogue: a cancelled one (its dispatches
@@ -466,7 +619,7 @@ int main(void)
         cmocka_unit_test(test_round_trips), cmocka_unit_test(test_chain),
         cmocka_unit_test(test_marker_kept), cmocka_unit_test(test_source_forms),
         cmocka_unit_test(test_armed),       cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_self_test),
+        cmocka_unit_test(test_self_test),   cmocka_unit_test(test_spirv_kernels),
     };
     const struct CMUnitTest alone[] = {cmocka_unit_test(test_env_off)};
     int fails = cmocka_run_group_tests_name("epilogue", group, vkc_test_setup, vkc_test_teardown);

@@ -890,9 +890,11 @@ void scen_reuse(bench *b, raw *r)
     /* env: an experiment knob set for that context only (VKC_MARKER_FORM,
      * VKC_SIGNAL_EVERY: 1 is the timeline signal on every submit of before),
      * or NULL. */
-    /* glsl: the kernel built by vkc_kernel_create_glsl, so that its
-     * submissions end with the completion epilogue (vkc-default), beside
-     * the same kernel from SPIR-V, which ends with the marker. */
+    /* glsl: the kernel built by vkc_kernel_create_glsl, whose submissions
+     * end with the completion epilogue appended to its source
+     * (vkc-default), beside the same kernel from SPIR-V, whose epilogue vkc
+     * splices into the module (vkc-default-spirv; before the seventeenth
+     * session it ended with the marker). */
     static const struct {
         vkc_wait_mode mode;
         const char *env, *value;
@@ -1119,11 +1121,13 @@ void scen_batch(bench *b, raw *r)
     vkc_context *fixed =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-fixed", NULL);
     unsetenv("VKC_IMM_FIXED");
-    /* Batches for an idle queue of a kernel from SPIR-V (no epilogue):
-     * every one with the completion marker's dispatch (VKC_IMM_MARKER=1),
-     * none, each completing on the timeline its submit signals (=0, the
-     * default before the thirteenth session), beside the default
-     * (vkc-immediate-spirv: fresh without, repeats with). */
+    /* Batches for an idle queue of a kernel without the epilogue (from
+     * SPIR-V, VKC_EPILOGUE=0; since the seventeenth session vkc splices the
+     * epilogue into SPIR-V kernels too, so vkc-immediate-spirv ends with
+     * it): every one with the completion marker's dispatch
+     * (VKC_IMM_MARKER=1), none, each completing on the timeline its submit
+     * signals (=0, the default before the thirteenth session). */
+    setenv("VKC_EPILOGUE", "0", 1);
     setenv("VKC_IMM_MARKER", "1", 1);
     vkc_context *marker =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-marker", NULL);
@@ -1131,6 +1135,7 @@ void scen_batch(bench *b, raw *r)
     vkc_context *unmarked =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-unmarked", NULL);
     unsetenv("VKC_IMM_MARKER");
+    unsetenv("VKC_EPILOGUE");
     /* Every batch recorded, as before a batch of the commands of a batch
      * before went as that one was recorded: what the repeat saves. */
     setenv("VKC_IMM_REUSE", "0", 1);
@@ -1192,7 +1197,7 @@ void scen_batch(bench *b, raw *r)
              .ways = 1},
             {.name = "vkc-immediate-spirv", .on = small, .ctx = b->ctx, .ways = 1},
             {.name = "vkc-immediate-fixed", .on = fixed, .ctx = fixed, .glsl = true, .ways = 1},
-            /* SPIR-V: the marker's own dispatch, not the epilogue */
+            /* no epilogue: the marker's own dispatch, or none */
             {.name = "vkc-immediate-marker", .on = marker && small, .ctx = marker, .ways = 1},
             {.name = "vkc-immediate-unmarked", .on = unmarked && small, .ctx = unmarked, .ways = 1},
         };

@@ -585,7 +585,7 @@ typedef struct vkc_context_features {
     bool armed_submits;
     const char *armed_reason;
     /* Completion epilogue: a submission whose last dispatch (a kernel from
-     * vkc_kernel_create_glsl, alone after a barrier, writing no
+     * GLSL or SPIR-V that carries it, alone after a barrier, writing no
      * host-visible memory, unprofiled, no images) publishes its own
      * completion from its last workgroup, instead of ending with the
      * completion marker (a barrier and a one-invocation dispatch). On
@@ -1163,7 +1163,17 @@ typedef struct vkc_kernel_desc {
  * it reaches the driver and its interface reflected: descriptor bindings of
  * set 0 (storage and uniform buffers), whether each is read or written, the
  * push-constant size. VKC_ERROR_INVALID_SPIRV for a bad module,
- * VKC_ERROR_UNSUPPORTED when it needs what the device lacks. Thread-safe. */
+ * VKC_ERROR_UNSUPPORTED when it needs what the device lacks.
+ *
+ * Where vkc_context_features.completion_epilogue is on, the kernel's
+ * second pipeline carries vkc's completion epilogue (see
+ * vkc_kernel_create_glsl), spliced into a copy of the module after the
+ * entry point's own code when a submission first ends with it; the kernel's
+ * own pipeline is made from the words as given. Not for modules that use
+ * spec constant ids VKC_EPILOGUE_SPEC_ID .. + 4, the Vulkan memory model,
+ * debug-info instructions or the Kernel capability, nor for cooperative
+ * kernels (vkc_grid.glsl): their submissions end with the completion
+ * marker, and the log (VKC_LOG_INFO) says why. Thread-safe. */
 VKC_API vkc_result vkc_kernel_create(vkc_context *ctx, const vkc_kernel_desc *desc,
                                      vkc_kernel **out);
 
@@ -1194,7 +1204,9 @@ typedef struct vkc_glsl_desc {
  * when such a kernel's dispatch ends a submission alone after a barrier,
  * its last workgroup publishes the completion that a marker dispatch would
  * have. Spec constant ids VKC_EPILOGUE_SPEC_ID .. + 4 are vkc's there.
- * Kernels that include vkc_grid.glsl or vkc_resident.glsl go without it.
+ * Kernels that include vkc_grid.glsl or vkc_resident.glsl go without it;
+ * a #version the epilogue's extensions cannot go with (before 450, es)
+ * gets it spliced into the SPIR-V instead, as vkc_kernel_create does.
  * Thread-safe. */
 VKC_API vkc_result vkc_kernel_create_glsl(vkc_context *ctx, const vkc_glsl_desc *desc,
                                           vkc_kernel **out);
