@@ -97,9 +97,8 @@ enum {
     SPV_DEC_OFFSET = 35,
     SPV_BI_NUM_WORKGROUPS = 24,
     SPV_BI_LOCAL_INDEX = 29,
-    /* Scopes and memory semantics, as glslang writes the GLSL epilogue's. */
-    SPV_SCOPE_DEVICE = 1,
-    SPV_SCOPE_WORKGROUP = 2,
+    /* Memory semantics, as glslang writes the GLSL epilogue's (its scopes
+     * are the constants 1, Device, and 2, Workgroup). */
     SPV_SEM_ACQREL_UNIFORM = 0x48,      /* AcquireRelease | UniformMemory */
     SPV_SEM_ACQREL_UNIFORM_IMG = 0x848, /* ... | ImageMemory */
     SPV_SEM_ACQREL_WORKGROUP = 0x108,   /* AcquireRelease | WorkgroupMemory */
