@@ -448,6 +448,57 @@ static void test_spirv_kernels(void **state)
     vkc_kernel_destroy(own);
 }
 
+/* The splice on every compute module the tests have: each result passes
+ * the SPIR-V validator, keeps the module's own words up to the splice's
+ * additions (no instruction lost: the result is longer by the epilogue),
+ * and a second splice of a result is refused (its spec ids are taken).
+ * What cannot take it says why: a vertex shader, an entry point that is
+ * not there. */
+static void test_splice_modules(void **state)
+{
+    vkc_context *ctx = *state;
+    const struct {
+        const uint32_t *w;
+        size_t size;
+    } mods[] = {
+        {test_shaders_add, test_shaders_add_size},
+        {test_shaders_img_affine, test_shaders_img_affine_size},
+        {test_shaders_img_rmw, test_shaders_img_rmw_size},
+        {test_shaders_img_fetch, test_shaders_img_fetch_size},
+        {test_shaders_img_sample, test_shaders_img_sample_size},
+        {test_shaders_img_sample_sep, test_shaders_img_sample_sep_size},
+        {test_shaders_img_coords, test_shaders_img_coords_size},
+        {test_shaders_img_coords3d, test_shaders_img_coords3d_size},
+        {test_shaders_img_write_unfmt, test_shaders_img_write_unfmt_size},
+        {test_shaders_epi_tile, test_shaders_epi_tile_size},
+    };
+    for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); ++i) {
+        uint32_t *out = NULL, *again = NULL;
+        size_t size = 0, size2 = 0;
+        const char *why = vkc__spirv_splice_epilogue(mods[i].w, mods[i].size, "main", &out, &size);
+        if (why)
+            fail_msg("module %zu: %s", i, why);
+        assert_null(vkc__spirv_splice_check(mods[i].w, mods[i].size, "main"));
+        char msg[512];
+        if (!vkc__spirv_file_ok(ctx, out, size, msg, sizeof(msg)))
+            fail_msg("module %zu spliced: %s", i, msg);
+        assert_true(size > mods[i].size);
+        assert_int_equal(out[0], mods[i].w[0]);
+        assert_true(out[3] > mods[i].w[3]); /* new ids above the old bound */
+        assert_string_equal(vkc__spirv_splice_epilogue(out, size, "main", &again, &size2),
+                            "spec ids 2030..2034 are the module's own");
+        assert_null(again);
+        vkc__free(out);
+    }
+    uint32_t *out = NULL;
+    size_t size = 0;
+    assert_non_null(vkc__spirv_splice_epilogue(test_shaders_vertex, test_shaders_vertex_size,
+                                               "main", &out, &size));
+    assert_non_null(
+        vkc__spirv_splice_epilogue(test_shaders_add, test_shaders_add_size, "nope", &out, &size));
+    assert_null(out);
+}
+
 /* Armed copies that end with the epilogue: a cancelled one (its dispatches
  * and so its epilogue skipped) counts through the marker under the
  * inverted predicate; opened ones through the epilogue. */
@@ -616,10 +667,11 @@ static void test_env_off(void **state)
 int main(void)
 {
     const struct CMUnitTest group[] = {
-        cmocka_unit_test(test_round_trips), cmocka_unit_test(test_chain),
-        cmocka_unit_test(test_marker_kept), cmocka_unit_test(test_source_forms),
-        cmocka_unit_test(test_armed),       cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_self_test),   cmocka_unit_test(test_spirv_kernels),
+        cmocka_unit_test(test_round_trips),    cmocka_unit_test(test_chain),
+        cmocka_unit_test(test_marker_kept),    cmocka_unit_test(test_source_forms),
+        cmocka_unit_test(test_armed),          cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_self_test),      cmocka_unit_test(test_spirv_kernels),
+        cmocka_unit_test(test_splice_modules),
     };
     const struct CMUnitTest alone[] = {cmocka_unit_test(test_env_off)};
     int fails = cmocka_run_group_tests_name("epilogue", group, vkc_test_setup, vkc_test_teardown);
