@@ -459,7 +459,8 @@ static void print_text(const vkc_system_info *si, const vkc_context_features *f)
                    f->armed_reason ? f->armed_reason : "-");
             printf("  completion epilogue: %s (%s)\n",
                    f->completion_epilogue
-                       ? "on: a GLSL kernel's last workgroup publishes its submission's completion"
+                       ? "on: the last workgroup of a kernel (GLSL, or SPIR-V spliced) publishes "
+                         "its submission's completion"
                        : "off: submissions end with the completion marker",
                    f->epilogue_reason ? f->epilogue_reason : "-");
             if (g_have_res && g_res.resident)
