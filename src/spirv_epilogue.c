@@ -279,13 +279,10 @@ static const char *vkc__splice_scan_module(const uint32_t *w, size_t n, const ch
         return "gl_LocalInvocationIndex of another type";
     if (s->nwg && (!s->t_v3 || !vkc__input_of(w, n, s->nwg, s->t_v3)))
         return "gl_NumWorkGroups of another type";
+    /* The interface follows the name, which the scan matched to `entry`:
+     * its bytes and a nul, padded to words. */
     const uint32_t *ep = &w[s->ep];
-    uint32_t at = 3;
-    while (at < (ep[0] >> 16) &&
-           !(((const char *)&ep[at])[0] == '\0' || ((const char *)&ep[at])[1] == '\0' ||
-             ((const char *)&ep[at])[2] == '\0' || ((const char *)&ep[at])[3] == '\0'))
-        ++at;
-    for (uint32_t i = at + 1; i < (ep[0] >> 16); ++i) {
+    for (size_t i = 3 + strlen(entry) / 4 + 1; i < (ep[0] >> 16); ++i) {
         s->lii_listed |= s->lii && ep[i] == s->lii;
         s->nwg_listed |= s->nwg && ep[i] == s->nwg;
     }
