@@ -28,6 +28,10 @@
  * so a p99 does not see it; a unit waits for a signal at most 127 values
  * after its sequence lets it go. */
 #define VKC_SIGNAL_EVERY 128u
+/* With VKC_FIRST_SIGNAL=0 (experiments), the pool asks for a signal only
+ * once this many units wait for one; below that an empty free list makes a
+ * new unit. */
+#define VKC_ASK_PENDING 16u
 
 /* ---- recording units --------------------------------------------------------- */
 
@@ -101,10 +105,12 @@ static vkc__cmd *vkc__retire_locked(vkc_context *ctx, bool all)
     if (p->pending_head->last_value > done)
         done = vkc__completed_value(ctx);
     vkc__cmd *chain = p->pending_head, **tail = &chain;
-    while (*tail && (*tail)->last_value <= done)
+    uint32_t n = 0;
+    for (; *tail && (*tail)->last_value <= done; ++n)
         tail = &(*tail)->next;
     if (tail == &chain)
         return NULL;
+    p->pending_n -= n;
     p->pending_head = *tail;
     if (!p->pending_head)
         p->pending_tail = NULL;
@@ -169,7 +175,8 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
     vkc__cmd *c = p->free_list;
     if (c)
         p->free_list = c->next;
-    else if (p->pending_head) /* units wait for a signal: the next submit gives one */
+    else if (p->pending_head && (ctx->first_signals || p->pending_n >= VKC_ASK_PENDING))
+        /* units wait for a signal: the next submit gives one */
         atomic_store_explicit(&ctx->signal_asked, true, memory_order_relaxed);
     pthread_mutex_unlock(&p->lock);
     if (done) {
@@ -244,12 +251,14 @@ void vkc__cmd_release(vkc_context *ctx, vkc__cmd *c)
         *pp = c;
         if (!c->next)
             p->pending_tail = c;
+        ++p->pending_n;
     } else {
         if (p->pending_tail)
             p->pending_tail->next = c;
         else
             p->pending_head = c;
         p->pending_tail = c;
+        ++p->pending_n;
     }
     pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < VKC_CMD_HOLDS; ++i)
@@ -540,7 +549,8 @@ bool vkc__submit_signals(vkc_context *ctx, const vkc__cmd *cmd, uint64_t value, 
      * immediate piece's, whose rest signals next (signal_later). Host
      * waits: rare, and the host's semaphore order is simpler with a
      * signal. */
-    if (cmd->needs_signal || (cmd->last_value == 0 && !cmd->signal_later) || host_waits || asked)
+    if (cmd->needs_signal || (cmd->last_value == 0 && !cmd->signal_later && ctx->first_signals) ||
+        host_waits || asked)
         return true;
     return value - signalled >= ctx->signal_every;
 }
@@ -902,6 +912,13 @@ vkc_result vkc__pool_init(vkc_context *ctx)
         ctx->signal_every = VKC_SIGNAL_EVERY;
         /* for experiments (vkc-bench's signal-every variants) */
         vkc__env_uint(ctx, "VKC_SIGNAL_EVERY", 1, 1u << 20, "the default: 128", &ctx->signal_every);
+        /* VKC_FIRST_SIGNAL=0 (experiments): a recording's first submit
+         * signals only where the pool asks (its free list ran dry) or every
+         * signal_every values, as resubmits do; for batches recorded every
+         * time in NVIDIA's slow mode, with VKC_IMM_MARKER=1 so that their
+         * completion does not need the signal. */
+        ctx->first_signals = true;
+        vkc__env_flag(ctx, "VKC_FIRST_SIGNAL", "the default: on", &ctx->first_signals);
         VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
         sci.pNext = &tci;
         VkResult vr =
@@ -939,6 +956,7 @@ void vkc__pool_finish(vkc_context *ctx)
         c = next;
     }
     p->free_list = p->pending_head = p->pending_tail = NULL;
+    p->pending_n = 0;
     if (ctx->timeline)
         ctx->vk.vkDestroySemaphore(ctx->device, ctx->timeline, ctx->alloc);
     ctx->timeline = VK_NULL_HANDLE;

@@ -382,6 +382,7 @@ typedef struct vkc__pool {
     pthread_mutex_t lock;                  /* guards the lists */
     vkc__cmd *free_list;                   /* reset, ready to record */
     vkc__cmd *pending_head, *pending_tail; /* released, in submit order */
+    uint32_t pending_n;                    /* units on the pending list */
 } vkc__pool;
 
 /* Take a recording unit and begin its command buffer (ONE_TIME_SUBMIT off,
@@ -1283,8 +1284,9 @@ struct vkc_context {
      * something needs it (see vkc__submit). Guarded by queue_lock. */
     atomic_uint_fast64_t signalled_value; /* the highest value a submit signals */
     uint32_t signal_every;                /* VKC_SIGNAL_EVERY, or its override */
-    atomic_bool signal_asked;             /* the pool wants units back: signal the next submit */
-    atomic_bool marker_trusted;           /* the self-test passed: sparse signals allowed */
+    bool first_signals;         /* a recording's first submit signals (VKC_FIRST_SIGNAL) */
+    atomic_bool signal_asked;   /* the pool wants units back: signal the next submit */
+    atomic_bool marker_trusted; /* the self-test passed: sparse signals allowed */
     /* The last values that submits signalled, oldest first from
      * signal_ring_n % VKC_SIGNAL_RING: a blocking wait names one of them
      * (the validation layer of 1.3.239 loses track of a wait on a value no

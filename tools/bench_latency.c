@@ -818,6 +818,92 @@ void scen_naive(bench *b, raw *r)
     bench_vkc_roundtrip(b, b->ctx, "vkc-fresh-seq", true, false, false, NAIVE_BASE);
 }
 
+/* One raw fence-spin round trip of t's recorded dispatch, sample i of tm. */
+static bool spin_turn_raw(raw *r, raw_tiny *t, bench_times *tm, uint32_t i)
+{
+    const uint64_t t0 = bench_now_ns();
+    if (!raw_submit_wait(r, t->cb, t->fence, true))
+        return false;
+    bench_times_put(tm, i, (double)(bench_now_ns() - t0));
+    return true;
+}
+
+/* One round trip of s on vctx (its wait spins on the timeline), sample i. */
+static vkc_result spin_turn_vkc(vkc_context *vctx, vkc_seq *s, bench_times *tm, uint32_t i)
+{
+    vkc_ticket tk;
+    const uint64_t t0 = bench_now_ns();
+    vkc_result res = vkc_seq_submit(s, &tk);
+    if (res >= 0)
+        res = vkc_wait(vctx, tk, UINT64_MAX);
+    bench_times_put(tm, i, (double)(bench_now_ns() - t0));
+    return res;
+}
+
+/* raw-spin and vkc-spin once more, taking turns in chunks, as the chain and
+ * batch rows do: NVIDIA's driver changes mode between rows. In the H200's
+ * job Z20 raw-spin took 20.0 us and vkc-spin, its rows later, 41.0 (its
+ * submit call blocked 30 us, the slow mode); in the second pass 12.9 and
+ * 12.3. combine.py's target compares these two rows, which see the same
+ * modes. */
+static void spin_turns(bench *b, raw *r)
+{
+    char err[512] = "";
+    const uint32_t warm = bench_n(b, 20, 200), iters = bench_n(b, 200, 5000);
+    raw_tiny t = {0};
+    bench_tiny v = {0};
+    bench_times tr = {0}, tv = {0};
+    vkc_seq *s = NULL;
+    bench_rec rr = bench_rec_init(b, "raw-spin-turns", NAIVE_BASE);
+    bench_rec rv = bench_rec_init(b, "vkc-spin-turns", "reuse/raw-spin-turns");
+    vkc_context *vctx = bench_context_or_fail(b, &(vkc_context_desc){.wait_mode = VKC_WAIT_SPIN},
+                                              "raw-spin-turns", "vkc-spin-turns", NULL);
+    if (!vctx)
+        return;
+    MTRY(bench_times_init(&tr, warm, iters) && bench_times_init(&tv, warm, iters));
+    RTRY(raw_tiny_init(r, &t, 0));
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    RTRY(raw_ok(r, r->vkBeginCommandBuffer(t.cb, &bi), "vkBeginCommandBuffer"));
+    raw_cmd_dispatch(r, t.cb, &t.p, &t.a, t.push, 1, 1);
+    RTRY(raw_ok(r, r->vkEndCommandBuffer(t.cb), "vkEndCommandBuffer"));
+    VTRY(bench_tiny_init_from(vctx, &v, 0, false));
+    VTRY(bench_seq_record(vctx, &v.d, 1, 1, &s));
+    for (uint32_t i = 0; i < warm; ++i) {
+        RTRY(spin_turn_raw(r, &t, &tr, i));
+        VTRY(spin_turn_vkc(vctx, s, &tv, i));
+    }
+    /* Eight chunks, the first of each pair alternating. */
+    uint32_t i = warm;
+    for (uint32_t c = 0; c < 8; ++c) {
+        const uint32_t m = iters * (c + 1) / 8 - iters * c / 8;
+        for (uint32_t side = 0; side < 2; ++side) {
+            if ((side ^ (c & 1)) == 0) {
+                for (uint32_t k = 0; k < m; ++k)
+                    RTRY(spin_turn_raw(r, &t, &tr, i + k));
+            } else {
+                for (uint32_t k = 0; k < m; ++k)
+                    VTRY(spin_turn_vkc(vctx, s, &tv, i + k));
+            }
+        }
+        i += m;
+    }
+    RTRY(raw_tiny_check(r, &t, warm + iters, &rr));
+    VTRY(bench_tiny_check(&v, warm + iters, &rv));
+    bench_rec_stats(&rr, tr.wall, iters, true);
+    bench_rec_stats(&rv, tv.wall, iters, true);
+    bench_note(&rr, "in turns with vkc-spin-turns, 8 chunks each");
+    bench_note(&rv, "in turns with raw-spin-turns, 8 chunks each");
+fail:
+    bench_emit(b, &rr, err);
+    bench_emit(b, &rv, err);
+    bench_times_free(&tr);
+    bench_times_free(&tv);
+    vkc_seq_destroy(s);
+    bench_tiny_finish(&v);
+    raw_tiny_finish(r, &t);
+    vkc_context_destroy(vctx);
+}
+
 void scen_reuse(bench *b, raw *r)
 {
     if (r) {
@@ -940,6 +1026,8 @@ void scen_reuse(bench *b, raw *r)
         bench_vkc_roundtrip(b, c, modes[i].name, false, modes[i].glsl, modes[i].mapped, NAIVE_BASE);
         vkc_context_destroy(c);
     }
+    if (r)
+        spin_turns(b, r);
 }
 
 /* ---- batch: immediate mode ---------------------------------------------------- */
@@ -1155,8 +1243,19 @@ void scen_batch(bench *b, raw *r)
     setenv("VKC_IMM_SPLIT", "2", 1);
     vkc_context *re2 =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-split2", NULL);
-    unsetenv("VKC_IMM_REUSE");
     unsetenv("VKC_IMM_SPLIT");
+    /* Recorded every time, each batch with the completion epilogue (or
+     * marker) and no timeline signal on a recording's first submit
+     * (VKC_FIRST_SIGNAL=0: the pool asks for one once 16 units wait): what
+     * the signals cost batches recorded every time in NVIDIA's slow mode,
+     * where each took 17-40 us (experiment, eighteenth session). */
+    setenv("VKC_IMM_MARKER", "1", 1);
+    setenv("VKC_FIRST_SIGNAL", "0", 1);
+    vkc_context *renosig =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-nosignal", NULL);
+    unsetenv("VKC_FIRST_SIGNAL");
+    unsetenv("VKC_IMM_MARKER");
+    unsetenv("VKC_IMM_REUSE");
     uint32_t kmax = b->opt.quick ? 1024 : 4096;
     uint32_t total = bench_n(b, 4096, 200000); /* dispatches per K */
     for (uint32_t K = 1; K <= kmax; K *= 4) {
@@ -1178,6 +1277,11 @@ void scen_batch(bench *b, raw *r)
             {.name = "vkc-immediate-rerecord",
              .on = rerecord,
              .ctx = rerecord,
+             .glsl = true,
+             .ways = 1},
+            {.name = "vkc-immediate-rerecord-nosignal",
+             .on = renosig,
+             .ctx = renosig,
              .glsl = true,
              .ways = 1},
             {.name = "vkc-immediate-whole",
@@ -1212,6 +1316,7 @@ void scen_batch(bench *b, raw *r)
     vkc_context_destroy(marker);
     vkc_context_destroy(unmarked);
     vkc_context_destroy(rerecord);
+    vkc_context_destroy(renosig);
     vkc_context_destroy(whole);
     vkc_context_destroy(rewhole);
     vkc_context_destroy(re2);
