@@ -1051,9 +1051,11 @@ typedef struct batch_row {
     uint64_t splits, slow, submits, signals;
     uint32_t ran;  /* iterations run, warm-ups included */
     uint32_t kept; /* samples kept */
-    /* vkc: per timed batch, the vkc_flush call (recording, a fresh batch's
-     * unit, the submit) and the vkc_wait call: where a row's time goes */
-    double *flush_ns, *wait_ns;
+    /* vkc: per timed batch, its K vkc_dispatch calls (the first waits for
+     * its slot's batch before), the vkc_flush call (recording, a fresh
+     * batch's unit, the submit) and the vkc_wait call: where a row's time
+     * goes */
+    double *enq_ns, *flush_ns, *wait_ns;
     char err[512]; /* non-empty: the row failed (its chunks stop) */
 } batch_row;
 
@@ -1069,7 +1071,8 @@ static void batch_open(bench *b, raw *r, batch_row *row, uint32_t K, uint32_t it
     if (!vctx) {
         RTRY(raw_tiny_init(r, &row->rt, 0));
     } else {
-        MTRY((row->flush_ns = calloc(iters, sizeof(double))) &&
+        MTRY((row->enq_ns = calloc(iters, sizeof(double))) &&
+             (row->flush_ns = calloc(iters, sizeof(double))) &&
              (row->wait_ns = calloc(iters, sizeof(double))));
         for (uint32_t w = 0; w < row->ways; ++w)
             VTRY(bench_tiny_init_from(vctx, &row->t[w], 0, row->glsl));
@@ -1130,6 +1133,7 @@ static void batch_chunk(void *user, void *p, uint32_t n)
         if (!i)
             continue; /* the chunk's warm-up */
         if (vctx) {
+            row->enq_ns[row->kept] = (double)(t1 - t0);
             row->flush_ns[row->kept] = (double)(t2 - t1);
             row->wait_ns[row->kept] = (double)(t3 - t2);
         }
@@ -1169,9 +1173,11 @@ static void batch_close(bench *b, raw *r, batch_row *row, uint32_t K)
          * pieces'; and how the time splits between flush and wait. */
         bench_note(rec,
                    "%u batches: %llu in pieces, %llu slow fresh submits, %llu submits, %llu "
-                   "signals; flush call p50 %.2f us, wait call p50 %.2f us",
+                   "signals; dispatch calls p50 %.2f us, flush call p50 %.2f us, wait call "
+                   "p50 %.2f us",
                    row->ran, (unsigned long long)row->splits, (unsigned long long)row->slow,
                    (unsigned long long)row->submits, (unsigned long long)row->signals,
+                   bench_median(row->enq_ns, row->kept) / 1e3,
                    bench_median(row->flush_ns, row->kept) / 1e3,
                    bench_median(row->wait_ns, row->kept) / 1e3);
         for (uint32_t w = 0; w < row->ways && rec->ok; ++w)
@@ -1182,6 +1188,7 @@ static void batch_close(bench *b, raw *r, batch_row *row, uint32_t K)
 fail:
     bench_emit(b, rec, err);
     bench_times_free(&row->tm);
+    free(row->enq_ns);
     free(row->flush_ns);
     free(row->wait_ns);
     if (!vctx)
