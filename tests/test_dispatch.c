@@ -1953,6 +1953,91 @@ static int setup_fallback(void **state)
 #define TX(f) cmocka_unit_test_setup_teardown(f, setup_pieces, vkc_test_teardown)
 #define TW(f) cmocka_unit_test_setup_teardown(f, setup_slow, vkc_test_teardown)
 
+/* VKC_FIRST_SIGNAL=0 (experiments): a recording's first submit leaves the
+ * timeline unsignalled where the marker is trusted, and the pool asks for
+ * a signal once VKC_ASK_PENDING units wait for one. Sequences recorded
+ * anew before every submit and immediate batches recorded every time
+ * (VKC_IMM_REUSE=0, VKC_IMM_MARKER=1) still get the right results, most of
+ * their submits signal nothing, and the pool stays bounded. */
+static int setup_first_signal_off(void **state)
+{
+    static const char *const names[] = {"VKC_FIRST_SIGNAL", "VKC_IMM_MARKER", "VKC_IMM_REUSE"};
+    static const char *const vals[] = {"0", "1", "0"};
+    env_held held[3];
+    for (int i = 0; i < 3; ++i)
+        env_put(&held[i], names[i], vals[i], true);
+    const int r = setup_marker(state);
+    for (int i = 0; i < 3; ++i)
+        env_back(&held[i]);
+    return r;
+}
+
+static void test_first_signal_off(void **state)
+{
+    vkc_context *ctx = *state;
+    enum { N = 256, ROUNDS = 300, BATCHES = 200 };
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, N * 4), *y = buffer(ctx, N * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 1), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    push3 p = {N, 1, 1};
+    vkc_arg a = arg(x);
+    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = inpl,
+                                                              .args = &a,
+                                                              .arg_count = 1,
+                                                              .push = &p,
+                                                              .push_size = 12,
+                                                              .count = N}),
+                     VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    vkc_ticket t = {0};
+    uint32_t rx = 1, ry = 0;
+    const vkc_stats s0 = stats_of(ctx);
+    /* New push constants before every submit: each one a new recording. */
+    for (uint32_t i = 0; i < ROUNDS; ++i) {
+        push3 q = {N, 1, 1 + (i & 3)};
+        assert_int_equal(vkc_seq_set_push(s, 0, &q, sizeof(q)), VKC_SUCCESS);
+        assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+        rx += q.b;
+        if (i % 8 == 0)
+            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    /* Immediate batches of two, each recorded (constants differ). */
+    for (uint32_t i = 0; i < BATCHES; ++i) {
+        enqueue_inplace(ctx, inpl, y, (push3){N, 1, 1 + (i & 7)});
+        enqueue_inplace(ctx, inpl, y, (push3){N, 2, 0});
+        ry = (ry + 1 + (i & 7)) * 2;
+        assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+        if (i % 4 == 0)
+            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    const vkc_stats s1 = stats_of(ctx);
+    uint32_t out[N];
+    assert_int_equal(vkc_buffer_download(x, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        assert_int_equal(out[i], rx);
+    assert_int_equal(vkc_buffer_download(y, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        assert_int_equal(out[i], ry);
+    /* With a signal on every first submit there would be ROUNDS + BATCHES;
+     * the pool's asks come about once every VKC_ASK_PENDING (16) of them. */
+    const uint64_t signals = s1.timeline_signals - s0.timeline_signals;
+    assert_true(signals < (ROUNDS + BATCHES) / 4);
+    /* Bounded: the units that wait for a signal, the ones in flight and the
+     * free ones (43 new ones on lavapipe, 2 cores), not one per submit; and
+     * units are reused. */
+    assert_true(s1.command_buffers - s0.command_buffers <= (ROUNDS + BATCHES) / 5);
+    assert_true(s1.command_buffers_reset - s0.command_buffers_reset >= (ROUNDS + BATCHES) / 2);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
+    vkc_buffer_destroy(y);
+    vkc_kernel_destroy(inpl);
+}
+
 int main(void)
 {
     /* clang-format off */
@@ -1997,6 +2082,8 @@ int main(void)
         TM(test_marker_off),
         TB(test_marker_off),
         TS(test_marker_off),
+        cmocka_unit_test_setup_teardown(test_first_signal_off, setup_first_signal_off,
+                                        vkc_test_teardown),
     };
     /* clang-format on */
     return cmocka_run_group_tests(tests, NULL, NULL);
