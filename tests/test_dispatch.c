@@ -429,13 +429,9 @@ static void test_copy_fill(void **state)
 /* ---- replay -----------------------------------------------------------------------------------
  */
 
-static void test_replay_steady_state(void **state)
+/* A sequence of one dispatch of INPLACE_GLSL: x[0, n) = x + 1. */
+static vkc_seq *inplace_seq(vkc_context *ctx, vkc_kernel *inpl, vkc_buffer *x, uint32_t n)
 {
-    vkc_context *ctx = *state;
-    const uint32_t n = 256, reps = 10000, rerecords = 500;
-    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
-    vkc_buffer *x = buffer(ctx, n * 4);
-    assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 1), VKC_SUCCESS);
     vkc_seq *s;
     assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
     push3 p = {n, 1, 1};
@@ -448,6 +444,17 @@ static void test_replay_steady_state(void **state)
                                                               .count = n}),
                      VKC_SUCCESS);
     assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    return s;
+}
+
+static void test_replay_steady_state(void **state)
+{
+    vkc_context *ctx = *state;
+    const uint32_t n = 256, reps = 10000, rerecords = 500;
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, n * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 1), VKC_SUCCESS);
+    vkc_seq *s = inplace_seq(ctx, inpl, x, n);
     vkc_stats warm, now;
     vkc_ticket t = {0};
     uint32_t ref = 1;
@@ -1980,18 +1987,7 @@ static void test_first_signal_off(void **state)
     vkc_buffer *x = buffer(ctx, N * 4), *y = buffer(ctx, N * 4);
     assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 1), VKC_SUCCESS);
     assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
-    vkc_seq *s;
-    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
-    push3 p = {N, 1, 1};
-    vkc_arg a = arg(x);
-    assert_int_equal(vkc_seq_dispatch(s, &(vkc_dispatch_desc){.kernel = inpl,
-                                                              .args = &a,
-                                                              .arg_count = 1,
-                                                              .push = &p,
-                                                              .push_size = 12,
-                                                              .count = N}),
-                     VKC_SUCCESS);
-    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    vkc_seq *s = inplace_seq(ctx, inpl, x, N);
     vkc_ticket t = {0};
     uint32_t rx = 1, ry = 0;
     const vkc_stats s0 = stats_of(ctx);
