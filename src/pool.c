@@ -902,6 +902,7 @@ vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd)
 vkc_result vkc__pool_init(vkc_context *ctx)
 {
     pthread_mutex_init(&ctx->pool.lock, NULL);
+    ctx->first_signals = true;
     if (ctx->features.timeline_semaphores) {
         VkSemaphoreTypeCreateInfo tci = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
         tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
@@ -913,11 +914,12 @@ vkc_result vkc__pool_init(vkc_context *ctx)
         /* for experiments (vkc-bench's signal-every variants) */
         vkc__env_uint(ctx, "VKC_SIGNAL_EVERY", 1, 1u << 20, "the default: 128", &ctx->signal_every);
         /* VKC_FIRST_SIGNAL=0 (experiments): a recording's first submit
-         * signals only where the pool asks (its free list ran dry) or every
-         * signal_every values, as resubmits do; for batches recorded every
-         * time in NVIDIA's slow mode, with VKC_IMM_MARKER=1 so that their
-         * completion does not need the signal. */
-        ctx->first_signals = true;
+         * signals only where the pool asks (VKC_ASK_PENDING units wait) or
+         * every signal_every values, as resubmits do; for batches recorded
+         * every time in NVIDIA's slow mode, with VKC_IMM_MARKER=1 so that
+         * their completion does not need the signal. In the fast mode it
+         * lost (an H100: p50 +3-9%, p99 2.4x at one dispatch a batch;
+         * BENCHMARKS.md, eighteenth session). */
         vkc__env_flag(ctx, "VKC_FIRST_SIGNAL", "the default: on", &ctx->first_signals);
         VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
         sci.pNext = &tci;
