@@ -447,6 +447,25 @@ static vkc_seq *inplace_seq(vkc_context *ctx, vkc_kernel *inpl, vkc_buffer *x, u
     return s;
 }
 
+/* `rounds` submits of inplace_seq's s over n elements, each with new push
+ * constants (x + 1..4, so a new recording), waited for every eighth and at
+ * the end; returns what they added to every element. */
+static uint32_t rerecord_rounds(vkc_context *ctx, vkc_seq *s, uint32_t n, uint32_t rounds)
+{
+    vkc_ticket t = {0};
+    uint32_t added = 0;
+    for (uint32_t i = 0; i < rounds; ++i) {
+        push3 q = {n, 1, 1 + (i & 3)};
+        assert_int_equal(vkc_seq_set_push(s, 0, &q, sizeof(q)), VKC_SUCCESS);
+        assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+        added += q.b;
+        if (i % 8 == 0)
+            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    return added;
+}
+
 static void test_replay_steady_state(void **state)
 {
     vkc_context *ctx = *state;
@@ -486,15 +505,7 @@ static void test_replay_steady_state(void **state)
                 reps - 100 + (now.armed_cancels - warm.armed_cancels) - armed_at_warm);
     /* New push constants before every submit: each submit re-records, into
      * recycled command buffers (a bounded few are in flight at once). */
-    for (uint32_t i = 0; i < rerecords; ++i) {
-        push3 q = {n, 1, 1 + (i & 3)};
-        assert_int_equal(vkc_seq_set_push(s, 0, &q, sizeof(q)), VKC_SUCCESS);
-        assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
-        ref += q.b;
-        if (i % 8 == 0)
-            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
-    }
-    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    ref += rerecord_rounds(ctx, s, n, rerecords);
     assert_int_equal(vkc_context_stats(ctx, &now), VKC_SUCCESS);
     assert_true(now.command_buffers <= warm.command_buffers + 12);
     assert_true(now.command_buffers_reset >= warm.command_buffers_reset + rerecords - 12);
@@ -1992,15 +2003,7 @@ static void test_first_signal_off(void **state)
     uint32_t rx = 1, ry = 0;
     const vkc_stats s0 = stats_of(ctx);
     /* New push constants before every submit: each one a new recording. */
-    for (uint32_t i = 0; i < ROUNDS; ++i) {
-        push3 q = {N, 1, 1 + (i & 3)};
-        assert_int_equal(vkc_seq_set_push(s, 0, &q, sizeof(q)), VKC_SUCCESS);
-        assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
-        rx += q.b;
-        if (i % 8 == 0)
-            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
-    }
-    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    rx += rerecord_rounds(ctx, s, N, ROUNDS);
     /* Immediate batches of two, each recorded (constants differ). */
     for (uint32_t i = 0; i < BATCHES; ++i) {
         enqueue_inplace(ctx, inpl, y, (push3){N, 1, 1 + (i & 7)});
