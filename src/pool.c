@@ -541,10 +541,12 @@ bool vkc__submit_signals(vkc_context *ctx, const vkc__cmd *cmd, uint64_t value, 
         return false;
     if (!vkc__marker_on(ctx) || !atomic_load_explicit(&ctx->marker_trusted, memory_order_relaxed))
         return true;
-    /* The first submit of a recording signals: the unit it replaces goes
-     * back to the pool, which would otherwise keep units waiting for a
-     * signal and make new ones meanwhile (a loop that records every submit
-     * grew the pool by the GPU's lag on every round). Resubmits of a
+    /* The first submit of a recording signals (unless VKC_FIRST_SIGNAL=0,
+     * an experiment: then the pool asks when it needs units back): the
+     * unit it replaces goes back to the pool, which would otherwise keep
+     * units waiting for a signal and make new ones meanwhile (a loop that
+     * records every submit grew the pool by the GPU's lag on every
+     * round). Resubmits of a
      * recorded sequence, the round trip that matters, do not; nor does an
      * immediate piece's, whose rest signals next (signal_later). Host
      * waits: rare, and the host's semaphore order is simpler with a

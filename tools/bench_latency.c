@@ -14,6 +14,17 @@
 
 typedef enum { RT_NAIVE, RT_BLOCK, RT_SPIN } rt_mode;
 
+/* Record t's command buffer once with its one tiny dispatch, for the rows
+ * that submit it again and again. */
+static bool raw_tiny_record(raw *r, raw_tiny *t)
+{
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    if (!raw_ok(r, r->vkBeginCommandBuffer(t->cb, &bi), "vkBeginCommandBuffer"))
+        return false;
+    raw_cmd_dispatch(r, t->cb, &t->p, &t->a, t->push, 1, 1);
+    return raw_ok(r, r->vkEndCommandBuffer(t->cb), "vkEndCommandBuffer");
+}
+
 /* One tiny dispatch (x[i] += 1 over TINY_N uints) per round trip. */
 static void raw_roundtrip(bench *b, raw *r, const char *variant, rt_mode mode)
 {
@@ -23,12 +34,8 @@ static void raw_roundtrip(bench *b, raw *r, const char *variant, rt_mode mode)
     bench_rec rec = bench_rec_init(b, variant, NAIVE_BASE);
     MTRY(bench_times_init(&tm, bench_n(b, 20, 200), bench_n(b, 200, 5000)));
     RTRY(raw_tiny_init(r, &t, 0));
-    if (mode != RT_NAIVE) {
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        RTRY(raw_ok(r, r->vkBeginCommandBuffer(t.cb, &bi), "vkBeginCommandBuffer"));
-        raw_cmd_dispatch(r, t.cb, &t.p, &t.a, t.push, 1, 1);
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(t.cb), "vkEndCommandBuffer"));
-    }
+    if (mode != RT_NAIVE)
+        RTRY(raw_tiny_record(r, &t));
     for (uint32_t i = 0; i < tm.warm + tm.iters; ++i) {
         uint64_t t0 = bench_now_ns();
         if (mode == RT_NAIVE) {
@@ -862,10 +869,7 @@ static void spin_turns(bench *b, raw *r)
         return;
     MTRY(bench_times_init(&tr, warm, iters) && bench_times_init(&tv, warm, iters));
     RTRY(raw_tiny_init(r, &t, 0));
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    RTRY(raw_ok(r, r->vkBeginCommandBuffer(t.cb, &bi), "vkBeginCommandBuffer"));
-    raw_cmd_dispatch(r, t.cb, &t.p, &t.a, t.push, 1, 1);
-    RTRY(raw_ok(r, r->vkEndCommandBuffer(t.cb), "vkEndCommandBuffer"));
+    RTRY(raw_tiny_record(r, &t));
     VTRY(bench_tiny_init_from(vctx, &v, 0, false));
     VTRY(bench_seq_record(vctx, &v.d, 1, 1, &s));
     for (uint32_t i = 0; i < warm; ++i) {
