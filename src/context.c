@@ -110,6 +110,7 @@ static const vkc__module vkc__modules[] = {
 
 vkc_result vkc__context_init_modules(vkc_context *ctx)
 {
+    vkc__timing_enable(ctx);
     for (int i = 0; i < VKC_MODULE_COUNT; ++i)
         if (vkc__modules[i].init)
             VKC_FORWARD(vkc__modules[i].init(ctx));
@@ -229,6 +230,7 @@ void vkc_context_destroy(vkc_context *ctx)
             (void)vkc__flush_immediate(ctx);
             r = vkc__wait_bounded(ctx, vkc__submitted_value(ctx), "vkc_context_destroy");
         }
+        vkc__timing_report(ctx);
         if (r != VKC_SUCCESS && ctx->own_device) {
             vkc_queue_lock(ctx);
             (void)ctx->vk.vkDeviceWaitIdle(ctx->device);

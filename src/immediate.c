@@ -218,7 +218,7 @@ static vkc_result vkc__imm_slot_begin(vkc_context *ctx, vkc__imm *m, uint32_t j)
 {
     if (m->values[j])
         VKC_FORWARD_DONE(
-            vkc__wait_results_bounded(ctx, m->values[j], "immediate mode (all batches in flight)"));
+            vkc__wait_results_bounded(ctx, m->values[j], "immediate mode (a ring slot's batch)"));
     return vkc_seq_begin(m->batches[j]);
 }
 

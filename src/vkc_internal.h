@@ -243,15 +243,33 @@ VkResult vkc__fault_result(const char *call);
 
 /* Wrap every fallible Vulkan call (one returning VkResult):
  *   VkResult r = VKC_VK(vkCreateBuffer, ctx->vk.vkCreateBuffer(...));
- * When injection is off this is one predictable branch on a TLS flag. */
+ * With injection and timing off this is one predictable branch on a TLS
+ * flag and a global one. */
 #define VKC_STR_(x) #x
 #define VKC_STR(x) VKC_STR_(x)
 #define VKC_VK(name, expr)                                                                         \
-    ((VKC_UNLIKELY(vkc__fault.armed) &&                                                            \
-      vkc__fault_tick_site(#name, __FILE__ ":" VKC_STR(__LINE__)))                                 \
-         ? vkc__fault_result(#name)                                                                \
+    (VKC_UNLIKELY(vkc__fault.armed || atomic_load_explicit(&vkc__timing, memory_order_relaxed))    \
+         ? (vkc__vk_pre(#name, __FILE__ ":" VKC_STR(__LINE__))                                     \
+                ? vkc__fault_result(#name)                                                         \
+                : vkc__vk_post(#name, __FILE__ ":" VKC_STR(__LINE__), (expr)))                     \
          : (expr))
 bool vkc__fault_tick_site(const char *call, const char *site);
+
+/* Call timing (VKC_TIME_CALLS=1, calltime.c): on once any context asked. */
+extern atomic_bool vkc__timing;
+#define VKC__TIME_BUCKETS 4
+/* VKC_VK's slow path: the fault injector's tick (true: fail this call),
+ * then the clock where timing is on; after the call, its time. */
+bool vkc__vk_pre(const char *call, const char *site);
+VkResult vkc__vk_post(const char *call, const char *site, VkResult r);
+/* One timed call or wait at `site` (a string of static storage: its
+ * address is the key). */
+void vkc__time_add(const char *call, const char *site, uint64_t ns);
+/* Context creation: VKC_TIME_CALLS=1 turns timing on. */
+void vkc__timing_enable(vkc_context *ctx);
+/* Context destruction: the table through the context's logger
+ * (VKC_LOG_INFO, every line starting "VKC_TIME_CALLS"), then emptied. */
+void vkc__timing_report(vkc_context *ctx);
 
 /* Host allocations of vkc itself, so the host-allocation fault test covers
  * them too. */

@@ -385,7 +385,11 @@ vkc_result vkc__wait_bounded(vkc_context *ctx, uint64_t value, const char *what)
 
 vkc_result vkc__wait_results_bounded(vkc_context *ctx, uint64_t value, const char *what)
 {
+    const uint64_t t0 =
+        atomic_load_explicit(&vkc__timing, memory_order_relaxed) ? vkc__now_ns() : 0;
     vkc_result r = vkc__wait_results(ctx, value, ctx->wait_timeout_ns);
+    if (t0) /* VKC_TIME_CALLS: vkc's own waits inside its calls, by what they wait for */
+        vkc__time_add("wait", what, vkc__now_ns() - t0);
     return r == VKC_TIMEOUT ? vkc__timed_out(ctx, value, ctx->wait_timeout_ns, what) : r;
 }
 

@@ -1,5 +1,6 @@
 /* Device module: queue-family choice on synthetic tables, context creation on
  * the real device, bad input, repeated create/destroy. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 /* The private header first (the self-tests' submit counts): it brings Vulkan in without
  * prototypes (volk). */
 #include "vkc_internal.h"
@@ -255,6 +256,75 @@ static void test_system_query(void **state)
     assert_true(d->queue_family < d->queue_family_count);
 }
 
+/* VKC_TIME_CALLS=1: the report each context's destruction writes. */
+static char timing_text[16384];
+static size_t timing_len;
+
+static void timing_logger(void *user, vkc_log_level level, vkc_log_id id, const char *msg)
+{
+    vkc_test_log(user, level, id, msg);
+    if (strncmp(msg, "VKC_TIME_CALLS", 14) == 0 && level == VKC_LOG_INFO)
+        timing_len += (size_t)snprintf(timing_text + timing_len, sizeof(timing_text) - timing_len,
+                                       "%s\n", msg);
+    assert_true(timing_len < sizeof(timing_text) - 1);
+}
+
+static void timing_tweak(vkc_context_desc *d)
+{
+    d->logger.func = timing_logger;
+}
+
+/* The calls of `call` at any site in the report: the sum of their counts;
+ * each line's buckets add up to its count. */
+static unsigned long long timing_calls(const char *call)
+{
+    unsigned long long total = 0;
+    char want[64];
+    snprintf(want, sizeof(want), "VKC_TIME_CALLS:   %s at ", call);
+    for (const char *p = timing_text; (p = strstr(p, want)) != NULL; ++p) {
+        unsigned long long n = 0, b[4] = {0};
+        const char *c = strstr(p, ": ");
+        c = c ? strstr(c + 2, ": ") : NULL; /* after "file.c:line" */
+        assert_non_null(c);
+        assert_int_equal(sscanf(c, ": %llu calls", &n), 1);
+        const char *h = strstr(c, "<2 us ");
+        assert_non_null(h);
+        assert_int_equal(sscanf(h, "<2 us %llu, 2-10 us %llu, 10-30 us %llu, >=30 us %llu", &b[0],
+                                &b[1], &b[2], &b[3]),
+                         4);
+        assert_int_equal(b[0] + b[1] + b[2] + b[3], n);
+        total += n;
+    }
+    return total;
+}
+
+/* Last in the list: once on, timing stays on for the process. */
+static void test_call_timing(void **state)
+{
+    (void)state;
+    vkc_test_validation_reset();
+    setenv("VKC_TIME_CALLS", "1", 1);
+    vkc_context *a = vkc_test_context_create(timing_tweak);
+    vkc_stats st;
+    assert_int_equal(vkc_context_stats(a, &st), VKC_SUCCESS);
+    timing_len = 0;
+    vkc_test_context_destroy(a);
+    /* A's device came before timing was on; its set-up's submits came after
+     * (the self-tests', where they ran). */
+    assert_non_null(strstr(timing_text, "call sites since the last report"));
+    assert_int_equal(timing_calls("vkCreateDevice"), 0);
+    if (st.submits)
+        assert_true(timing_calls("vkQueueSubmit") + timing_calls("vkQueueSubmit2") >= 1);
+    /* B's creation is timed whole, and A's calls went with A's report. */
+    timing_len = 0;
+    vkc_context *b = vkc_test_context_create(timing_tweak);
+    vkc_test_context_destroy(b);
+    unsetenv("VKC_TIME_CALLS");
+    assert_int_equal(timing_calls("vkCreateDevice"), 1);
+    assert_int_equal(timing_calls("vkCreateInstance"), 1);
+    vkc_test_assert_clean();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_create_bad_input),
         cmocka_unit_test(test_system_query),
         cmocka_unit_test(test_create_destroy_100),
+        cmocka_unit_test(test_call_timing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

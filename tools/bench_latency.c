@@ -1319,7 +1319,7 @@ void scen_batch(bench *b, raw *r)
         batch_row rows[sizeof(all) / sizeof(all[0])];
         uint32_t n = 0;
         for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i)
-            if (all[i].on)
+            if (all[i].on && bench_row_wanted(all[i].name))
                 rows[n++] = all[i];
         batch_rows(b, r, rows, n, K, iters);
     }

@@ -87,8 +87,24 @@ static void log_func(void *user, vkc_log_level level, vkc_log_id id, const char 
         ++validation_messages;
     (void)user;
     /* failed calls (VKC_LOG_ID_ERROR) are reported in the table instead */
-    if (level >= VKC_LOG_WARN && id != VKC_LOG_ID_ERROR)
+    if ((level >= VKC_LOG_WARN && id != VKC_LOG_ID_ERROR) ||
+        strncmp(msg, "VKC_TIME_CALLS", 14) == 0) /* the report VKC_TIME_CALLS=1 asks for */
         fprintf(stderr, "vkc: %s\n", msg);
+}
+
+bool bench_row_wanted(const char *name)
+{
+    const char *rows = getenv("VKC_BENCH_ROWS");
+    if (!rows || !*rows)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = rows; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
 }
 
 vkc_result bench_context(bench *b, vkc_context_desc *desc, vkc_context **out)
