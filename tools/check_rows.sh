@@ -1,0 +1,34 @@
+#!/bin/sh
+# vkc-bench's diagnostics (ctest vkc_bench_rows): VKC_BENCH_ROWS runs only
+# the named rows of the batch scenario, and VKC_TIME_CALLS=1 makes vkc
+# report its Vulkan calls' times, which vkc-bench prints. Usage:
+#   check_rows.sh VKC_BENCH DIR
+set -eu
+bench=$1 dir=$2
+mkdir -p "$dir"
+VKC_BENCH_ROWS=vkc-immediate,raw-record-submit VKC_TIME_CALLS=1 \
+  "$bench" --quick --validation --strict --scenario batch --json "$dir/rows.json" \
+  > "$dir/rows.txt" 2> "$dir/rows.err"
+# Exactly the two rows, at every K the scenario runs, each checked.
+python3 - "$dir/rows.json" <<'PY'
+import json, sys
+recs = json.load(open(sys.argv[1]))
+names = sorted({r["variant"].split(" K=")[0] for r in recs})
+assert names == ["raw-record-submit", "vkc-immediate"], names
+assert all(r["ok"] for r in recs), [r["variant"] for r in recs if not r["ok"]]
+ks = sorted({r["x"] for r in recs if r["variant"].startswith("vkc-immediate")})
+assert ks == [1, 4, 16, 64, 256, 1024], ks
+PY
+# The report: a header, and the submits among the timed calls, whose
+# histogram adds up to their count.
+grep -q "^vkc: VKC_TIME_CALLS: [0-9]* call sites since the last report" "$dir/rows.err"
+line=$(grep "^vkc: VKC_TIME_CALLS:   vkQueueSubmit2\? at pool.c" "$dir/rows.err" | head -1)
+echo "$line"
+echo "$line" | awk -F'[:;,] *' '{
+  for (i = 1; i <= NF; ++i) {
+    if ($i ~ / calls$/) { split($i, c, " "); n = c[1] }
+    if ($i ~ /^(<2|2-10|10-30|>=30) us [0-9]+$/) { split($i, h, " "); s += h[3] }
+  }
+  if (n < 1 || s != n) { print "histogram " s " != calls " n; exit 1 }
+}'
+echo "check_rows: ok"
