@@ -181,6 +181,9 @@ static bool vkc__arm_settle(vkc_context *ctx, uint64_t value)
         if ((spins & 255) == 0 && vkc__now_ns() - start >= ctx->wait_timeout_ns)
             return false;
     }
+    if (atomic_load_explicit(&vkc__timing, memory_order_relaxed)) /* VKC_TIME_CALLS */
+        vkc__time_add("wait", "armed copies' cancel (their units' earlier runs)",
+                      vkc__now_ns() - start);
     return true;
 }
 
