@@ -68,7 +68,7 @@ typedef struct bench {
 uint32_t bench_n(const bench *b, uint32_t quick, uint32_t full);
 /* VKC_BENCH_ROWS (a comma list of variant names, for diagnostics such as
  * VKC_TIME_CALLS=1 that need one row alone): whether this row runs; true
- * when the variable is unset. The batch scenario asks it. */
+ * when the variable is unset. The batch and chain scenarios ask it. */
 bool bench_row_wanted(const char *name);
 
 /* A fresh record for the current scenario, with "does not apply" values;

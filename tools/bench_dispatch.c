@@ -495,16 +495,21 @@ void scen_chain(bench *b, raw *r)
         chain_row rows[BAR_COUNT + 2];
         uint32_t n = 0;
         for (int kind = 0; r && kind < BAR_COUNT; ++kind)
-            rows[n++] = (chain_row){.kind = (bar_kind)kind};
-        rows[n++] = (chain_row){.name = "vkc-seq", .ctx = b->ctx};
-        if (spinning)
+            if (bench_row_wanted(bar_names[kind]))
+                rows[n++] = (chain_row){.kind = (bar_kind)kind};
+        if (bench_row_wanted("vkc-seq"))
+            rows[n++] = (chain_row){.name = "vkc-seq", .ctx = b->ctx};
+        if (spinning && bench_row_wanted("vkc-seq-spinning"))
             rows[n++] = (chain_row){.name = "vkc-seq-spinning", .ctx = spinning};
-        chain_rows(b, r, rows, n, ks[i], bench_n(b, 20, 200));
-        bench_vkc_coop_chain(b, ks[i], bench_n(b, 20, 200), base, &chain_barrier);
-        if (r)
+        if (n)
+            chain_rows(b, r, rows, n, ks[i], bench_n(b, 20, 200));
+        if (bench_row_wanted("vkc-cooperative"))
+            bench_vkc_coop_chain(b, ks[i], bench_n(b, 20, 200), base, &chain_barrier);
+        if (r && bench_row_wanted("raw-persistent"))
             raw_persist_chain(b, r, ks[i], bench_n(b, 20, 200), base, &chain_barrier);
     }
-    vkc_chain_ring8(b, ks[1]);
+    if (bench_row_wanted("vkc-ring8"))
+        vkc_chain_ring8(b, ks[1]);
     vkc_context_destroy(spinning);
 }
 
