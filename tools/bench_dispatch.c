@@ -125,6 +125,7 @@ typedef struct chain_row {
     vkc_seq *s;
     vkc_seq_info info;
     uint32_t ran, kept; /* iterations run (warm-ups included), samples kept */
+    double *submit_ns;  /* vkc: each kept round's vkc_seq_submit call */
     bool skipped;       /* the form does not apply here (err says why) */
     char err[512];      /* non-empty: the row failed or is skipped (its chunks stop) */
 } chain_row;
@@ -139,6 +140,8 @@ static void chain_open(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t it
         bench_rec_init(b, row->variant ? row->variant : variant, row->base ? row->base : base);
     bench_rec_sweep(&row->rec, K, "K");
     MTRY(bench_times_init(&row->tm, 0, iters));
+    if (vctx)
+        MTRY(row->submit_ns = calloc(iters, sizeof(double)));
     if (!vctx) {
         if (row->kind == BAR_SYNC2 && !r->vkCmdPipelineBarrier2) {
             snprintf(row->err, sizeof(row->err), "synchronization2 not enabled");
@@ -177,16 +180,20 @@ static void chain_chunk(void *user, void *p, uint32_t n)
         return;
     for (uint32_t i = 0; i <= n && row->kept < row->tm.iters; ++i, ++row->ran) {
         const uint64_t t0 = bench_now_ns();
+        uint64_t ts = t0;
         if (!vctx) {
             RTRY(raw_submit_wait(r, row->rt.cb, row->rt.fence, true));
         } else {
             vkc_ticket tk;
             VTRY(vkc_seq_submit(row->s, &tk));
+            ts = bench_now_ns();
             VTRY(vkc_wait(vctx, tk, UINT64_MAX));
         }
         const uint64_t t1 = bench_now_ns();
         if (!i)
             continue;
+        if (vctx)
+            row->submit_ns[row->kept] = (double)(ts - t0);
         if (row->tm.has_gpu && !raw_ts_read(r, &row->tm.gpu[row->kept]))
             row->tm.has_gpu = false;
         row->tm.wall[row->kept++] = (double)(t1 - t0);
@@ -239,12 +246,15 @@ static void chain_close(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t t
         }
     }
     bench_times_rec(&row->tm, rec, K);
+    if (vctx) /* where the wall time beyond the GPU's goes: the submit call or the wait */
+        bench_note(rec, "submit call p50 %.1f us", bench_median(row->submit_ns, row->kept) / 1e3);
     if (turns)
         bench_note(rec, "rows take turns: %u chunks", turns);
 fail:
     bench_emit(b, rec, err);
 done:
     bench_times_free(&row->tm);
+    free(row->submit_ns);
     if (!vctx) {
         raw_tiny_finish(r, &row->rt);
     } else {
