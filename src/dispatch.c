@@ -813,6 +813,16 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
             s->unit_gen[i] = s->gen - 1;
             r = vkc__seq_ensure_unit(s, i);
         }
+        /* A copy begun without SIMULTANEOUS_USE (VKC_SIMULTANEOUS_USE=0)
+         * goes again only once its earlier submit is seen complete on the
+         * timeline (a signal made where none covers it): the completion
+         * count says the work ran, not that the command buffer left the
+         * pending state. */
+        vkc__cmd *u = r >= 0 ? s->units[i] : NULL;
+        if (u && VKC_UNLIKELY(!u->simultaneous) && u->last_value)
+            r = vkc__wait_bounded(
+                ctx, u->last_value,
+                "the sequence's earlier submit of this copy (not simultaneous-use)");
         if (r >= 0)
             r = vkc__submit(ctx, s->units[i], &value);
     }

@@ -168,6 +168,11 @@ void vkc__pool_drop(vkc_context *ctx)
 
 vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
 {
+    return vkc__cmd_acquire_as(ctx, true, out);
+}
+
+vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **out)
+{
     *out = NULL;
     vkc__pool *p = &ctx->pool;
     pthread_mutex_lock(&p->lock);
@@ -215,8 +220,9 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
     c->signal_later = false;
     c->query_count = c->span_count = 0;
     c->record_ns[0] = c->record_ns[1] = 0;
+    c->simultaneous = simultaneous || ctx->cb_simultaneous;
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+    bi.flags = c->simultaneous ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT : 0;
     VkResult vr = VKC_VK(vkBeginCommandBuffer, ctx->vk.vkBeginCommandBuffer(c->cb, &bi));
     if (vr < 0) {
         vkc__cmd_release(ctx, c);
@@ -905,6 +911,14 @@ vkc_result vkc__pool_init(vkc_context *ctx)
 {
     pthread_mutex_init(&ctx->pool.lock, NULL);
     ctx->first_signals = true;
+    /* VKC_SIMULTANEOUS_USE=0 (experiments): a sequence's copies that cannot
+     * be armed (long sequences, immediate batches) are begun without
+     * SIMULTANEOUS_USE, which some drivers pay for at submit; armed copies
+     * keep it (one unit waits behind the gate many times over). On an H100
+     * vkc's 10,000-dispatch chain took 1.1 ms of wall time beyond its own
+     * GPU span, raw's (no flag) none (BENCHMARKS.md, nineteenth session). */
+    ctx->cb_simultaneous = true;
+    vkc__env_flag(ctx, "VKC_SIMULTANEOUS_USE", "the default: on", &ctx->cb_simultaneous);
     if (ctx->features.timeline_semaphores) {
         VkSemaphoreTypeCreateInfo tci = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
         tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;

@@ -233,7 +233,9 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     const bool prof = VKC__PROFILED(s->profile);
     const uint64_t record_start = prof ? vkc__clock_ns() : 0;
     vkc__cmd *unit;
-    VKC_FORWARD(vkc__cmd_acquire(ctx, &unit));
+    /* A copy that may be armed waits behind the gate while queued again:
+     * SIMULTANEOUS_USE whatever the context says. */
+    VKC_FORWARD(vkc__cmd_acquire_as(ctx, !prof && vkc__seq_armable(s), &unit));
     /* One reference on the whole set per recorded copy, none per object. */
     if (s->set) {
         unit->hold[0] = vkc__rset_obj(s->set);

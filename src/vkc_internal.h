@@ -351,6 +351,11 @@ typedef struct vkc__cmd {
      * (each signal cost 17-40 us in NVIDIA's slow mode); one without the
      * marker (skipped) still signals: only the timeline tells its end. */
     bool signal_later;
+    /* Begun with SIMULTANEOUS_USE (every unit, except with
+     * VKC_SIMULTANEOUS_USE=0 a copy that cannot be armed): without it, vkc
+     * never submits the unit again while an earlier submit of it is
+     * pending (vkc_seq_submit waits first). */
+    bool simultaneous;
     /* Profiling (profile.c reads these; pool.c owns the query pool, which
      * is kept and reused with the unit). query_count is 0 for a recording
      * without timestamps: the only thing the submit path tests. */
@@ -407,6 +412,9 @@ typedef struct vkc__pool {
  * SIMULTANEOUS_USE on, so a recorded sequence can be resubmitted while in
  * flight). Never allocates in steady state. Thread-safe. */
 vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out);
+/* The same, begun with SIMULTANEOUS_USE only where `simultaneous` or the
+ * context's cb_simultaneous (the default) says. */
+vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **out);
 /* Give a unit back; it is reset and reused once its last submit completed.
  * NULL does nothing. Thread-safe. */
 void vkc__cmd_release(vkc_context *ctx, vkc__cmd *cmd);
@@ -1303,6 +1311,7 @@ struct vkc_context {
     atomic_uint_fast64_t signalled_value; /* the highest value a submit signals */
     uint32_t signal_every;                /* VKC_SIGNAL_EVERY, or its override */
     bool first_signals;         /* a recording's first submit signals (VKC_FIRST_SIGNAL) */
+    bool cb_simultaneous;       /* every unit SIMULTANEOUS_USE (VKC_SIMULTANEOUS_USE) */
     atomic_bool signal_asked;   /* the pool wants units back: signal the next submit */
     atomic_bool marker_trusted; /* the self-test passed: sparse signals allowed */
     /* The last values that submits signalled, oldest first from

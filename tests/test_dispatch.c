@@ -2037,6 +2037,85 @@ static void test_first_signal_off(void **state)
     vkc_kernel_destroy(inpl);
 }
 
+/* VKC_SIMULTANEOUS_USE=0 (experiments): copies that cannot be armed are
+ * begun without SIMULTANEOUS_USE, and a submit of one whose earlier submit
+ * is still pending waits for it first (validation, on here, would report a
+ * pending command buffer submitted again). Results are right whatever the
+ * submits' pace; copies that can be armed keep the flag. */
+static int setup_simultaneous_off(void **state)
+{
+    env_held held;
+    env_put(&held, "VKC_SIMULTANEOUS_USE", "0", true);
+    const int r = vkc_test_setup(state);
+    env_back(&held);
+    return r;
+}
+
+static void test_simultaneous_off(void **state)
+{
+    vkc_context *ctx = *state;
+    enum { N = 256, STEPS = 1100, LONG_SUBMITS = 3, SHORT_SUBMITS = 40, BATCHES = 60 };
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, N * 4), *y = buffer(ctx, N * 4), *z = buffer(ctx, N * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 0), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 5), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(z, 0, N * 4, 0), VKC_SUCCESS);
+    /* A long sequence (one copy: never armed): x += 1 STEPS times, submitted
+     * back to back, waited for once. */
+    vkc_seq *lng;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &lng), VKC_SUCCESS);
+    push3 p = {N, 1, 1};
+    vkc_arg a = arg(x);
+    const vkc_dispatch_desc d = {
+        .kernel = inpl, .args = &a, .arg_count = 1, .push = &p, .push_size = 12, .count = N};
+    for (uint32_t i = 0; i < STEPS; ++i)
+        assert_int_equal(vkc_seq_dispatch(lng, &d), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(lng), VKC_SUCCESS);
+    vkc_ticket t = {0};
+    for (uint32_t i = 0; i < LONG_SUBMITS; ++i)
+        assert_int_equal(vkc_seq_submit(lng, &t), VKC_SUCCESS);
+    assert_false(lng->units[0]->simultaneous);
+    /* A short one (y += 1, inplace_seq), its copies in a ring, some
+     * armable where the context arms: those keep the flag. */
+    vkc_seq *sht = inplace_seq(ctx, inpl, y, N);
+    uint32_t ry = 5;
+    for (uint32_t i = 0; i < SHORT_SUBMITS; ++i) {
+        assert_int_equal(vkc_seq_submit(sht, &t), VKC_SUCCESS);
+        ry += 1;
+        if (i % 10 == 9) /* round trips too, where arming starts */
+            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    for (int i = 0; i < VKC_SEQ_RING_MAX; ++i)
+        if (sht->units[i])
+            assert_int_equal(sht->units[i]->simultaneous, vkc__seq_armable(sht));
+    /* Immediate batches, repeated (their kept copies submitted again) and
+     * flushed without waiting: z = z * 1 + 3 each. */
+    uint32_t rz = 0;
+    for (uint32_t i = 0; i < BATCHES; ++i) {
+        enqueue_inplace(ctx, inpl, z, (push3){N, 1, 3});
+        rz += 3;
+        assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    uint32_t out[N];
+    const struct {
+        vkc_buffer *buf;
+        uint32_t want;
+    } checks[] = {{x, STEPS * LONG_SUBMITS}, {y, ry}, {z, rz}};
+    for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); ++c) {
+        assert_int_equal(vkc_buffer_download(checks[c].buf, 0, out, sizeof(out)), VKC_SUCCESS);
+        for (uint32_t i = 0; i < N; ++i)
+            if (out[i] != checks[c].want)
+                fail_msg("buffer %zu [%u] = %u, want %u", c, i, out[i], checks[c].want);
+    }
+    vkc_seq_destroy(lng);
+    vkc_seq_destroy(sht);
+    vkc_buffer_destroy(x);
+    vkc_buffer_destroy(y);
+    vkc_buffer_destroy(z);
+    vkc_kernel_destroy(inpl);
+}
+
 int main(void)
 {
     /* clang-format off */
@@ -2082,6 +2161,8 @@ int main(void)
         TB(test_marker_off),
         TS(test_marker_off),
         cmocka_unit_test_setup_teardown(test_first_signal_off, setup_first_signal_off,
+                                        vkc_test_teardown),
+        cmocka_unit_test_setup_teardown(test_simultaneous_off, setup_simultaneous_off,
                                         vkc_test_teardown),
     };
     /* clang-format on */
