@@ -499,10 +499,28 @@ void scen_chain(bench *b, raw *r)
      * like. */
     vkc_context *spinning = bench_context_or_fail(b, &(vkc_context_desc){.spin_ns = 1000000000ull},
                                                   "vkc-seq-spinning", NULL);
+    /* The same, begun without SIMULTANEOUS_USE (raw's command buffers have
+     * no flag), and without the completion epilogue: on an H100 vkc's
+     * K=10000 chain took 1.1 ms of wall time beyond its own GPU span
+     * (BENCHMARKS.md, nineteenth session). */
+    setenv("VKC_SIMULTANEOUS_USE", "0", 1);
+    vkc_context *nosimul =
+        bench_row_wanted("vkc-seq-spinning-nosimul")
+            ? bench_context_or_fail(b, &(vkc_context_desc){.spin_ns = 1000000000ull},
+                                    "vkc-seq-spinning-nosimul", NULL)
+            : NULL;
+    unsetenv("VKC_SIMULTANEOUS_USE");
+    setenv("VKC_EPILOGUE", "0", 1);
+    vkc_context *noepi =
+        bench_row_wanted("vkc-seq-spinning-noepilogue")
+            ? bench_context_or_fail(b, &(vkc_context_desc){.spin_ns = 1000000000ull},
+                                    "vkc-seq-spinning-noepilogue", NULL)
+            : NULL;
+    unsetenv("VKC_EPILOGUE");
     for (int i = 0; i < 2; ++i) {
         char base[96];
         snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], ks[i]);
-        chain_row rows[BAR_COUNT + 2];
+        chain_row rows[BAR_COUNT + 4];
         uint32_t n = 0;
         for (int kind = 0; r && kind < BAR_COUNT; ++kind)
             if (bench_row_wanted(bar_names[kind]))
@@ -511,6 +529,10 @@ void scen_chain(bench *b, raw *r)
             rows[n++] = (chain_row){.name = "vkc-seq", .ctx = b->ctx};
         if (spinning && bench_row_wanted("vkc-seq-spinning"))
             rows[n++] = (chain_row){.name = "vkc-seq-spinning", .ctx = spinning};
+        if (nosimul)
+            rows[n++] = (chain_row){.name = "vkc-seq-spinning-nosimul", .ctx = nosimul};
+        if (noepi)
+            rows[n++] = (chain_row){.name = "vkc-seq-spinning-noepilogue", .ctx = noepi};
         if (n)
             chain_rows(b, r, rows, n, ks[i], bench_n(b, 20, 200));
         if (bench_row_wanted("vkc-cooperative"))
@@ -521,6 +543,8 @@ void scen_chain(bench *b, raw *r)
     if (bench_row_wanted("vkc-ring8"))
         vkc_chain_ring8(b, ks[1]);
     vkc_context_destroy(spinning);
+    vkc_context_destroy(nosimul);
+    vkc_context_destroy(noepi);
 }
 
 /* Issue 13: the grid barrier's variants, each a row of the raw persistent
