@@ -490,6 +490,19 @@ static void vkc_chain_ring8(bench *b, uint32_t K)
  * and the raw kernel with the same barrier (spec 56). */
 static const gridbar_variant chain_barrier = {"", 56, {NULL, NULL}};
 
+/* A spinning context (as vkc-seq-spinning) made with the knob `var` set
+ * to 0, for row `name`; NULL where the row is not wanted or failed. */
+static vkc_context *chain_spinning_with(bench *b, const char *name, const char *var)
+{
+    if (!bench_row_wanted(name))
+        return NULL;
+    setenv(var, "0", 1);
+    vkc_context *c =
+        bench_context_or_fail(b, &(vkc_context_desc){.spin_ns = 1000000000ull}, name, NULL);
+    unsetenv(var);
+    return c;
+}
+
 void scen_chain(bench *b, raw *r)
 {
     uint32_t ks[2] = {bench_n(b, 16, 100), bench_n(b, 256, 10000)};
@@ -503,20 +516,9 @@ void scen_chain(bench *b, raw *r)
      * no flag), and without the completion epilogue: on an H100 vkc's
      * K=10000 chain took 1.1 ms of wall time beyond its own GPU span
      * (BENCHMARKS.md, nineteenth session). */
-    setenv("VKC_SIMULTANEOUS_USE", "0", 1);
     vkc_context *nosimul =
-        bench_row_wanted("vkc-seq-spinning-nosimul")
-            ? bench_context_or_fail(b, &(vkc_context_desc){.spin_ns = 1000000000ull},
-                                    "vkc-seq-spinning-nosimul", NULL)
-            : NULL;
-    unsetenv("VKC_SIMULTANEOUS_USE");
-    setenv("VKC_EPILOGUE", "0", 1);
-    vkc_context *noepi =
-        bench_row_wanted("vkc-seq-spinning-noepilogue")
-            ? bench_context_or_fail(b, &(vkc_context_desc){.spin_ns = 1000000000ull},
-                                    "vkc-seq-spinning-noepilogue", NULL)
-            : NULL;
-    unsetenv("VKC_EPILOGUE");
+        chain_spinning_with(b, "vkc-seq-spinning-nosimul", "VKC_SIMULTANEOUS_USE");
+    vkc_context *noepi = chain_spinning_with(b, "vkc-seq-spinning-noepilogue", "VKC_EPILOGUE");
     for (int i = 0; i < 2; ++i) {
         char base[96];
         snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], ks[i]);
