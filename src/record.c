@@ -234,8 +234,10 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     const uint64_t record_start = prof ? vkc__clock_ns() : 0;
     vkc__cmd *unit;
     /* A copy that may be armed waits behind the gate while queued again:
-     * SIMULTANEOUS_USE whatever the context says. */
-    VKC_FORWARD(vkc__cmd_acquire_as(ctx, !prof && vkc__seq_armable(s), &unit));
+     * SIMULTANEOUS_USE whatever the context says. (vkc__seq_armable looks
+     * at every command: asked once.) */
+    const bool may_arm = !prof && vkc__seq_armable(s);
+    VKC_FORWARD(vkc__cmd_acquire_as(ctx, may_arm, &unit));
     /* One reference on the whole set per recorded copy, none per object. */
     if (s->set) {
         unit->hold[0] = vkc__rset_obj(s->set);
@@ -261,7 +263,7 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
     /* Armable (arm.c): the dispatches under conditional rendering on the
      * unit's predicate word, so that a cancelled armed copy runs empty;
      * its barriers and the marker run whatever the word says. */
-    s->armable = !prof && marker && vkc__seq_armable(s) && vkc__arm_slot(s, unit);
+    s->armable = may_arm && marker && vkc__arm_slot(s, unit);
     /* An armed copy that ends with the epilogue counts a cancel through the
      * marker under the inverted predicate, right after the first barrier:
      * an opened copy reads its word for the last time before its count
