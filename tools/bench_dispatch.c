@@ -490,16 +490,19 @@ static void vkc_chain_ring8(bench *b, uint32_t K)
  * and the raw kernel with the same barrier (spec 56). */
 static const gridbar_variant chain_barrier = {"", 56, {NULL, NULL}};
 
-/* A spinning context (as vkc-seq-spinning) made with the knob `var` set
- * to 0, for row `name`; NULL where the row is not wanted or failed. */
+/* A context whose waits spin for up to a second, for row `name`, made
+ * with the knob `var` set to 0 (none: NULL); NULL where the row is not
+ * wanted or the context failed (its record says so). */
 static vkc_context *chain_spinning_with(bench *b, const char *name, const char *var)
 {
     if (!bench_row_wanted(name))
         return NULL;
-    setenv(var, "0", 1);
+    if (var)
+        setenv(var, "0", 1);
     vkc_context *c =
         bench_context_or_fail(b, &(vkc_context_desc){.spin_ns = 1000000000ull}, name, NULL);
-    unsetenv(var);
+    if (var)
+        unsetenv(var);
     return c;
 }
 
@@ -510,8 +513,7 @@ void scen_chain(bench *b, raw *r)
      * default wait blocks after 50 spin_ns (10 ms), and a blocked wait wakes
      * up late. The same wait spinning throughout is the chain's like for
      * like. */
-    vkc_context *spinning = bench_context_or_fail(b, &(vkc_context_desc){.spin_ns = 1000000000ull},
-                                                  "vkc-seq-spinning", NULL);
+    vkc_context *spinning = chain_spinning_with(b, "vkc-seq-spinning", NULL);
     /* The same, begun without SIMULTANEOUS_USE (raw's command buffers have
      * no flag), and without the completion epilogue: on an H100 vkc's
      * K=10000 chain took 1.1 ms of wall time beyond its own GPU span
@@ -529,7 +531,7 @@ void scen_chain(bench *b, raw *r)
                 rows[n++] = (chain_row){.kind = (bar_kind)kind};
         if (bench_row_wanted("vkc-seq"))
             rows[n++] = (chain_row){.name = "vkc-seq", .ctx = b->ctx};
-        if (spinning && bench_row_wanted("vkc-seq-spinning"))
+        if (spinning)
             rows[n++] = (chain_row){.name = "vkc-seq-spinning", .ctx = spinning};
         if (nosimul)
             rows[n++] = (chain_row){.name = "vkc-seq-spinning-nosimul", .ctx = nosimul};
