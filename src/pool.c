@@ -220,7 +220,7 @@ vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **o
     c->signal_later = false;
     c->query_count = c->span_count = 0;
     c->record_ns[0] = c->record_ns[1] = 0;
-    c->simultaneous = simultaneous || ctx->cb_simultaneous;
+    c->simultaneous = simultaneous;
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = c->simultaneous ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT : 0;
     VkResult vr = VKC_VK(vkBeginCommandBuffer, ctx->vk.vkBeginCommandBuffer(c->cb, &bi));
@@ -557,8 +557,11 @@ bool vkc__submit_signals(vkc_context *ctx, const vkc__cmd *cmd, uint64_t value, 
      * immediate piece's, whose rest signals next (signal_later). Host
      * waits: rare, and the host's semaphore order is simpler with a
      * signal. */
+    /* A copy without SIMULTANEOUS_USE signals every submit: the next one
+     * asks the timeline whether this one is still pending (a long
+     * sequence's, whose GPU time dwarfs the signal's). */
     if (cmd->needs_signal || (cmd->last_value == 0 && !cmd->signal_later && ctx->first_signals) ||
-        host_waits || asked)
+        !cmd->simultaneous || host_waits || asked)
         return true;
     return value - signalled >= ctx->signal_every;
 }
@@ -911,14 +914,16 @@ vkc_result vkc__pool_init(vkc_context *ctx)
 {
     pthread_mutex_init(&ctx->pool.lock, NULL);
     ctx->first_signals = true;
-    /* VKC_SIMULTANEOUS_USE=0 (experiments): a sequence's copies that cannot
-     * be armed (long sequences, immediate batches) are begun without
-     * SIMULTANEOUS_USE, which some drivers pay for at submit; armed copies
-     * keep it (one unit waits behind the gate many times over). On an H100
-     * vkc's 10,000-dispatch chain took 1.1 ms of wall time beyond its own
-     * GPU span, raw's (no flag) none (BENCHMARKS.md, nineteenth session). */
-    ctx->cb_simultaneous = true;
-    vkc__env_flag(ctx, "VKC_SIMULTANEOUS_USE", "the default: on", &ctx->cb_simultaneous);
+    /* Long sequences' copies are begun without SIMULTANEOUS_USE, which some
+     * drivers pay for at submit (vkc__seq_plain). VKC_SIMULTANEOUS_USE
+     * (experiments): 1 gives every copy the flag, 0 takes it from every
+     * copy that cannot be armed (immediate batches too); armed copies keep
+     * it (one unit waits behind the gate many times over). */
+    bool every = true;
+    ctx->cb_plain =
+        vkc__env_flag(ctx, "VKC_SIMULTANEOUS_USE", "the default: long sequences without", &every)
+            ? (every ? VKC__PLAIN_NONE : VKC__PLAIN_ALL)
+            : VKC__PLAIN_LONG;
     if (ctx->features.timeline_semaphores) {
         VkSemaphoreTypeCreateInfo tci = {VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
         tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;

@@ -237,7 +237,7 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
      * SIMULTANEOUS_USE whatever the context says. (vkc__seq_armable looks
      * at every command: asked once.) */
     const bool may_arm = !prof && vkc__seq_armable(s);
-    VKC_FORWARD(vkc__cmd_acquire_as(ctx, may_arm, &unit));
+    VKC_FORWARD(vkc__cmd_acquire_as(ctx, may_arm || !vkc__seq_plain(s), &unit));
     /* One reference on the whole set per recorded copy, none per object. */
     if (s->set) {
         unit->hold[0] = vkc__rset_obj(s->set);

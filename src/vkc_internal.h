@@ -312,6 +312,7 @@ typedef struct vkc__stats {
     atomic_uint_fast64_t immediate_repeats;
     atomic_uint_fast64_t immediate_splits;
     atomic_uint_fast64_t immediate_slow_submits;
+    atomic_uint_fast64_t spare_submits;
 } vkc__stats;
 
 #define VKC_STAT_ADD(ctx, field, n)                                                                \
@@ -412,9 +413,13 @@ typedef struct vkc__pool {
  * SIMULTANEOUS_USE on, so a recorded sequence can be resubmitted while in
  * flight). Never allocates in steady state. Thread-safe. */
 vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out);
-/* The same, begun with SIMULTANEOUS_USE only where `simultaneous` or the
- * context's cb_simultaneous (the default) says. */
+/* The same, begun with SIMULTANEOUS_USE only where `simultaneous` says
+ * (vkc__record asks vkc__seq_plain). */
 vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **out);
+/* Which recorded copies are begun without SIMULTANEOUS_USE (never one that
+ * may be armed): VKC_SIMULTANEOUS_USE=1 none, =0 every other, the default
+ * long sequences' (vkc__seq_plain, dispatch.c). */
+enum { VKC__PLAIN_NONE, VKC__PLAIN_LONG, VKC__PLAIN_ALL };
 /* Give a unit back; it is reset and reused once its last submit completed.
  * NULL does nothing. Thread-safe. */
 void vkc__cmd_release(vkc_context *ctx, vkc__cmd *cmd);
@@ -1311,7 +1316,7 @@ struct vkc_context {
     atomic_uint_fast64_t signalled_value; /* the highest value a submit signals */
     uint32_t signal_every;                /* VKC_SIGNAL_EVERY, or its override */
     bool first_signals;         /* a recording's first submit signals (VKC_FIRST_SIGNAL) */
-    bool cb_simultaneous;       /* every unit SIMULTANEOUS_USE (VKC_SIMULTANEOUS_USE) */
+    uint8_t cb_plain;           /* VKC__PLAIN_*: which copies go without SIMULTANEOUS_USE */
     atomic_bool signal_asked;   /* the pool wants units back: signal the next submit */
     atomic_bool marker_trusted; /* the self-test passed: sparse signals allowed */
     /* The last values that submits signalled, oldest first from

@@ -2037,6 +2037,23 @@ static void test_first_signal_off(void **state)
     vkc_kernel_destroy(inpl);
 }
 
+/* A long sequence (over VKC_SEQ_RING_LONG commands: one copy, never
+ * armed): x += 1, `steps` times, on n elements. */
+static vkc_seq *long_inplace_seq(vkc_context *ctx, vkc_kernel *inpl, vkc_buffer *x, uint32_t n,
+                                 uint32_t steps)
+{
+    vkc_seq *s;
+    assert_int_equal(vkc_seq_create(ctx, NULL, &s), VKC_SUCCESS);
+    push3 p = {n, 1, 1};
+    vkc_arg a = arg(x);
+    const vkc_dispatch_desc d = {
+        .kernel = inpl, .args = &a, .arg_count = 1, .push = &p, .push_size = 12, .count = n};
+    for (uint32_t i = 0; i < steps; ++i)
+        assert_int_equal(vkc_seq_dispatch(s, &d), VKC_SUCCESS);
+    assert_int_equal(vkc_seq_end(s), VKC_SUCCESS);
+    return s;
+}
+
 /* VKC_SIMULTANEOUS_USE=0 (experiments): copies that cannot be armed are
  * begun without SIMULTANEOUS_USE, and a submit of one whose earlier submit
  * is still pending waits for it first (validation, on here, would report a
@@ -2062,15 +2079,7 @@ static void test_simultaneous_off(void **state)
     assert_int_equal(vkc_buffer_fill(z, 0, N * 4, 0), VKC_SUCCESS);
     /* A long sequence (one copy: never armed): x += 1 STEPS times, submitted
      * back to back, waited for once. */
-    vkc_seq *lng;
-    assert_int_equal(vkc_seq_create(ctx, NULL, &lng), VKC_SUCCESS);
-    push3 p = {N, 1, 1};
-    vkc_arg a = arg(x);
-    const vkc_dispatch_desc d = {
-        .kernel = inpl, .args = &a, .arg_count = 1, .push = &p, .push_size = 12, .count = N};
-    for (uint32_t i = 0; i < STEPS; ++i)
-        assert_int_equal(vkc_seq_dispatch(lng, &d), VKC_SUCCESS);
-    assert_int_equal(vkc_seq_end(lng), VKC_SUCCESS);
+    vkc_seq *lng = long_inplace_seq(ctx, inpl, x, N, STEPS);
     vkc_ticket t = {0};
     for (uint32_t i = 0; i < LONG_SUBMITS; ++i)
         assert_int_equal(vkc_seq_submit(lng, &t), VKC_SUCCESS);
@@ -2113,6 +2122,70 @@ static void test_simultaneous_off(void **state)
     vkc_buffer_destroy(x);
     vkc_buffer_destroy(y);
     vkc_buffer_destroy(z);
+    vkc_kernel_destroy(inpl);
+}
+
+/* The default: a long sequence's copy is begun without SIMULTANEOUS_USE
+ * (raw Vulkan's command buffers carry no flag; some drivers pay for it at
+ * submit). Round trips submit that copy again; submits that come while it
+ * is still pending take the spare, a second copy with the flag, so that
+ * submits never wait (validation, on here, would report a pending command
+ * buffer submitted again). A short sequence's copies keep the flag. */
+static void test_plain_long(void **state)
+{
+    vkc_context *ctx = *state;
+    enum { N = 256, STEPS = 1100, ROUND_TRIPS = 3, BACK_TO_BACK = 3 };
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, N * 4), *y = buffer(ctx, N * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 0), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 5), VKC_SUCCESS);
+    vkc_seq *lng = long_inplace_seq(ctx, inpl, x, N, STEPS);
+    vkc_stats s0, s1, s2;
+    assert_int_equal(vkc_context_stats(ctx, &s0), VKC_SUCCESS);
+    /* Round trips: each submit finds the copy done (the wait saw it), so
+     * the same plain copy goes every time. */
+    vkc_ticket t = {0};
+    for (uint32_t i = 0; i < ROUND_TRIPS; ++i) {
+        assert_int_equal(vkc_seq_submit(lng, &t), VKC_SUCCESS);
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_context_stats(ctx, &s1), VKC_SUCCESS);
+    assert_int_equal(s1.spare_submits, s0.spare_submits);
+    assert_non_null(lng->units[0]);
+    assert_false(lng->units[0]->simultaneous);
+    assert_null(lng->units[1]);
+    /* Back to back: the second submit comes microseconds after the first,
+     * whose 1,100 dispatches take milliseconds even on lavapipe; it and
+     * the third take the spare. */
+    for (uint32_t i = 0; i < BACK_TO_BACK; ++i)
+        assert_int_equal(vkc_seq_submit(lng, &t), VKC_SUCCESS);
+    assert_int_equal(vkc_context_stats(ctx, &s2), VKC_SUCCESS);
+    assert_true(s2.spare_submits > s1.spare_submits);
+    assert_true(s2.spare_submits - s1.spare_submits <= BACK_TO_BACK - 1);
+    assert_non_null(lng->units[1]);
+    assert_true(lng->units[1]->simultaneous);
+    assert_false(lng->units[0]->simultaneous);
+    /* A short sequence: every copy has the flag. */
+    vkc_seq *sht = inplace_seq(ctx, inpl, y, N);
+    for (uint32_t i = 0; i < 8; ++i)
+        assert_int_equal(vkc_seq_submit(sht, &t), VKC_SUCCESS);
+    for (int i = 0; i < VKC_SEQ_RING_MAX; ++i)
+        if (sht->units[i])
+            assert_true(sht->units[i]->simultaneous);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    uint32_t out[N];
+    assert_int_equal(vkc_buffer_download(x, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        if (out[i] != STEPS * (ROUND_TRIPS + BACK_TO_BACK))
+            fail_msg("x[%u] = %u, want %u", i, out[i], STEPS * (ROUND_TRIPS + BACK_TO_BACK));
+    assert_int_equal(vkc_buffer_download(y, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        if (out[i] != 5 + 8)
+            fail_msg("y[%u] = %u, want 13", i, out[i]);
+    vkc_seq_destroy(lng);
+    vkc_seq_destroy(sht);
+    vkc_buffer_destroy(x);
+    vkc_buffer_destroy(y);
     vkc_kernel_destroy(inpl);
 }
 
@@ -2162,6 +2235,7 @@ int main(void)
         TS(test_marker_off),
         cmocka_unit_test_setup_teardown(test_first_signal_off, setup_first_signal_off,
                                         vkc_test_teardown),
+        T(test_plain_long),
         cmocka_unit_test_setup_teardown(test_simultaneous_off, setup_simultaneous_off,
                                         vkc_test_teardown),
     };

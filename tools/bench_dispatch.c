@@ -491,14 +491,15 @@ static void vkc_chain_ring8(bench *b, uint32_t K)
 static const gridbar_variant chain_barrier = {"", 56, {NULL, NULL}};
 
 /* A context whose waits spin for up to a second, for row `name`, made
- * with the knob `var` set to 0 (none: NULL); NULL where the row is not
- * wanted or the context failed (its record says so). */
-static vkc_context *chain_spinning_with(bench *b, const char *name, const char *var)
+ * with the knob `var` set to `value` (none: NULL); NULL where the row is
+ * not wanted or the context failed (its record says so). */
+static vkc_context *chain_spinning_with(bench *b, const char *name, const char *var,
+                                        const char *value)
 {
     if (!bench_row_wanted(name))
         return NULL;
     if (var)
-        setenv(var, "0", 1);
+        setenv(var, value, 1);
     vkc_context *c =
         bench_context_or_fail(b, &(vkc_context_desc){.spin_ns = 1000000000ull}, name, NULL);
     if (var)
@@ -513,14 +514,16 @@ void scen_chain(bench *b, raw *r)
      * default wait blocks after 50 spin_ns (10 ms), and a blocked wait wakes
      * up late. The same wait spinning throughout is the chain's like for
      * like. */
-    vkc_context *spinning = chain_spinning_with(b, "vkc-seq-spinning", NULL);
-    /* The same, begun without SIMULTANEOUS_USE (raw's command buffers have
-     * no flag), and without the completion epilogue: on an H100 vkc's
-     * K=10000 chain took 1.1 ms of wall time beyond its own GPU span
-     * (BENCHMARKS.md, nineteenth session). */
-    vkc_context *nosimul =
-        chain_spinning_with(b, "vkc-seq-spinning-nosimul", "VKC_SIMULTANEOUS_USE");
-    vkc_context *noepi = chain_spinning_with(b, "vkc-seq-spinning-noepilogue", "VKC_EPILOGUE");
+    vkc_context *spinning = chain_spinning_with(b, "vkc-seq-spinning", NULL, NULL);
+    /* The same with every copy begun with SIMULTANEOUS_USE (as vkc did
+     * before: by default a long sequence's copy has no flag, as raw's
+     * command buffers), and without the completion epilogue: on an H100
+     * vkc's K=10000 chain with the flag took 1.1 ms of wall time beyond its
+     * own GPU span (BENCHMARKS.md, nineteenth session). */
+    vkc_context *simul =
+        chain_spinning_with(b, "vkc-seq-spinning-simul", "VKC_SIMULTANEOUS_USE", "1");
+    vkc_context *noepi =
+        chain_spinning_with(b, "vkc-seq-spinning-noepilogue", "VKC_EPILOGUE", "0");
     for (int i = 0; i < 2; ++i) {
         char base[96];
         snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], ks[i]);
@@ -533,8 +536,8 @@ void scen_chain(bench *b, raw *r)
             rows[n++] = (chain_row){.name = "vkc-seq", .ctx = b->ctx};
         if (spinning)
             rows[n++] = (chain_row){.name = "vkc-seq-spinning", .ctx = spinning};
-        if (nosimul)
-            rows[n++] = (chain_row){.name = "vkc-seq-spinning-nosimul", .ctx = nosimul};
+        if (simul)
+            rows[n++] = (chain_row){.name = "vkc-seq-spinning-simul", .ctx = simul};
         if (noepi)
             rows[n++] = (chain_row){.name = "vkc-seq-spinning-noepilogue", .ctx = noepi};
         if (n)
@@ -547,7 +550,7 @@ void scen_chain(bench *b, raw *r)
     if (bench_row_wanted("vkc-ring8"))
         vkc_chain_ring8(b, ks[1]);
     vkc_context_destroy(spinning);
-    vkc_context_destroy(nosimul);
+    vkc_context_destroy(simul);
     vkc_context_destroy(noepi);
 }
 
