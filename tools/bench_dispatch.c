@@ -126,6 +126,7 @@ typedef struct chain_row {
     vkc_seq_info info;
     uint32_t ran, kept; /* iterations run (warm-ups included), samples kept */
     double *submit_ns;  /* vkc: each kept round's vkc_seq_submit call */
+    uint64_t spare0;    /* vkc: the context's spare_submits before the rounds */
     bool skipped;       /* the form does not apply here (err says why) */
     char err[512];      /* non-empty: the row failed or is skipped (its chunks stop) */
 } chain_row;
@@ -162,6 +163,9 @@ static void chain_open(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t it
         VTRY(bench_seq_record(vctx, &row->t.d, 1, K, &row->s));
         VTRY(vkc_seq_info_get(row->s, &row->info));
         row->rec.barriers = row->info.barriers;
+        vkc_stats st;
+        VTRY(vkc_context_stats(vctx, &st));
+        row->spare0 = st.spare_submits;
     }
     return;
 fail:
@@ -225,6 +229,12 @@ static void chain_close(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t t
         RTRY(raw_tiny_check(r, &row->rt, row->ran * K, rec));
     } else {
         VTRY(bench_tiny_check(&row->t, row->ran * K, rec));
+        /* Round trips: a long sequence's plain copy is done before the next
+         * submit, which then never takes the spare (vkc__seq_plain). */
+        vkc_stats st;
+        VTRY(vkc_context_stats(vctx, &st));
+        bench_note(rec, "%llu of %u submits took the spare",
+                   (unsigned long long)(st.spare_submits - row->spare0), row->ran);
         if (rec->ok && row->info.barriers < K - 1) {
             rec->ok = false;
             snprintf(rec->note, sizeof(rec->note), "only %u barriers for %u dependent dispatches",
@@ -522,8 +532,7 @@ void scen_chain(bench *b, raw *r)
      * own GPU span (BENCHMARKS.md, nineteenth session). */
     vkc_context *simul =
         chain_spinning_with(b, "vkc-seq-spinning-simul", "VKC_SIMULTANEOUS_USE", "1");
-    vkc_context *noepi =
-        chain_spinning_with(b, "vkc-seq-spinning-noepilogue", "VKC_EPILOGUE", "0");
+    vkc_context *noepi = chain_spinning_with(b, "vkc-seq-spinning-noepilogue", "VKC_EPILOGUE", "0");
     for (int i = 0; i < 2; ++i) {
         char base[96];
         snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], ks[i]);

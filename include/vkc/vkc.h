@@ -1385,6 +1385,13 @@ typedef struct vkc_ticket {
  * VKC_ERROR_INVALID_STATE (never a race); distinct sequences may be
  * submitted from distinct threads at once.
  *
+ * A long sequence (over 1,024 commands) is recorded into one command
+ * buffer without SIMULTANEOUS_USE, as raw Vulkan's are (some drivers pay
+ * for the flag at submit). Submitted again while an earlier submit of it
+ * still runs, it goes as a second copy that has the flag, recorded (and
+ * allocated) on the first such submit and kept (vkc_stats.spare_submits);
+ * the submit never waits for the GPU.
+ *
  * Armed submission (vkc_context_features.armed_submits): when a sequence
  * of dispatches is submitted again on an idle queue, vkc submits its next
  * recorded copies right away, waiting on a semaphore; the next
