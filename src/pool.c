@@ -127,6 +127,40 @@ static void vkc__cmd_let_go(vkc__cmd *c)
     }
 }
 
+/* The free list is a queue: units join at the tail and are taken from the
+ * head only while more than ctx->unit_age wait behind it, so that a unit
+ * is reset and begun again only after that many others were (a pool too
+ * small for that grows). In NVIDIA's slow mode a unit taken back right
+ * after its submit completed paid about 40 us in vkResetCommandPool and
+ * vkBeginCommandBuffer: an immediate batch recorded every time took 53 us
+ * a round trip against 14 us (H200, BENCHMARKS.md, twentieth session,
+ * job Z28). Caller holds pool.lock. */
+static vkc__cmd *vkc__free_pop_locked(vkc_context *ctx)
+{
+    vkc__pool *p = &ctx->pool;
+    if (p->free_n <= ctx->unit_age)
+        return NULL;
+    vkc__cmd *c = p->free_head;
+    p->free_head = c->next;
+    if (!p->free_head)
+        p->free_tail = NULL;
+    p->free_n--;
+    c->next = NULL;
+    return c;
+}
+
+/* Caller holds pool.lock: chain (n units, ending in last) joins the tail. */
+static void vkc__free_push_locked(vkc__pool *p, vkc__cmd *chain, vkc__cmd *last, uint32_t n)
+{
+    last->next = NULL;
+    if (p->free_tail)
+        p->free_tail->next = chain;
+    else
+        p->free_head = chain;
+    p->free_tail = last;
+    p->free_n += n;
+}
+
 /* Retired units let go of their holds, then join the free list. The
  * holds go outside the pool lock: the last reference of an object runs its
  * free function, which takes objects_lock and the allocator's lock (lock
@@ -136,14 +170,14 @@ static void vkc__settle(vkc_context *ctx, vkc__cmd *chain)
     if (!chain)
         return;
     vkc__cmd *last = chain;
-    for (vkc__cmd *c = chain; c; c = c->next) {
+    uint32_t n = 0;
+    for (vkc__cmd *c = chain; c; c = c->next, ++n) {
         vkc__cmd_let_go(c);
         last = c;
     }
     vkc__pool *p = &ctx->pool;
     pthread_mutex_lock(&p->lock);
-    last->next = p->free_list;
-    p->free_list = chain;
+    vkc__free_push_locked(p, chain, last, n);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -176,19 +210,20 @@ vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **o
     *out = NULL;
     vkc__pool *p = &ctx->pool;
     pthread_mutex_lock(&p->lock);
-    vkc__cmd *done = p->free_list ? NULL : vkc__retire_locked(ctx, false);
-    vkc__cmd *c = p->free_list;
-    if (c)
-        p->free_list = c->next;
-    else if (p->pending_head && (ctx->first_signals || p->pending_n >= VKC_ASK_PENDING))
+    vkc__cmd *done = p->free_n > ctx->unit_age ? NULL : vkc__retire_locked(ctx, false);
+    vkc__cmd *c = vkc__free_pop_locked(ctx);
+    if (!c && !done && p->pending_head && (ctx->first_signals || p->pending_n >= VKC_ASK_PENDING))
         /* units wait for a signal: the next submit gives one */
         atomic_store_explicit(&ctx->signal_asked, true, memory_order_relaxed);
     pthread_mutex_unlock(&p->lock);
     if (done) {
-        /* Take the first retired unit; the others join the free list. */
-        c = done;
-        vkc__cmd_let_go(c);
-        vkc__settle(ctx, done->next);
+        /* The retired units join the tail; the head goes if enough wait. */
+        vkc__settle(ctx, done);
+        if (!c) {
+            pthread_mutex_lock(&p->lock);
+            c = vkc__free_pop_locked(ctx);
+            pthread_mutex_unlock(&p->lock);
+        }
     }
     if (!c) {
         VKC_FORWARD(vkc__cmd_new(ctx, &c));
@@ -246,8 +281,7 @@ void vkc__cmd_release(vkc_context *ctx, vkc__cmd *c)
             drop[i] = c->hold[i];
             c->hold[i] = NULL;
         }
-        c->next = p->free_list;
-        p->free_list = c;
+        vkc__free_push_locked(p, c, c, 1);
     } else if (p->pending_tail && p->pending_tail->last_value > c->last_value) {
         /* Keep pending sorted by value: insert in place (rare). */
         vkc__cmd **pp = &p->pending_head;
@@ -914,6 +948,10 @@ vkc_result vkc__pool_init(vkc_context *ctx)
 {
     pthread_mutex_init(&ctx->pool.lock, NULL);
     ctx->first_signals = true;
+    /* VKC_UNIT_AGE (experiments): free units kept waiting behind the one
+     * reused (vkc__free_pop_locked); 0 reuses the first free one. */
+    ctx->unit_age = VKC_UNIT_AGE;
+    vkc__env_uint(ctx, "VKC_UNIT_AGE", 0, 64, "the default: 8", &ctx->unit_age);
     /* Long sequences' copies are begun without SIMULTANEOUS_USE, which some
      * drivers pay for at submit (vkc__seq_plain). VKC_SIMULTANEOUS_USE
      * (experiments): 1 gives every copy the flag, 0 takes it from every
@@ -973,13 +1011,13 @@ void vkc__pool_finish(vkc_context *ctx)
     /* Recovery comes here with units whose work died with the device: they
      * let go of what they hold first. */
     vkc__pool_drop(ctx);
-    for (vkc__cmd *c = p->free_list; c;) {
+    for (vkc__cmd *c = p->free_head; c;) {
         vkc__cmd *next = c->next;
         vkc__cmd_destroy(ctx, c);
         c = next;
     }
-    p->free_list = p->pending_head = p->pending_tail = NULL;
-    p->pending_n = 0;
+    p->free_head = p->free_tail = p->pending_head = p->pending_tail = NULL;
+    p->pending_n = p->free_n = 0;
     if (ctx->timeline)
         ctx->vk.vkDestroySemaphore(ctx->device, ctx->timeline, ctx->alloc);
     ctx->timeline = VK_NULL_HANDLE;

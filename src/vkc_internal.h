@@ -404,10 +404,13 @@ typedef struct vkc__span {
 
 typedef struct vkc__pool {
     pthread_mutex_t lock;                  /* guards the lists */
-    vkc__cmd *free_list;                   /* reset, ready to record */
+    vkc__cmd *free_head, *free_tail;       /* done, in the order they were freed */
+    uint32_t free_n;                       /* units on the free list */
     vkc__cmd *pending_head, *pending_tail; /* released, in submit order */
     uint32_t pending_n;                    /* units on the pending list */
 } vkc__pool;
+/* Free units that wait behind the one reused (pool.c, vkc__free_pop_locked). */
+#define VKC_UNIT_AGE 8u
 
 /* Take a recording unit and begin its command buffer (ONE_TIME_SUBMIT off,
  * SIMULTANEOUS_USE on, so a recorded sequence can be resubmitted while in
@@ -1316,6 +1319,7 @@ struct vkc_context {
     atomic_uint_fast64_t signalled_value; /* the highest value a submit signals */
     uint32_t signal_every;                /* VKC_SIGNAL_EVERY, or its override */
     bool first_signals;         /* a recording's first submit signals (VKC_FIRST_SIGNAL) */
+    uint32_t unit_age;          /* VKC_UNIT_AGE: free units kept behind the reused one */
     uint8_t cb_plain;           /* VKC__PLAIN_*: which copies go without SIMULTANEOUS_USE */
     atomic_bool signal_asked;   /* the pool wants units back: signal the next submit */
     atomic_bool marker_trusted; /* the self-test passed: sparse signals allowed */

@@ -1240,6 +1240,14 @@ void scen_batch(bench *b, raw *r)
     setenv("VKC_IMM_REUSE", "0", 1);
     vkc_context *rerecord =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord", NULL);
+    /* The same, each recording in the unit freed first (VKC_UNIT_AGE=0, as
+     * before the free units queued): in NVIDIA's slow mode a unit reused
+     * right after its batch completed paid about 40 us in its reset and
+     * begin (H200, job Z28). */
+    setenv("VKC_UNIT_AGE", "0", 1);
+    vkc_context *reage0 =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-age0", NULL);
+    unsetenv("VKC_UNIT_AGE");
     unsetenv("VKC_IMM_REUSE");
     /* Batches for an idle queue whole (VKC_IMM_SPLIT=1), as before they went
      * in pieces on a GPU, repeated and recorded every time; and recorded
@@ -1290,6 +1298,11 @@ void scen_batch(bench *b, raw *r)
              .ctx = rerecord,
              .glsl = true,
              .ways = 1},
+            {.name = "vkc-immediate-rerecord-age0",
+             .on = reage0,
+             .ctx = reage0,
+             .glsl = true,
+             .ways = 1},
             {.name = "vkc-immediate-rerecord-nosignal",
              .on = renosig,
              .ctx = renosig,
@@ -1327,6 +1340,7 @@ void scen_batch(bench *b, raw *r)
     vkc_context_destroy(marker);
     vkc_context_destroy(unmarked);
     vkc_context_destroy(rerecord);
+    vkc_context_destroy(reage0);
     vkc_context_destroy(renosig);
     vkc_context_destroy(whole);
     vkc_context_destroy(rewhole);
