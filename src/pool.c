@@ -149,16 +149,26 @@ static vkc__cmd *vkc__free_pop_locked(vkc_context *ctx)
     return c;
 }
 
-/* Caller holds pool.lock: chain (n units, ending in last) joins the tail. */
-static void vkc__free_push_locked(vkc__pool *p, vkc__cmd *chain, vkc__cmd *last, uint32_t n)
+/* Caller holds pool.lock: chain (n units, ending in last) joins the tail;
+ * the head with VKC_UNIT_AGE=0, the order before the queue (the unit freed
+ * last is reused first). */
+static void vkc__free_push_locked(vkc_context *ctx, vkc__cmd *chain, vkc__cmd *last, uint32_t n)
 {
+    vkc__pool *p = &ctx->pool;
+    p->free_n += n;
+    if (!ctx->unit_age) {
+        last->next = p->free_head;
+        p->free_head = chain;
+        if (!p->free_tail)
+            p->free_tail = last;
+        return;
+    }
     last->next = NULL;
     if (p->free_tail)
         p->free_tail->next = chain;
     else
         p->free_head = chain;
     p->free_tail = last;
-    p->free_n += n;
 }
 
 /* Retired units let go of their holds, then join the free list. The
@@ -177,7 +187,7 @@ static void vkc__settle(vkc_context *ctx, vkc__cmd *chain)
     }
     vkc__pool *p = &ctx->pool;
     pthread_mutex_lock(&p->lock);
-    vkc__free_push_locked(p, chain, last, n);
+    vkc__free_push_locked(ctx, chain, last, n);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -281,7 +291,7 @@ void vkc__cmd_release(vkc_context *ctx, vkc__cmd *c)
             drop[i] = c->hold[i];
             c->hold[i] = NULL;
         }
-        vkc__free_push_locked(p, c, c, 1);
+        vkc__free_push_locked(ctx, c, c, 1);
     } else if (p->pending_tail && p->pending_tail->last_value > c->last_value) {
         /* Keep pending sorted by value: insert in place (rare). */
         vkc__cmd **pp = &p->pending_head;

@@ -2191,6 +2191,41 @@ static void test_plain_long(void **state)
     vkc_kernel_destroy(inpl);
 }
 
+/* The pool's free units queue: a unit is reset and begun again only once
+ * ctx->unit_age others were freed after it (in NVIDIA's slow mode a reset
+ * or begin of a unit freed just before waited about 40 us). Units that were
+ * never submitted are free at once. With VKC_UNIT_AGE=0, the order before:
+ * the unit freed last comes back first. */
+static void test_unit_age(void **state)
+{
+    vkc_context *ctx = *state;
+    enum { STEPS = 40 };
+    const uint32_t age = ctx->unit_age;
+    assert_int_equal(age, VKC_UNIT_AGE);
+    vkc__cmd *used[STEPS];
+    vkc_stats s0, s1;
+    assert_int_equal(vkc_context_stats(ctx, &s0), VKC_SUCCESS);
+    for (uint32_t k = 0; k < STEPS; ++k) {
+        assert_int_equal(vkc__cmd_acquire(ctx, &used[k]), VKC_SUCCESS);
+        for (uint32_t j = k >= age ? k - age : 0; j < k; ++j)
+            if (used[k] == used[j])
+                fail_msg("unit of step %u is step %u's, freed %u steps before", k, j, k - j);
+        vkc__cmd_release(ctx, used[k]);
+    }
+    assert_int_equal(vkc_context_stats(ctx, &s1), VKC_SUCCESS);
+    /* The pool grew by age + 1 units at most, and reused them after. */
+    assert_true(s1.command_buffers - s0.command_buffers <= age + 1);
+    assert_true(s1.command_buffers_reset - s0.command_buffers_reset >= STEPS - age - 1);
+    ctx->unit_age = 0;
+    vkc__cmd *a, *b;
+    assert_int_equal(vkc__cmd_acquire(ctx, &a), VKC_SUCCESS);
+    vkc__cmd_release(ctx, a);
+    assert_int_equal(vkc__cmd_acquire(ctx, &b), VKC_SUCCESS);
+    assert_ptr_equal(a, b);
+    vkc__cmd_release(ctx, b);
+    ctx->unit_age = age;
+}
+
 int main(void)
 {
     /* clang-format off */
@@ -2238,6 +2273,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_first_signal_off, setup_first_signal_off,
                                         vkc_test_teardown),
         T(test_plain_long),
+        T(test_unit_age),
         cmocka_unit_test_setup_teardown(test_simultaneous_off, setup_simultaneous_off,
                                         vkc_test_teardown),
     };
