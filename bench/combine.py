@@ -253,6 +253,15 @@ def targets(recs):
         "per_dispatch_ns", "ratio <= 1", lambda a, b: a <= b)
     row("chain ns/dispatch: vkc default wait vs best raw barrier",
         find(recs, "chain", "vkc-seq K="), best_bar, "per_dispatch_ns", "report", None)
+    # Beside the barrier form vkc records (synchronization2), and beside its
+    # own copy begun with SIMULTANEOUS_USE (as every copy was before be5ad5f;
+    # 3-4% slower on the H200, BENCHMARKS.md, twentieth session).
+    row("chain ns/dispatch: vkc (waiting spinning) vs raw synchronization2 barrier",
+        find(recs, "chain", "vkc-seq-spinning K="), find(recs, "chain", "raw-barrier-sync2 K="),
+        "per_dispatch_ns", "report", None)
+    row("chain ns/dispatch: vkc (waiting spinning) vs the same with SIMULTANEOUS_USE "
+        "(VKC_SIMULTANEOUS_USE=1)", find(recs, "chain", "vkc-seq-spinning K="),
+        find(recs, "chain", "vkc-seq-spinning-simul K="), "per_dispatch_ns", "report", None)
     row("independent ns/dispatch: vkc vs raw Vulkan", find(recs, "independent", "vkc-seq"),
         find(recs, "independent", "raw-no-barriers"), "per_dispatch_ns", "ratio <= 1.25",
         lambda a, b: a <= 1.25 * b)
@@ -369,6 +378,18 @@ def sweep_rows(recs, rows):
                      "%.3g us" % sig["p50_us"], "%.3g us" % quiet["p50_us"],
                      "%.3f" % (sig["p50_us"] / quiet["p50_us"]),
                      "report (above 2: the slow mode)", "report"))
+    # Every batch recorded, with the free units queued (VKC_UNIT_AGE=8, the
+    # default) vs the unit freed last reused first (=0): in NVIDIA's slow
+    # mode the latter waited ~40 us in vkBeginCommandBuffer (job Z28).
+    rer = sweep(recs, "batch", "vkc-immediate-rerecord")
+    age0 = sweep(recs, "batch", "vkc-immediate-rerecord-age0")
+    for k in (1, 16):
+        a, b = rer.get(k), age0.get(k)
+        if a and b and a.get("p50_us") and b.get("p50_us"):
+            rows.append(("immediate mode, every batch recorded, K=%d: free units queued vs "
+                         "the unit freed last first (VKC_UNIT_AGE=0)" % k,
+                         "%.3g us" % a["p50_us"], "%.3g us" % b["p50_us"],
+                         "%.3f" % (a["p50_us"] / b["p50_us"]), "report", "report"))
     imm = sweep(recs, "batch", "vkc-immediate")
     worst("immediate mode: vkc vs raw record + submit of the same batch", imm,
           sweep(recs, "batch", "raw-record-submit"), "p50_us", 1.0, True)
