@@ -658,9 +658,9 @@ uint32_t vkc__seq_ring_of(const vkc_seq *s)
 }
 
 /* A copy of a long sequence (one copy: vkc__seq_ring_of) is begun without
- * SIMULTANEOUS_USE, as raw Vulkan's command buffers are: on an H100 vkc's
- * 10,000-dispatch chain took 1.1 ms of wall time beyond its own GPU span
- * with the flag, raw's none (BENCHMARKS.md, nineteenth session). Such a
+ * SIMULTANEOUS_USE, as raw Vulkan's command buffers are: with the flag a
+ * chain of 10,000 dependent dispatches took 3-4% longer a round trip on
+ * the H200, 0.3-1.6% on an H100 (BENCHMARKS.md, twentieth session). Such a
  * copy is never submitted again while an earlier submit of it is pending:
  * vkc_seq_submit takes the spare then. The spare itself, and short
  * sequences' copies (submitted again while pending in the tiny round

@@ -527,9 +527,9 @@ void scen_chain(bench *b, raw *r)
     vkc_context *spinning = chain_spinning_with(b, "vkc-seq-spinning", NULL, NULL);
     /* The same with every copy begun with SIMULTANEOUS_USE (as vkc did
      * before: by default a long sequence's copy has no flag, as raw's
-     * command buffers), and without the completion epilogue: on an H100
-     * vkc's K=10000 chain with the flag took 1.1 ms of wall time beyond its
-     * own GPU span (BENCHMARKS.md, nineteenth session). */
+     * command buffers; with the flag the K=10000 chain took 3-4% longer on
+     * the H200, BENCHMARKS.md, twentieth session), and without the
+     * completion epilogue. */
     vkc_context *simul =
         chain_spinning_with(b, "vkc-seq-spinning-simul", "VKC_SIMULTANEOUS_USE", "1");
     vkc_context *noepi = chain_spinning_with(b, "vkc-seq-spinning-noepilogue", "VKC_EPILOGUE", "0");
