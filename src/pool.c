@@ -222,8 +222,12 @@ vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **o
     pthread_mutex_lock(&p->lock);
     vkc__cmd *done = p->free_n > ctx->unit_age ? NULL : vkc__retire_locked(ctx, false);
     vkc__cmd *c = vkc__free_pop_locked(ctx);
-    if (!c && !done && p->pending_head && (ctx->first_signals || p->pending_n >= VKC_ASK_PENDING))
-        /* units wait for a signal: the next submit gives one */
+    /* Units wait for a signal, and none is free or more wait than the
+     * queue keeps: the next submit gives one. (Not for a few young free
+     * ones: the pool grows past them instead. Asked on every such take, a
+     * signal cancelled armed copies that a round trip would have opened.) */
+    if (!c && !done && p->pending_head && (!p->free_n || p->pending_n > ctx->unit_age) &&
+        (ctx->first_signals || p->pending_n >= VKC_ASK_PENDING))
         atomic_store_explicit(&ctx->signal_asked, true, memory_order_relaxed);
     pthread_mutex_unlock(&p->lock);
     if (done) {
