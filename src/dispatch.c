@@ -665,10 +665,10 @@ uint32_t vkc__seq_ring_of(const vkc_seq *s)
  * vkc_seq_submit takes the spare then. The spare itself, and short
  * sequences' copies (submitted again while pending in the tiny round
  * trips that matter), keep the flag. */
-bool vkc__seq_plain(const vkc_seq *s)
+static bool vkc__seq_plain(const vkc_seq *s)
 {
     const vkc_context *ctx = s->obj.ctx;
-    if (s->recording_spare || ctx->cb_plain == VKC__PLAIN_NONE)
+    if (ctx->cb_plain == VKC__PLAIN_NONE)
         return false;
     return ctx->cb_plain == VKC__PLAIN_ALL ||
            (s->cmd_count > VKC_SEQ_RING_LONG && vkc__seq_ring_of(s) < VKC_SEQ_RING_MAX);
@@ -698,7 +698,8 @@ vkc_result vkc__seq_ensure_unit(vkc_seq *s, uint32_t i)
     vkc__cmd_release(s->obj.ctx, s->units[i]);
     s->units[i] = NULL;
     vkc__cmd *unit;
-    VKC_FORWARD(vkc__record(s, &unit));
+    /* The spare (the slot after the ring, vkc_seq_submit) has the flag. */
+    VKC_FORWARD(vkc__record(s, i < vkc__seq_ring_of(s) && vkc__seq_plain(s), &unit));
     s->units[i] = unit;
     s->unit_gen[i] = s->gen;
     return VKC_SUCCESS;
@@ -857,9 +858,7 @@ vkc_result vkc_seq_submit(vkc_seq *s, vkc_ticket *out)
             if (ctx->cb_plain == VKC__PLAIN_LONG && ring < VKC_SEQ_RING_MAX &&
                 !(vkc__marker_on(ctx) && vkc__marker_done(ctx, u->last_value))) {
                 slot = ring;
-                s->recording_spare = true;
                 r = vkc__seq_ensure_unit(s, slot);
-                s->recording_spare = false;
                 if (r >= 0)
                     VKC_STAT_ADD(ctx, spare_submits, 1);
             } else {

@@ -210,10 +210,12 @@ static bool vkc__same_buffers(const vkc__use *pushed, const vkc__use *u, const v
     return true;
 }
 
-/* Record the commands, level by level, into a fresh unit. A failure here is
- * one of resources (memory, a recording unit), not of the commands: it is
- * returned but not latched, so the next submit records again. */
-vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
+/* Record the commands, level by level, into a fresh unit, begun without
+ * SIMULTANEOUS_USE where `plain` (unless the copy may be armed). A failure
+ * here is one of resources (memory, a recording unit), not of the
+ * commands: it is returned but not latched, so the next submit records
+ * again. */
+vkc_result vkc__record(vkc_seq *s, bool plain, vkc__cmd **out)
 {
     vkc_context *ctx = s->obj.ctx;
     *out = NULL;
@@ -237,7 +239,7 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out)
      * SIMULTANEOUS_USE whatever the context says. (vkc__seq_armable looks
      * at every command: asked once.) */
     const bool may_arm = !prof && vkc__seq_armable(s);
-    VKC_FORWARD(vkc__cmd_acquire_as(ctx, may_arm || !vkc__seq_plain(s), &unit));
+    VKC_FORWARD(vkc__cmd_acquire_as(ctx, may_arm || !plain, &unit));
     /* One reference on the whole set per recorded copy, none per object. */
     if (s->set) {
         unit->hold[0] = vkc__rset_obj(s->set);

@@ -170,9 +170,6 @@ struct vkc_seq {
     uint64_t gen;
     uint32_t next_unit;
     uint32_t ring; /* recorded copies used in turn: VKC_SEQ_RING, 1 for batches */
-    /* The copy being recorded is the spare (vkc_seq_submit): begun with
-     * SIMULTANEOUS_USE whatever vkc__seq_plain says. */
-    bool recording_spare;
     /* An immediate batch for an idle queue: recorded without the completion
      * marker's dispatch (a last kernel that carries the epilogue keeps that:
      * vkc__record), which its submit adds only if the queue got busy
@@ -312,7 +309,7 @@ void vkc__seq_let_go(vkc_seq *s);
 
 /* record.c: record the commands, level by level, into a fresh unit. A
  * failure is one of resources, returned but not latched. */
-vkc_result vkc__record(vkc_seq *s, vkc__cmd **out);
+vkc_result vkc__record(vkc_seq *s, bool plain, vkc__cmd **out);
 
 /* arm.c: whether the sequence's copies can be armed (dispatches only, the
  * completion marker, no timestamps, a context whose self-test passed);
@@ -324,9 +321,6 @@ vkc_result vkc__record(vkc_seq *s, vkc__cmd **out);
 bool vkc__seq_armable(const vkc_seq *s);
 /* dispatch.c: recorded copies used in turn; make copy i match the commands. */
 uint32_t vkc__seq_ring_of(const vkc_seq *s);
-/* Whether the copy about to be recorded is begun without SIMULTANEOUS_USE
- * (a copy that may be armed has it whatever this says). */
-bool vkc__seq_plain(const vkc_seq *s);
 vkc_result vkc__seq_ensure_unit(vkc_seq *s, uint32_t i);
 /* The unit's predicate word (false: none left, the copy is not armable),
  * then the block of its dispatches under it. */

@@ -417,7 +417,7 @@ typedef struct vkc__pool {
  * flight). Never allocates in steady state. Thread-safe. */
 vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out);
 /* The same, begun with SIMULTANEOUS_USE only where `simultaneous` says
- * (vkc__record asks vkc__seq_plain). */
+ * (vkc__record's caller decides: vkc__seq_plain in dispatch.c). */
 vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **out);
 /* Which recorded copies are begun without SIMULTANEOUS_USE (never one that
  * may be armed): VKC_SIMULTANEOUS_USE=1 none, =0 every other, the default
