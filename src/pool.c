@@ -171,11 +171,13 @@ static void vkc__free_push_locked(vkc_context *ctx, vkc__cmd *chain, vkc__cmd *l
     p->free_tail = last;
 }
 
-/* Retired units let go of their holds, then join the free list. The
- * holds go outside the pool lock: the last reference of an object runs its
- * free function, which takes objects_lock and the allocator's lock (lock
- * order: pool.lock is never held while either is taken). */
-static void vkc__settle(vkc_context *ctx, vkc__cmd *chain)
+/* Retired units let go of their holds, then join the free list; where
+ * `take` points at NULL, the head of the list goes there if enough wait
+ * (vkc__free_pop_locked), under the same lock. The holds go outside the
+ * pool lock: the last reference of an object runs its free function,
+ * which takes objects_lock and the allocator's lock (lock order: pool.lock
+ * is never held while either is taken). */
+static void vkc__settle(vkc_context *ctx, vkc__cmd *chain, vkc__cmd **take)
 {
     if (!chain)
         return;
@@ -188,6 +190,8 @@ static void vkc__settle(vkc_context *ctx, vkc__cmd *chain)
     vkc__pool *p = &ctx->pool;
     pthread_mutex_lock(&p->lock);
     vkc__free_push_locked(ctx, chain, last, n);
+    if (take && !*take)
+        *take = vkc__free_pop_locked(ctx);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -197,7 +201,7 @@ static void vkc__pool_retire_as(vkc_context *ctx, bool all)
     pthread_mutex_lock(&p->lock);
     vkc__cmd *chain = vkc__retire_locked(ctx, all);
     pthread_mutex_unlock(&p->lock);
-    vkc__settle(ctx, chain);
+    vkc__settle(ctx, chain, NULL);
 }
 
 void vkc__pool_retire(vkc_context *ctx)
@@ -230,15 +234,8 @@ vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **o
         (ctx->first_signals || p->pending_n >= VKC_ASK_PENDING))
         atomic_store_explicit(&ctx->signal_asked, true, memory_order_relaxed);
     pthread_mutex_unlock(&p->lock);
-    if (done) {
-        /* The retired units join the tail; the head goes if enough wait. */
-        vkc__settle(ctx, done);
-        if (!c) {
-            pthread_mutex_lock(&p->lock);
-            c = vkc__free_pop_locked(ctx);
-            pthread_mutex_unlock(&p->lock);
-        }
-    }
+    /* The retired units join the tail; the head goes if enough wait. */
+    vkc__settle(ctx, done, &c);
     if (!c) {
         VKC_FORWARD(vkc__cmd_new(ctx, &c));
     } else {
@@ -844,7 +841,7 @@ vkc_result vkc__pool_init(vkc_context *ctx)
     pthread_mutex_init(&ctx->pool.lock, NULL);
     ctx->first_signals = true;
     /* VKC_UNIT_AGE (experiments): free units kept waiting behind the one
-     * reused (vkc__free_pop_locked); 0 reuses the first free one. */
+     * reused (vkc__free_pop_locked); 0 reuses the unit freed last first. */
     ctx->unit_age = VKC_UNIT_AGE;
     vkc__env_uint(ctx, "VKC_UNIT_AGE", 0, 64, "the default: 8", &ctx->unit_age);
     /* Long sequences' copies are begun without SIMULTANEOUS_USE, which some
