@@ -380,16 +380,24 @@ def sweep_rows(recs, rows):
                      "report (above 2: the slow mode)", "report"))
     # Every batch recorded, with the free units queued (VKC_UNIT_AGE=8, the
     # default) vs the unit freed last reused first (=0): in NVIDIA's slow
-    # mode the latter waited ~40 us in vkBeginCommandBuffer (job Z28).
-    rer = sweep(recs, "batch", "vkc-immediate-rerecord")
-    age0 = sweep(recs, "batch", "vkc-immediate-rerecord-age0")
-    for k in (1, 16):
-        a, b = rer.get(k), age0.get(k)
-        if a and b and a.get("p50_us") and b.get("p50_us"):
-            rows.append(("immediate mode, every batch recorded, K=%d: free units queued vs "
-                         "the unit freed last first (VKC_UNIT_AGE=0)" % k,
-                         "%.3g us" % a["p50_us"], "%.3g us" % b["p50_us"],
-                         "%.3f" % (a["p50_us"] / b["p50_us"]), "report", "report"))
+    # mode the latter waited ~40 us in vkBeginCommandBuffer (job Z28). Two
+    # batches taking turns, an open batch held while it starts a kept one
+    # (the default) vs never held (VKC_IMM_HOLD_NS=0): in that mode the
+    # idle flush cut bursts of 256 at their 128th (job Z26).
+    pairs = (("vkc-immediate-rerecord", "vkc-immediate-rerecord-age0", (1, 16),
+              "every batch recorded, K=%d: free units queued vs the unit freed last first "
+              "(VKC_UNIT_AGE=0)"),
+             ("vkc-immediate-alternate", "vkc-immediate-alternate-hold0", (256, 1024),
+              "two batches taking turns, K=%d: held while it starts a kept batch vs never "
+              "held (VKC_IMM_HOLD_NS=0)"))
+    for new_row, old_row, ks, what in pairs:
+        news, olds = sweep(recs, "batch", new_row), sweep(recs, "batch", old_row)
+        for k in ks:
+            a, b = news.get(k), olds.get(k)
+            if a and b and a.get("p50_us") and b.get("p50_us"):
+                rows.append(("immediate mode, " + what % k,
+                             "%.3g us" % a["p50_us"], "%.3g us" % b["p50_us"],
+                             "%.3f" % (a["p50_us"] / b["p50_us"]), "report", "report"))
     imm = sweep(recs, "batch", "vkc-immediate")
     worst("immediate mode: vkc vs raw record + submit of the same batch", imm,
           sweep(recs, "batch", "raw-record-submit"), "p50_us", 1.0, True)

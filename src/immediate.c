@@ -50,6 +50,7 @@ struct vkc__imm {
     uint64_t slow_ns;
     bool slow;
     uint64_t opened_ns; /* when the open batch got its first command */
+    uint64_t hold_ns;   /* VKC_IMM_HOLD_NS: vkc__imm_held's pace per command */
     /* Batches kept recorded after their submit (not let go), so that a
      * batch of the same commands submits one of them again instead of
      * recording its own: up to VKC_IMM_KEPT, the least recently used goes
@@ -511,6 +512,33 @@ static bool vkc__imm_queue_idle(vkc_context *ctx)
     return vkc__queue_idle(ctx, vkc__submitted_value(ctx));
 }
 
+/* Caller holds m->lock; the open batch holds m->pending commands and has
+ * waited `age` ns for an idle GPU. It stays open (held) where its commands
+ * are the start of a kept batch, or all of one, and came in as a burst: at
+ * most hold_ns apart on average (VKC_IMM_HOLD_NS, default 1 us; 0: never
+ * held). Cut there, it would go as one batch and the rest of the burst as
+ * another, where whole it repeats the kept batch: one submit, no recording.
+ * A burst cut each time where a kept batch ends is held there too, so that
+ * it is recorded whole once and repeated whole from then on; one that ends
+ * there goes at its flush. In NVIDIA's slow mode, bursts of 256 dispatches
+ * taking turns with another 256 were cut at their 128th, at 10 us of age,
+ * most of the time: 653 of 789 went as fresh recordings in pieces (vkc-immediate-alternate
+ * K=256, 1.155 x a CUDA stream on an H100; BENCHMARKS.md, 2026-12-07). Work
+ * that trickles in, further apart, goes as before. The comparison runs only
+ * where the batch would otherwise go, at a power-of-two count. */
+static bool vkc__imm_held(vkc__imm *m, uint64_t age)
+{
+    if (!m->reuse || age >= (uint64_t)m->pending * m->hold_ns)
+        return false;
+    const vkc_seq *s = m->batches[m->cur];
+    for (uint32_t i = 0; i < VKC_IMM_KEPT; ++i) {
+        const vkc_seq *k = m->kept[i].seq;
+        if (m->kept[i].live && k->cmd_count >= s->cmd_count && vkc__imm_same(s, k, s->cmd_count))
+            return true;
+    }
+    return false;
+}
+
 /* Caller holds m->lock; the open batch holds m->pending commands. A busy GPU
  * gets it at batch_size commands (or a flush), an idle one once it has
  * waited VKC_IMM_IDLE_NS, so batches grow only while the GPU has work. The
@@ -528,7 +556,8 @@ static bool vkc__imm_due(vkc_context *ctx, vkc__imm *m)
         m->opened_ns = vkc__imm_now_ns();
         return false;
     }
-    return vkc__imm_now_ns() - m->opened_ns >= VKC_IMM_IDLE_NS && vkc__imm_queue_idle(ctx);
+    const uint64_t age = vkc__imm_now_ns() - m->opened_ns;
+    return age >= VKC_IMM_IDLE_NS && vkc__imm_queue_idle(ctx) && !vkc__imm_held(m, age);
 }
 
 /* One immediate command other than a dispatch: what to record into the
@@ -712,6 +741,9 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     uint32_t slow_us = 15;
     vkc__env_uint(ctx, "VKC_IMM_SLOW_US", 0, 1000000, "the default: 15", &slow_us);
     m->slow_ns = (uint64_t)slow_us * 1000u;
+    uint32_t hold_ns = 1000; /* a burst: 60-90 ns an enqueue on the H200's host */
+    vkc__env_uint(ctx, "VKC_IMM_HOLD_NS", 0, 10000000, "the default: 1000", &hold_ns);
+    m->hold_ns = hold_ns;
     m->batches = vkc__calloc(m->count, sizeof(*m->batches));
     m->values = vkc__calloc(m->count, sizeof(*m->values));
     m->flights = vkc__calloc(m->count, sizeof(*m->flights));

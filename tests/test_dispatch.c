@@ -1517,6 +1517,123 @@ static int setup_slow(void **state)
     return setup_imm(state, "4", "0", true);
 }
 
+/* A context whose open immediate batch is held (vkc__imm_held) while its
+ * commands came in at most 10 ms apart on average, so that the test's
+ * bursts are bursts however slowly a sanitizer makes it enqueue; the idle
+ * rule on (VKC_IMM_FIXED unset). */
+static int setup_hold(void **state)
+{
+    env_held held[2];
+    env_put(&held[0], "VKC_IMM_HOLD_NS", "10000000", true);
+    env_put(&held[1], "VKC_IMM_FIXED", NULL, true);
+    vkc_test_validation_reset();
+    *state = vkc_test_context_create(NULL);
+    for (int i = 0; i < 2; ++i)
+        env_back(&held[i]);
+    return *state ? 0 : -1;
+}
+
+/* Enqueue `count` in-place dispatches (x = x + add) and follow them on the CPU. */
+static void enqueue_adds(vkc_context *ctx, vkc_kernel *k, vkc_buffer *x, uint32_t *ref, uint32_t n,
+                         uint32_t count, uint32_t add)
+{
+    for (uint32_t j = 0; j < count; ++j) {
+        enqueue_inplace(ctx, k, x, (push3){n, 1, add});
+        for (uint32_t i = 0; i < n; ++i)
+            ref[i] += add;
+    }
+}
+
+/* Two adds of `add`, the second `pause` after the first: the submits made
+ * meanwhile. */
+static uint64_t paused_adds(vkc_context *ctx, vkc_kernel *k, vkc_buffer *x, uint32_t *ref,
+                            uint32_t n, uint32_t add, const struct timespec *pause)
+{
+    const uint64_t s0 = stats_of(ctx).submits;
+    enqueue_adds(ctx, k, x, ref, n, 1, add);
+    nanosleep(pause, NULL);
+    enqueue_adds(ctx, k, x, ref, n, 1, add);
+    return stats_of(ctx).submits - s0;
+}
+
+/* An open batch that has waited for an idle GPU is held while it is the
+ * start of a kept batch, or all of one, and came in as a burst: whole, it
+ * repeats the kept batch (no recording, one submit). It goes as before
+ * where its commands trickle in or stop matching, or where nothing is kept
+ * (VKC_IMM_REUSE=0). Results are checked against the CPU. */
+static void test_immediate_hold(void **state)
+{
+    vkc_context *ctx = *state;
+    enum { N = 64, K = 32 };
+    const bool reuse = imm_reuse_on();
+    const struct timespec ms2 = {0, 2000000}, ms25 = {0, 25000000};
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, N * 4);
+    uint32_t ref[N] = {0};
+    assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 0), VKC_SUCCESS);
+    /* Batch A (K adds of 3), recorded and kept; its first repeat may record
+     * it once more, with the marker (imm_remarks). */
+    for (int r = 0; r < 3; ++r)
+        repeat_batch(ctx, inpl, x, ref, N, K, 1, 3, true);
+    /* A's first two commands, 2 ms apart: held at the second (its age is
+     * checked at power-of-two counts), and at 4, 8 and 16; the whole of A
+     * goes at its K-th command as a repeat of the kept batch. */
+    uint64_t s0 = stats_of(ctx).submits, r0 = stats_of(ctx).immediate_repeats;
+    assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 3, &ms2), !reuse);
+    enqueue_adds(ctx, inpl, x, ref, N, K - 3, 3);
+    if (reuse)
+        assert_int_equal(stats_of(ctx).submits, s0);
+    enqueue_adds(ctx, inpl, x, ref, N, 1, 3);
+    vkc_ticket t;
+    assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+    if (reuse) {
+        assert_int_equal(stats_of(ctx).submits, s0 + 1);
+        assert_int_equal(stats_of(ctx).immediate_repeats, r0 + 1);
+    }
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    check_u32(x, ref, N);
+    /* A trickle: its second command 25 ms after the first, slower than the
+     * pace (10 ms a command): it goes at once. */
+    assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 3, &ms25), 1);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    /* Other commands (adds of 5) are no start of A: they go at once. */
+    assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 5, &ms2), 1);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    /* A's start, held, then a command that leaves A: the batch goes at the
+     * next power-of-two count, the fourth. */
+    s0 = stats_of(ctx).submits;
+    assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 3, &ms2), !reuse);
+    enqueue_adds(ctx, inpl, x, ref, N, 1, 5);
+    enqueue_adds(ctx, inpl, x, ref, N, 1, 3);
+    if (reuse)
+        assert_int_equal(stats_of(ctx).submits, s0 + 1);
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    check_u32(x, ref, N);
+    /* A kept batch of K/2 adds of 7 and bursts of K such adds: held at
+     * K/2, where the kept batch ends, the first burst goes whole at K as a
+     * fresh recording and is kept; the next one repeats it. */
+    for (int r = 0; r < 3; ++r)
+        repeat_batch(ctx, inpl, x, ref, N, K / 2, 1, 7, true);
+    for (int r = 0; r < 2; ++r) {
+        s0 = stats_of(ctx).submits;
+        r0 = stats_of(ctx).immediate_repeats;
+        assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 7, &ms2), !reuse);
+        enqueue_adds(ctx, inpl, x, ref, N, K / 2 - 2, 7);
+        if (reuse)
+            assert_int_equal(stats_of(ctx).submits, s0);
+        enqueue_adds(ctx, inpl, x, ref, N, K / 2, 7);
+        assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+        if (reuse) {
+            assert_int_equal(stats_of(ctx).submits, s0 + 1);
+            assert_int_equal(stats_of(ctx).immediate_repeats, r0 + r);
+        }
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+        check_u32(x, ref, N);
+    }
+    vkc_buffer_destroy(x);
+    vkc_kernel_destroy(inpl);
+}
+
 static int setup_marker(void **state)
 {
     vkc_test_validation_reset();
@@ -2242,6 +2359,7 @@ int main(void)
         T(test_wait_timeout),
         T(test_immediate),
         T(test_immediate_idle),
+        cmocka_unit_test_setup_teardown(test_immediate_hold, setup_hold, vkc_test_teardown),
         T(test_immediate_repeat),
         T(test_immediate_wait_signals),
         TX(test_immediate_pieces),

@@ -1249,6 +1249,14 @@ void scen_batch(bench *b, raw *r)
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-age0", NULL);
     unsetenv("VKC_UNIT_AGE");
     unsetenv("VKC_IMM_REUSE");
+    /* Two batches taking turns, an open batch never held for the kept batch
+     * it starts (VKC_IMM_HOLD_NS=0, as before): in NVIDIA's slow mode, at
+     * K=256, the idle flush cut most bursts at their 128th command (H100,
+     * job Z26). */
+    setenv("VKC_IMM_HOLD_NS", "0", 1);
+    vkc_context *hold0 =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-alternate-hold0", NULL);
+    unsetenv("VKC_IMM_HOLD_NS");
     /* Batches for an idle queue whole (VKC_IMM_SPLIT=1), as before they went
      * in pieces on a GPU, repeated and recorded every time; and recorded
      * every time in two pieces: what the pieces save or cost beside
@@ -1293,6 +1301,11 @@ void scen_batch(bench *b, raw *r)
             {.name = "vkc-immediate", .on = true, .ctx = b->ctx, .glsl = true, .ways = 1},
             /* Two batches taking turns: each repeats the one before the last. */
             {.name = "vkc-immediate-alternate", .on = true, .ctx = b->ctx, .glsl = true, .ways = 2},
+            {.name = "vkc-immediate-alternate-hold0",
+             .on = hold0 && K >= 16,
+             .ctx = hold0,
+             .glsl = true,
+             .ways = 2},
             {.name = "vkc-immediate-rerecord",
              .on = rerecord,
              .ctx = rerecord,
@@ -1341,6 +1354,7 @@ void scen_batch(bench *b, raw *r)
     vkc_context_destroy(unmarked);
     vkc_context_destroy(rerecord);
     vkc_context_destroy(reage0);
+    vkc_context_destroy(hold0);
     vkc_context_destroy(renosig);
     vkc_context_destroy(whole);
     vkc_context_destroy(rewhole);
