@@ -127,14 +127,18 @@ static void vkc__cmd_let_go(vkc__cmd *c)
     }
 }
 
-/* The free list is a queue: units join at the tail and are taken from the
- * head only while more than ctx->unit_age wait behind it, so that a unit
- * is reset and begun again only after that many others were (a pool too
- * small for that grows). In NVIDIA's slow mode a unit taken back right
- * after its submit completed paid about 40 us in vkResetCommandPool and
- * vkBeginCommandBuffer: an immediate batch recorded every time took 53 us
- * a round trip against 14 us (H200, BENCHMARKS.md, twentieth session,
- * job Z28). Caller holds pool.lock. */
+/* The free list: by default a stack, the unit freed last reused first
+ * (its memory still warm in the host's caches). With VKC_UNIT_AGE=N
+ * (experiments) a queue: units join at the tail and are taken from the
+ * head only while more than N wait behind it, so that a unit is reset and
+ * begun again only after N others were (a pool too small for that grows).
+ * The queue was tried against NVIDIA's slow mode, where a unit taken back
+ * right after its submit completed paid about 40 us in vkResetCommandPool
+ * and vkBeginCommandBuffer (H200, job Z28); with N = 8 an immediate batch
+ * recorded every time was as slow in that mode (H100, K=1: 67.3 us against
+ * 66.6) and 1-18% slower in the fast mode from K=64 (2948 us against 2717
+ * at K=1024 in the full run), so it is not the default (BENCHMARKS.md, twenty-first
+ * session, job Z33). Caller holds pool.lock. */
 static vkc__cmd *vkc__free_pop_locked(vkc_context *ctx)
 {
     vkc__pool *p = &ctx->pool;
@@ -841,9 +845,10 @@ vkc_result vkc__pool_init(vkc_context *ctx)
     pthread_mutex_init(&ctx->pool.lock, NULL);
     ctx->first_signals = true;
     /* VKC_UNIT_AGE (experiments): free units kept waiting behind the one
-     * reused (vkc__free_pop_locked); 0 reuses the unit freed last first. */
+     * reused (vkc__free_pop_locked); 0, the default, reuses the unit freed
+     * last first. */
     ctx->unit_age = VKC_UNIT_AGE;
-    vkc__env_uint(ctx, "VKC_UNIT_AGE", 0, 64, "the default: 8", &ctx->unit_age);
+    vkc__env_uint(ctx, "VKC_UNIT_AGE", 0, 64, "the default: 0", &ctx->unit_age);
     /* Long sequences' copies are begun without SIMULTANEOUS_USE, which some
      * drivers pay for at submit (vkc__seq_plain). VKC_SIMULTANEOUS_USE
      * (experiments): 1 gives every copy the flag, 0 takes it from every

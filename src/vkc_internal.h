@@ -409,8 +409,9 @@ typedef struct vkc__pool {
     vkc__cmd *pending_head, *pending_tail; /* released, in submit order */
     uint32_t pending_n;                    /* units on the pending list */
 } vkc__pool;
-/* Free units that wait behind the one reused (pool.c, vkc__free_pop_locked). */
-#define VKC_UNIT_AGE 8u
+/* Free units that wait behind the one reused (pool.c, vkc__free_pop_locked):
+ * none by default, the unit freed last is reused first. */
+#define VKC_UNIT_AGE 0u
 
 /* Take a recording unit and begin its command buffer (ONE_TIME_SUBMIT off,
  * SIMULTANEOUS_USE on, so a recorded sequence can be resubmitted while in
