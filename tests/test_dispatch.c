@@ -1566,7 +1566,7 @@ static void test_immediate_hold(void **state)
     vkc_context *ctx = *state;
     enum { N = 64, K = 32 };
     const bool reuse = imm_reuse_on();
-    const struct timespec ms2 = {0, 2000000}, ms25 = {0, 25000000};
+    const struct timespec pause = {0, 500000}, ms25 = {0, 25000000};
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
     vkc_buffer *x = buffer(ctx, N * 4);
     uint32_t ref[N] = {0};
@@ -1575,11 +1575,11 @@ static void test_immediate_hold(void **state)
      * it once more, with the marker (imm_remarks). */
     for (int r = 0; r < 3; ++r)
         repeat_batch(ctx, inpl, x, ref, N, K, 1, 3, true);
-    /* A's first two commands, 2 ms apart: held at the second (its age is
+    /* A's first two commands, 0.5 ms apart: held at the second (its age is
      * checked at power-of-two counts), and at 4, 8 and 16; the whole of A
      * goes at its K-th command as a repeat of the kept batch. */
     uint64_t s0 = stats_of(ctx).submits, r0 = stats_of(ctx).immediate_repeats;
-    assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 3, &ms2), !reuse);
+    assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 3, &pause), !reuse);
     enqueue_adds(ctx, inpl, x, ref, N, K - 3, 3);
     if (reuse)
         assert_int_equal(stats_of(ctx).submits, s0);
@@ -1597,12 +1597,12 @@ static void test_immediate_hold(void **state)
     assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 3, &ms25), 1);
     assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
     /* Other commands (adds of 5) are no start of A: they go at once. */
-    assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 5, &ms2), 1);
+    assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 5, &pause), 1);
     assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
     /* A's start, held, then a command that leaves A: the batch goes at the
      * next power-of-two count, the fourth. */
     s0 = stats_of(ctx).submits;
-    assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 3, &ms2), !reuse);
+    assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 3, &pause), !reuse);
     enqueue_adds(ctx, inpl, x, ref, N, 1, 5);
     enqueue_adds(ctx, inpl, x, ref, N, 1, 3);
     if (reuse)
@@ -1617,7 +1617,7 @@ static void test_immediate_hold(void **state)
     for (int r = 0; r < 2; ++r) {
         s0 = stats_of(ctx).submits;
         r0 = stats_of(ctx).immediate_repeats;
-        assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 7, &ms2), !reuse);
+        assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 7, &pause), !reuse);
         enqueue_adds(ctx, inpl, x, ref, N, K / 2 - 2, 7);
         if (reuse)
             assert_int_equal(stats_of(ctx).submits, s0);
