@@ -1520,15 +1520,18 @@ static int setup_slow(void **state)
 /* A context whose open immediate batch is held (vkc__imm_held) while its
  * commands came in at most 10 ms apart on average, so that the test's
  * bursts are bursts however slowly a sanitizer makes it enqueue; the idle
- * rule on (VKC_IMM_FIXED unset). */
+ * rule on (VKC_IMM_FIXED unset); batches whole (VKC_IMM_SPLIT=1: on a GPU a
+ * fresh batch of 12 or more for an idle queue would go in pieces, a submit
+ * each). */
 static int setup_hold(void **state)
 {
-    env_held held[2];
+    env_held held[3];
     env_put(&held[0], "VKC_IMM_HOLD_NS", "10000000", true);
     env_put(&held[1], "VKC_IMM_FIXED", NULL, true);
+    env_put(&held[2], "VKC_IMM_SPLIT", "1", true);
     vkc_test_validation_reset();
     *state = vkc_test_context_create(NULL);
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < 3; ++i)
         env_back(&held[i]);
     return *state ? 0 : -1;
 }
