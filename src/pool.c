@@ -128,7 +128,7 @@ static void vkc__cmd_let_go(vkc__cmd *c)
 }
 
 /* The free list: by default a stack, the unit freed last reused first
- * (its memory still warm in the host's caches). With VKC_UNIT_AGE=N
+ * (likely still warm in the host's caches). With VKC_UNIT_AGE=N
  * (experiments) a queue: units join at the tail and are taken from the
  * head only while more than N wait behind it, so that a unit is reset and
  * begun again only after N others were (a pool too small for that grows).
@@ -136,9 +136,9 @@ static void vkc__cmd_let_go(vkc__cmd *c)
  * right after its submit completed paid about 40 us in vkResetCommandPool
  * and vkBeginCommandBuffer (H200, job Z28); with N = 8 an immediate batch
  * recorded every time was as slow in that mode (H100, K=1: 67.3 us against
- * 66.6) and 1-18% slower in the fast mode from K=64 (2948 us against 2717
- * at K=1024 in the full run), so it is not the default (BENCHMARKS.md, twenty-first
- * session, job Z33). Caller holds pool.lock. */
+ * 66.6) and 1-18% slower in the fast mode from K=64 (2948 us against
+ * 2717 at K=1024 in a full run), so it is not the default (BENCHMARKS.md,
+ * twenty-first session, jobs Z33 and Z34). Caller holds pool.lock. */
 static vkc__cmd *vkc__free_pop_locked(vkc_context *ctx)
 {
     vkc__pool *p = &ctx->pool;
