@@ -871,15 +871,23 @@ static void test_immediate_idle(void **state)
     vkc_kernel_destroy(inpl);
 }
 
-/* x = x * a + b over the first `count` elements, K times, as one batch. */
-static void repeat_batch(vkc_context *ctx, vkc_kernel *k, vkc_buffer *b, uint32_t *ref,
-                         uint32_t count, uint32_t K, uint32_t a, uint32_t add, bool wait)
+/* Enqueue x = x * a + b over the first `count` elements, K times, and
+ * follow it on the CPU in ref. */
+static void enqueue_steps(vkc_context *ctx, vkc_kernel *k, vkc_buffer *b, uint32_t *ref,
+                          uint32_t count, uint32_t K, uint32_t a, uint32_t add)
 {
     for (uint32_t j = 0; j < K; ++j) {
         enqueue_inplace(ctx, k, b, (push3){count, a, add});
         for (uint32_t i = 0; i < count; ++i)
             ref[i] = ref[i] * a + add;
     }
+}
+
+/* The same K steps as one batch: flushed, and waited for where asked. */
+static void repeat_batch(vkc_context *ctx, vkc_kernel *k, vkc_buffer *b, uint32_t *ref,
+                         uint32_t count, uint32_t K, uint32_t a, uint32_t add, bool wait)
+{
+    enqueue_steps(ctx, k, b, ref, count, K, a, add);
     vkc_ticket t;
     assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
     if (wait)
@@ -1536,26 +1544,15 @@ static int setup_hold(void **state)
     return *state ? 0 : -1;
 }
 
-/* Enqueue `count` in-place dispatches (x = x + add) and follow them on the CPU. */
-static void enqueue_adds(vkc_context *ctx, vkc_kernel *k, vkc_buffer *x, uint32_t *ref, uint32_t n,
-                         uint32_t count, uint32_t add)
-{
-    for (uint32_t j = 0; j < count; ++j) {
-        enqueue_inplace(ctx, k, x, (push3){n, 1, add});
-        for (uint32_t i = 0; i < n; ++i)
-            ref[i] += add;
-    }
-}
-
 /* Two adds of `add`, the second `pause` after the first: the submits made
  * meanwhile. */
 static uint64_t paused_adds(vkc_context *ctx, vkc_kernel *k, vkc_buffer *x, uint32_t *ref,
                             uint32_t n, uint32_t add, const struct timespec *pause)
 {
     const uint64_t s0 = stats_of(ctx).submits;
-    enqueue_adds(ctx, k, x, ref, n, 1, add);
+    enqueue_steps(ctx, k, x, ref, n, 1, 1, add);
     nanosleep(pause, NULL);
-    enqueue_adds(ctx, k, x, ref, n, 1, add);
+    enqueue_steps(ctx, k, x, ref, n, 1, 1, add);
     return stats_of(ctx).submits - s0;
 }
 
@@ -1583,10 +1580,10 @@ static void test_immediate_hold(void **state)
      * goes at its K-th command as a repeat of the kept batch. */
     uint64_t s0 = stats_of(ctx).submits, r0 = stats_of(ctx).immediate_repeats;
     assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 3, &pause), !reuse);
-    enqueue_adds(ctx, inpl, x, ref, N, K - 3, 3);
+    enqueue_steps(ctx, inpl, x, ref, N, K - 3, 1, 3);
     if (reuse)
         assert_int_equal(stats_of(ctx).submits, s0);
-    enqueue_adds(ctx, inpl, x, ref, N, 1, 3);
+    enqueue_steps(ctx, inpl, x, ref, N, 1, 1, 3);
     vkc_ticket t;
     assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
     if (reuse) {
@@ -1606,8 +1603,8 @@ static void test_immediate_hold(void **state)
      * next power-of-two count, the fourth. */
     s0 = stats_of(ctx).submits;
     assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 3, &pause), !reuse);
-    enqueue_adds(ctx, inpl, x, ref, N, 1, 5);
-    enqueue_adds(ctx, inpl, x, ref, N, 1, 3);
+    enqueue_steps(ctx, inpl, x, ref, N, 1, 1, 5);
+    enqueue_steps(ctx, inpl, x, ref, N, 1, 1, 3);
     if (reuse)
         assert_int_equal(stats_of(ctx).submits, s0 + 1);
     assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
@@ -1621,10 +1618,10 @@ static void test_immediate_hold(void **state)
         s0 = stats_of(ctx).submits;
         r0 = stats_of(ctx).immediate_repeats;
         assert_int_equal(paused_adds(ctx, inpl, x, ref, N, 7, &pause), !reuse);
-        enqueue_adds(ctx, inpl, x, ref, N, K / 2 - 2, 7);
+        enqueue_steps(ctx, inpl, x, ref, N, K / 2 - 2, 1, 7);
         if (reuse)
             assert_int_equal(stats_of(ctx).submits, s0);
-        enqueue_adds(ctx, inpl, x, ref, N, K / 2, 7);
+        enqueue_steps(ctx, inpl, x, ref, N, K / 2, 1, 7);
         assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
         if (reuse) {
             assert_int_equal(stats_of(ctx).submits, s0 + 1);
