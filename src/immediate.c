@@ -524,8 +524,8 @@ static bool vkc__imm_queue_idle(vkc_context *ctx)
  * taking turns with another 256 were cut at their 128th, at 10 us of age,
  * most of the time: 653 of 789 went as fresh recordings in pieces
  * (vkc-immediate-alternate K=256, 1.155 x a CUDA stream on an H100, job
- * Z26). Held, that row took 0.700 of its time never held in the slow mode
- * and 0.98-1.03 in the fast mode (H100, jobs Z33 and Z34; BENCHMARKS.md,
+ * Z26). Held, that row took 0.70-0.72 of its time never held in the slow
+ * mode and 0.98-1.03 in the fast mode (H100, jobs Z33 and Z34; BENCHMARKS.md,
  * twenty-first session). Work that trickles in, further apart, goes as
  * before. The comparison runs only where the batch would otherwise go, at
  * a power-of-two count. */
