@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Device job Z36 (prepared 2026-12-07, session 21, for an H200): passes of
-# four batch
-# rows, each pass a new process, for about 60 s: rerecord (the unit freed
-# last reused first, the default again) beside rerecord-age8, alternate
-# beside alternate-hold0; then the full bench/run_h200.sh with test_epilogue
-# and test_dispatch under validation. Two tarballs. Pack first:
+# four batch rows, each pass a new process, for about 60 s: rerecord (the
+# unit freed last reused first, the default again) beside rerecord-age8,
+# alternate beside alternate-hold0; then the full bench/run_h200.sh with
+# test_epilogue and test_dispatch under validation. Two tarballs. Pack
+# first:
 #   TESTS="test_dispatch test_threads test_arm test_epilogue" bash .h200/pack.sh
 set -uo pipefail
 mkdir -p /work && ln -sfn "$PWD" /work/main && cd /work/main
