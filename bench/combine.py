@@ -378,15 +378,15 @@ def sweep_rows(recs, rows):
                      "%.3g us" % sig["p50_us"], "%.3g us" % quiet["p50_us"],
                      "%.3f" % (sig["p50_us"] / quiet["p50_us"]),
                      "report (above 2: the slow mode)", "report"))
-    # Every batch recorded, with the free units queued (VKC_UNIT_AGE=8) vs
-    # the unit freed last reused first (the default): in NVIDIA's slow mode
-    # the latter waited ~40 us in vkBeginCommandBuffer (job Z28). Two
+    # Every batch recorded, each fresh submit's signal chosen from the
+    # driver's mode (the default) vs always signalling (VKC_SIGNAL_ADAPT=0):
+    # in NVIDIA's slow mode each signal cost 40-45 us (job Z36). Two
     # batches taking turns, an open batch held while it starts a kept one
     # (the default) vs never held (VKC_IMM_HOLD_NS=0): in that mode the
     # idle flush cut bursts of 256 at their 128th (job Z26).
-    pairs = (("vkc-immediate-rerecord-age8", "vkc-immediate-rerecord", (1, 16, 1024),
-              "every batch recorded, K=%d: free units queued (VKC_UNIT_AGE=8) vs the unit "
-              "freed last first"),
+    pairs = (("vkc-immediate-rerecord", "vkc-immediate-rerecord-signal", (1, 16, 256, 1024),
+              "every batch recorded, K=%d: signals chosen from the driver's mode vs every "
+              "fresh submit signalling (VKC_SIGNAL_ADAPT=0)"),
              ("vkc-immediate-alternate", "vkc-immediate-alternate-hold0", (256, 1024),
               "two batches taking turns, K=%d: held while it starts a kept batch vs never "
               "held (VKC_IMM_HOLD_NS=0)"))

@@ -303,6 +303,7 @@ vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out)
     VKC_LD(immediate_repeats);
     VKC_LD(immediate_splits);
     VKC_LD(immediate_slow_submits);
+    VKC_LD(immediate_quiet_batches);
     VKC_LD(spare_submits);
     VKC_LD(dispatches);
     VKC_LD(barriers);

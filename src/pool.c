@@ -235,14 +235,17 @@ vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **o
      * ones: the pool grows past them instead. Asked on every such take, a
      * signal cancelled armed copies that a round trip would have opened.) */
     if (!c && !done && p->pending_head && (!p->free_n || p->pending_n > ctx->unit_age) &&
-        (ctx->first_signals || p->pending_n >= VKC_ASK_PENDING))
+        (atomic_load_explicit(&ctx->first_signals, memory_order_relaxed) ||
+         p->pending_n >= VKC_ASK_PENDING))
         atomic_store_explicit(&ctx->signal_asked, true, memory_order_relaxed);
     pthread_mutex_unlock(&p->lock);
     /* The retired units join the tail; the head goes if enough wait. */
     vkc__settle(ctx, done, &c);
+    uint64_t t0 = 0;
     if (!c) {
         VKC_FORWARD(vkc__cmd_new(ctx, &c));
     } else {
+        t0 = ctx->time_begins ? vkc__now_ns() : 0;
         vkc__cmd_profile_reuse(ctx, c);
         /* Reused: reset the pool (and the command buffer with it). */
         VkResult vr =
@@ -278,6 +281,7 @@ vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **o
         vkc__cmd_release(ctx, c);
         return vkc__vk_fail(ctx, vr, "vkBeginCommandBuffer", __FILE__, __LINE__);
     }
+    c->begin_ns = t0 ? (uint32_t)VKC_MIN(vkc__now_ns() - t0, (uint64_t)UINT32_MAX) : 0;
     *out = c;
     return VKC_SUCCESS;
 }
@@ -490,7 +494,9 @@ bool vkc__submit_signals(vkc_context *ctx, const vkc__cmd *cmd, uint64_t value, 
     /* A copy without SIMULTANEOUS_USE signals every submit: the next one
      * asks the timeline whether this one is still pending (a long
      * sequence's, whose GPU time dwarfs the signal's). */
-    if (cmd->needs_signal || (cmd->last_value == 0 && !cmd->signal_later && ctx->first_signals) ||
+    if (cmd->needs_signal ||
+        (cmd->last_value == 0 && !cmd->signal_later &&
+         atomic_load_explicit(&ctx->first_signals, memory_order_relaxed)) ||
         !cmd->simultaneous || host_waits || asked)
         return true;
     return value - signalled >= ctx->signal_every;
@@ -843,7 +849,7 @@ vkc_result vkc__oneshot_end_wait(vkc_context *ctx, vkc__cmd *cmd)
 vkc_result vkc__pool_init(vkc_context *ctx)
 {
     pthread_mutex_init(&ctx->pool.lock, NULL);
-    ctx->first_signals = true;
+    atomic_init(&ctx->first_signals, true);
     /* VKC_UNIT_AGE (experiments): free units kept waiting behind the one
      * reused (vkc__free_pop_locked); 0, the default, reuses the unit freed
      * last first. */
@@ -875,8 +881,12 @@ vkc_result vkc__pool_init(vkc_context *ctx)
          * every time in NVIDIA's slow mode, with VKC_IMM_MARKER=1 so that
          * their completion does not need the signal. In the fast mode it
          * lost (an H100: p50 +3-9%, p99 2.4x at one dispatch a batch;
-         * BENCHMARKS.md, eighteenth session). */
-        vkc__env_flag(ctx, "VKC_FIRST_SIGNAL", "the default: on", &ctx->first_signals);
+         * BENCHMARKS.md, eighteenth session). Set, it also turns off
+         * immediate mode's choice of it (VKC_SIGNAL_ADAPT). */
+        bool first = true;
+        ctx->first_signal_fixed = vkc__env_flag(
+            ctx, "VKC_FIRST_SIGNAL", "the default: on, or as immediate mode finds", &first);
+        atomic_store(&ctx->first_signals, first);
         VkSemaphoreCreateInfo sci = {VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
         sci.pNext = &tci;
         VkResult vr =

@@ -2090,6 +2090,27 @@ static int setup_fallback(void **state)
 #define TX(f) cmocka_unit_test_setup_teardown(f, setup_pieces, vkc_test_teardown)
 #define TW(f) cmocka_unit_test_setup_teardown(f, setup_slow, vkc_test_teardown)
 
+/* `batches` immediate batches of two in-place dispatches on the n words of
+ * y, flushed one by one, each with other constants (so each is recorded),
+ * waited for every fourth and at the end; returns what y's words become
+ * from 0. */
+static uint32_t rerecord_batches(vkc_context *ctx, vkc_kernel *inpl, vkc_buffer *y, uint32_t n,
+                                 uint32_t batches)
+{
+    vkc_ticket t = {0};
+    uint32_t ry = 0;
+    for (uint32_t i = 0; i < batches; ++i) {
+        enqueue_inplace(ctx, inpl, y, (push3){n, 1, 1 + (i & 7)});
+        enqueue_inplace(ctx, inpl, y, (push3){n, 2, 0});
+        ry = (ry + 1 + (i & 7)) * 2;
+        assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+        if (i % 4 == 0)
+            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    return ry;
+}
+
 /* VKC_FIRST_SIGNAL=0 (experiments): a recording's first submit leaves the
  * timeline unsignalled where the marker is trusted, and the pool asks for
  * a signal once VKC_ASK_PENDING units wait for one. Sequences recorded
@@ -2118,21 +2139,12 @@ static void test_first_signal_off(void **state)
     assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 1), VKC_SUCCESS);
     assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
     vkc_seq *s = inplace_seq(ctx, inpl, x, N);
-    vkc_ticket t = {0};
-    uint32_t rx = 1, ry = 0;
+    uint32_t rx = 1;
     const vkc_stats s0 = stats_of(ctx);
     /* New push constants before every submit: each one a new recording. */
     rx += rerecord_rounds(ctx, s, N, ROUNDS);
     /* Immediate batches of two, each recorded (constants differ). */
-    for (uint32_t i = 0; i < BATCHES; ++i) {
-        enqueue_inplace(ctx, inpl, y, (push3){N, 1, 1 + (i & 7)});
-        enqueue_inplace(ctx, inpl, y, (push3){N, 2, 0});
-        ry = (ry + 1 + (i & 7)) * 2;
-        assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
-        if (i % 4 == 0)
-            assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
-    }
-    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    const uint32_t ry = rerecord_batches(ctx, inpl, y, N, BATCHES);
     const vkc_stats s1 = stats_of(ctx);
     uint32_t out[N];
     assert_int_equal(vkc_buffer_download(x, 0, out, sizeof(out)), VKC_SUCCESS);
@@ -2154,6 +2166,80 @@ static void test_first_signal_off(void **state)
     vkc_buffer_destroy(x);
     vkc_buffer_destroy(y);
     vkc_kernel_destroy(inpl);
+}
+
+/* VKC_SIGNAL_ADAPT=1 with every fresh batch timed as slow (VKC_IMM_SLOW_US
+ * "0") or none ("1000000"), immediate batches recorded every time
+ * (VKC_IMM_REUSE=0) and ended by flushes only (VKC_IMM_FIXED=1), on the
+ * marker context. */
+static int setup_adapt(void **state, const char *slow)
+{
+    static const char *const names[] = {"VKC_SIGNAL_ADAPT", "VKC_IMM_SLOW_US", "VKC_IMM_REUSE",
+                                        "VKC_IMM_FIXED", "VKC_FIRST_SIGNAL"};
+    const char *vals[] = {"1", slow, "0", "1", NULL};
+    env_held held[5];
+    for (int i = 0; i < 5; ++i)
+        env_put(&held[i], names[i], vals[i], true);
+    const int r = setup_marker(state);
+    for (int i = 0; i < 5; ++i)
+        env_back(&held[i]);
+    return r;
+}
+
+static int setup_adapt_slow(void **state)
+{
+    return setup_adapt(state, "0");
+}
+
+static int setup_adapt_fast(void **state)
+{
+    return setup_adapt(state, "1000000");
+}
+
+/* Immediate batches recorded every time choose their timeline signal from
+ * what their submits cost (VKC_SIGNAL_ADAPT). With every one slow, the
+ * first window of 16 signals, the next 256 go quiet (marked, no signal), a
+ * window of 16 signals again to look, and the next 512 go quiet; with none
+ * slow, every batch signals and none goes quiet. Results against the CPU
+ * either way, under validation. */
+static void test_signal_adapt(void **state, bool slow)
+{
+    vkc_context *ctx = *state;
+    enum { N = 256, BATCHES = 400, WINDOW = 16, QUIET = 256 };
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *y = buffer(ctx, N * 4);
+    assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
+    const vkc_stats s0 = stats_of(ctx);
+    const uint32_t ry = rerecord_batches(ctx, inpl, y, N, BATCHES);
+    const vkc_stats s1 = stats_of(ctx);
+    uint32_t out[N];
+    assert_int_equal(vkc_buffer_download(y, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        assert_int_equal(out[i], ry);
+    const uint64_t quiet = s1.immediate_quiet_batches - s0.immediate_quiet_batches;
+    const uint64_t signals = s1.timeline_signals - s0.timeline_signals;
+    if (slow) {
+        /* 16 signal, 256 quiet, 16 signal, then quiet (the span doubled). */
+        assert_int_equal(quiet, QUIET + (BATCHES - 2 * WINDOW - QUIET));
+        /* The two windows' signals, and the pool's asks while quiet (one
+         * about every 16 units). */
+        assert_true(signals >= 2 * WINDOW && signals < BATCHES / 4);
+    } else {
+        assert_int_equal(quiet, 0);
+        assert_true(signals >= BATCHES);
+    }
+    vkc_buffer_destroy(y);
+    vkc_kernel_destroy(inpl);
+}
+
+static void test_signal_adapt_slow(void **state)
+{
+    test_signal_adapt(state, true);
+}
+
+static void test_signal_adapt_fast(void **state)
+{
+    test_signal_adapt(state, false);
 }
 
 /* A long sequence (over VKC_SEQ_RING_LONG commands: one copy, never
@@ -2390,6 +2476,10 @@ int main(void)
         TB(test_marker_off),
         TS(test_marker_off),
         cmocka_unit_test_setup_teardown(test_first_signal_off, setup_first_signal_off,
+                                        vkc_test_teardown),
+        cmocka_unit_test_setup_teardown(test_signal_adapt_slow, setup_adapt_slow,
+                                        vkc_test_teardown),
+        cmocka_unit_test_setup_teardown(test_signal_adapt_fast, setup_adapt_fast,
                                         vkc_test_teardown),
         T(test_plain_long),
         T(test_unit_age),

@@ -852,8 +852,11 @@ static vkc_result spin_turn_vkc(vkc_context *vctx, vkc_seq *s, bench_times *tm, 
  * job Z20 raw-spin took 20.0 us and vkc-spin, its rows later, 41.0 (its
  * submit call blocked 30 us, the slow mode); in the second pass 12.9 and
  * 12.3. combine.py's target compares these two rows, which see the same
- * modes. */
-static void spin_turns(bench *b, raw *r)
+ * modes. Both run on the spinning context's device and queue: the mode is
+ * a device's (H100, job Z36: in turns, raw on the bench's own device took
+ * 13.5 us while vkc on its new one took 42.8, every chunk in the slow
+ * mode). */
+static void spin_turns(bench *b)
 {
     char err[512] = "";
     const uint32_t warm = bench_n(b, 20, 200), iters = bench_n(b, 200, 5000);
@@ -867,6 +870,8 @@ static void spin_turns(bench *b, raw *r)
                                               "raw-spin-turns", "vkc-spin-turns", NULL);
     if (!vctx)
         return;
+    raw same, *r = &same;
+    RTRY(raw_init(r, vctx));
     MTRY(bench_times_init(&tr, warm, iters) && bench_times_init(&tv, warm, iters));
     RTRY(raw_tiny_init(r, &t, 0));
     RTRY(raw_tiny_record(r, &t));
@@ -905,6 +910,7 @@ fail:
     vkc_seq_destroy(s);
     bench_tiny_finish(&v);
     raw_tiny_finish(r, &t);
+    raw_finish(r);
     vkc_context_destroy(vctx);
 }
 
@@ -1031,7 +1037,7 @@ void scen_reuse(bench *b, raw *r)
         vkc_context_destroy(c);
     }
     if (r)
-        spin_turns(b, r);
+        spin_turns(b);
 }
 
 /* ---- batch: immediate mode ---------------------------------------------------- */
@@ -1052,7 +1058,7 @@ typedef struct batch_row {
     raw_tiny rt;
     bench_tiny t[2];
     /* vkc: what its chunks alone made (other rows share the context) */
-    uint64_t splits, slow, submits, signals;
+    uint64_t splits, slow, quiet, submits, signals;
     uint32_t ran;  /* iterations run, warm-ups included */
     uint32_t kept; /* samples kept */
     /* vkc: per timed batch, its K vkc_dispatch calls (the first waits for
@@ -1147,6 +1153,7 @@ static void batch_chunk(void *user, void *p, uint32_t n)
         VTRY(vkc_context_stats(vctx, &st1));
         row->splits += st1.immediate_splits - st0.immediate_splits;
         row->slow += st1.immediate_slow_submits - st0.immediate_slow_submits;
+        row->quiet += st1.immediate_quiet_batches - st0.immediate_quiet_batches;
         row->submits += st1.submits - st0.submits;
         row->signals += st1.timeline_signals - st0.timeline_signals;
     }
@@ -1176,12 +1183,12 @@ static void batch_close(bench *b, raw *r, batch_row *row, uint32_t K)
          * Z13), on every row, so that the whole rows show theirs beside the
          * pieces'; and how the time splits between flush and wait. */
         bench_note(rec,
-                   "%u batches: %llu in pieces, %llu slow fresh submits, %llu submits, %llu "
-                   "signals; dispatch calls p50 %.2f us, flush call p50 %.2f us, wait call "
-                   "p50 %.2f us",
+                   "%u batches: %llu in pieces, %llu slow fresh submits, %llu quiet, %llu "
+                   "submits, %llu signals; dispatch calls p50 %.2f us, flush call p50 %.2f us, "
+                   "wait call p50 %.2f us",
                    row->ran, (unsigned long long)row->splits, (unsigned long long)row->slow,
-                   (unsigned long long)row->submits, (unsigned long long)row->signals,
-                   bench_median(row->enq_ns, row->kept) / 1e3,
+                   (unsigned long long)row->quiet, (unsigned long long)row->submits,
+                   (unsigned long long)row->signals, bench_median(row->enq_ns, row->kept) / 1e3,
                    bench_median(row->flush_ns, row->kept) / 1e3,
                    bench_median(row->wait_ns, row->kept) / 1e3);
         for (uint32_t w = 0; w < row->ways && rec->ok; ++w)
@@ -1240,14 +1247,14 @@ void scen_batch(bench *b, raw *r)
     setenv("VKC_IMM_REUSE", "0", 1);
     vkc_context *rerecord =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord", NULL);
-    /* The same, each recording in a unit that 8 others were freed after
-     * (VKC_UNIT_AGE=8; the default reuses the unit freed last): in NVIDIA's
-     * slow mode a unit reused right after its batch completed paid about 40
-     * us in its reset and begin (H200, job Z28). */
-    setenv("VKC_UNIT_AGE", "8", 1);
-    vkc_context *reage8 =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-age8", NULL);
-    unsetenv("VKC_UNIT_AGE");
+    /* The same, every fresh batch's submit signalling the timeline
+     * (VKC_SIGNAL_ADAPT=0), as before the signal was chosen from the
+     * driver's mode: in NVIDIA's slow mode each signal cost 40-45 us (job
+     * Z36, H100: 60.8 us against 15.0 without at K=1). */
+    setenv("VKC_SIGNAL_ADAPT", "0", 1);
+    vkc_context *resignal =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-signal", NULL);
+    unsetenv("VKC_SIGNAL_ADAPT");
     unsetenv("VKC_IMM_REUSE");
     /* Two batches taking turns, an open batch never held for the kept batch
      * it starts (VKC_IMM_HOLD_NS=0, as before): in NVIDIA's slow mode, at
@@ -1311,9 +1318,9 @@ void scen_batch(bench *b, raw *r)
              .ctx = rerecord,
              .glsl = true,
              .ways = 1},
-            {.name = "vkc-immediate-rerecord-age8",
-             .on = reage8,
-             .ctx = reage8,
+            {.name = "vkc-immediate-rerecord-signal",
+             .on = resignal,
+             .ctx = resignal,
              .glsl = true,
              .ways = 1},
             {.name = "vkc-immediate-rerecord-nosignal",
@@ -1353,7 +1360,7 @@ void scen_batch(bench *b, raw *r)
     vkc_context_destroy(marker);
     vkc_context_destroy(unmarked);
     vkc_context_destroy(rerecord);
-    vkc_context_destroy(reage8);
+    vkc_context_destroy(resignal);
     vkc_context_destroy(hold0);
     vkc_context_destroy(renosig);
     vkc_context_destroy(whole);
