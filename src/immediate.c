@@ -53,16 +53,20 @@ struct vkc__imm {
      * the driver does (VKC_SIGNAL_ADAPT; vkc__imm_adapt). In NVIDIA's slow
      * mode each of those signals cost 40-45 us (a batch of one recorded
      * every time: 60.8 us with them, 15.0 without, on an H100; in its fast
-     * mode 14.6 with, 15.1 without). Fresh batches are timed in windows of
-     * VKC_IMM_WINDOW: the reset and begin of the unit each one was recorded
-     * into, plus its submit call. Where VKC_IMM_WINDOW_SLOW of a window took
-     * slow_ns or more, the driver is in the slow mode and the batches go
-     * quiet: each carries the completion marker, goes whole, and its submit
-     * signals nothing (ctx->first_signals off; the pool asks for a signal
-     * when it needs units back). After quiet_span of them, a window signals
-     * again to see whether the mode has gone; each slow window in a row
-     * doubles the span, up to VKC_IMM_QUIET_MAX. */
+     * mode 14.6 with, 15.1 without). Fresh batches and pieces of at most
+     * VKC_IMM_ADAPT_CMDS commands are timed in windows of VKC_IMM_WINDOW:
+     * their recording into a unit (its reset and begin, where the slow
+     * mode's time sat on the H200) and their submit call. Where
+     * VKC_IMM_WINDOW_SLOW of a window took adapt_ns or more, the driver is
+     * in the slow mode and the batches go quiet: each (and each piece)
+     * carries the completion marker and its submit signals nothing
+     * (ctx->first_signals off; the pool asks for a signal when it needs
+     * units back). After quiet_span fresh batches, a window signals again
+     * to see whether the mode has gone; each slow window in a row doubles
+     * the span, up to VKC_IMM_QUIET_MAX. Off by default under validation,
+     * whose layer's time the window would measure. */
     bool adapt;
+    uint64_t adapt_ns; /* VKC_SIGNAL_SLOW_US */
     bool quiet;
     uint32_t quiet_left, quiet_span;
     uint32_t window, window_slow;
@@ -213,17 +217,18 @@ static vkc__imm_kept *vkc__imm_victim(vkc__imm *m)
     return v;
 }
 
+#define VKC_IMM_ADAPT_CMDS 16u
 #define VKC_IMM_WINDOW 16u
 #define VKC_IMM_WINDOW_SLOW 4u
 #define VKC_IMM_QUIET_MIN 256u
 #define VKC_IMM_QUIET_MAX 4096u
 
-/* Caller holds m->lock and m->adapt is on. A fresh batch went: where it
- * signalled, its unit's reset and begin and its submit call took `took` ns
- * (see vkc__imm.adapt). */
+/* Caller holds m->lock and m->adapt is on. A fresh batch or piece went;
+ * where it had at most VKC_IMM_ADAPT_CMDS commands, its recording and
+ * submit call took `took` ns (see vkc__imm.adapt). */
 static void vkc__imm_adapt(vkc_context *ctx, vkc__imm *m, uint64_t took)
 {
-    if (m->quiet) {
+    if (m->quiet) { /* any fresh batch or piece counts the stretch down */
         VKC_STAT_ADD(ctx, immediate_quiet_batches, 1);
         if (--m->quiet_left)
             return;
@@ -232,7 +237,7 @@ static void vkc__imm_adapt(vkc_context *ctx, vkc__imm *m, uint64_t took)
         atomic_store_explicit(&ctx->first_signals, true, memory_order_relaxed);
         return;
     }
-    m->window_slow += took >= m->slow_ns;
+    m->window_slow += took >= m->adapt_ns;
     if (++m->window < VKC_IMM_WINDOW)
         return;
     if (m->window_slow >= VKC_IMM_WINDOW_SLOW && vkc__marker_on(ctx) &&
@@ -306,30 +311,30 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
      * second, dependent dispatch the GPU would run after the batch's own
      * (what raw Vulkan's record + submit of the same batch does not have);
      * its ticket completes on the timeline, which its submit signals. */
-    s->marker_optional =
-        !m->marker && !marked && vkc__marker_on(ctx) && !busy && vkc__imm_queue_idle(ctx);
+    s->marker_optional = !m->marker && !marked && !m->quiet && vkc__marker_on(ctx) && !busy &&
+                         vkc__imm_queue_idle(ctx);
     /* A piece leaves the timeline signal that a fresh recording's submit
      * makes to its rest: one signal per batch, as whole. In NVIDIA's slow
      * mode each signal cost 17-40 us (raw-seqpoll+timeline against
      * raw-seqpoll); its pieces' signals made a batch of 16 take 124 us
      * against 106 whole (BENCHMARKS.md, 2026-12-06, job Z5). */
     s->signal_later = piece;
+    const bool adapt = m->adapt && s->cmd_count <= VKC_IMM_ADAPT_CMDS;
+    const uint64_t ta = adapt ? vkc__now_ns() : 0;
     vkc_result r = vkc_seq_end(s);
-    const uint64_t t0 = (m->pieces > 1 || m->adapt) && r >= 0 ? vkc__now_ns() : 0;
+    const uint64_t t0 = m->pieces > 1 && r >= 0 ? vkc__now_ns() : 0;
     if (r >= 0)
         r = vkc_seq_submit(s, &t);
     m->values[j] = t.value;
     if (r >= 0) {
+        const uint64_t t1 = t0 || adapt ? vkc__now_ns() : 0;
         if (t0) {
-            const uint64_t took = vkc__now_ns() - t0;
-            if (m->pieces > 1) {
-                m->slow = took >= m->slow_ns;
-                if (m->slow)
-                    VKC_STAT_ADD(ctx, immediate_slow_submits, 1);
-            }
-            if (m->adapt)
-                vkc__imm_adapt(ctx, m, took + (s->units[0] ? s->units[0]->begin_ns : 0));
+            m->slow = t1 - t0 >= m->slow_ns;
+            if (m->slow)
+                VKC_STAT_ADD(ctx, immediate_slow_submits, 1);
         }
+        if (adapt || (m->adapt && m->quiet))
+            vkc__imm_adapt(ctx, m, adapt ? t1 - ta : 0);
         vkc__imm_flown(m, t.value);
         /* This batch is kept for a repeat where it can be: it trades places
          * with a kept entry's seq, which the slot waits for before it takes
@@ -478,9 +483,7 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
         vkc__imm_drop(k); /* its entry is the spare the new recording takes */
         k = NULL;
     }
-    /* Quiet (the driver's slow mode): fresh batches go whole, marked. */
-    const bool quiet = m->quiet && !k;
-    const uint32_t c = k || remark || quiet ? 0 : vkc__imm_first_piece(m, s);
+    const uint32_t c = k || remark ? 0 : vkc__imm_first_piece(m, s);
     if (c && vkc__imm_queue_idle(ctx)) {
         r = vkc__imm_pieces(ctx, m, c);
         if (r != VKC_SUCCESS) {
@@ -490,7 +493,7 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
         k = vkc__imm_find(m, s); /* the rest may repeat a kept piece */
         busy = true;             /* the pieces before it run */
     }
-    r = vkc__imm_send(ctx, m, m->cur, k, busy, false, remark || quiet, &used);
+    r = vkc__imm_send(ctx, m, m->cur, k, busy, false, remark, &used);
     if (used)
         m->cur = (m->cur + 1) % m->count;
     return r;
@@ -802,13 +805,19 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     uint32_t slow_us = 15;
     vkc__env_uint(ctx, "VKC_IMM_SLOW_US", 0, 1000000, "the default: 15", &slow_us);
     m->slow_ns = (uint64_t)slow_us * 1000u;
-    /* On a GPU by default; only with timelines, and not where
-     * VKC_FIRST_SIGNAL is set. */
-    bool adapt = ctx->info.type != VKC_DEVICE_TYPE_CPU;
-    vkc__env_flag(ctx, "VKC_SIGNAL_ADAPT", "the default: on a GPU with timelines", &adapt);
+    /* On a GPU without validation by default; only with timelines, and not
+     * where VKC_FIRST_SIGNAL is set. */
+    bool adapt = ctx->info.type != VKC_DEVICE_TYPE_CPU && !ctx->features.validation;
+    vkc__env_flag(ctx, "VKC_SIGNAL_ADAPT", "the default: on a GPU with timelines, no validation",
+                  &adapt);
     m->adapt = adapt && ctx->features.timeline_semaphores && !ctx->first_signal_fixed;
     m->quiet_span = VKC_IMM_QUIET_MIN;
-    ctx->time_begins = m->adapt;
+    /* The slow mode's signal cost 40-45 us a fresh batch on an H100; a
+     * fresh batch of one took 4 us to record and submit in the fast mode,
+     * and the submits of larger ones more than 15 us at times (job Z37). */
+    uint32_t adapt_us = 30;
+    vkc__env_uint(ctx, "VKC_SIGNAL_SLOW_US", 0, 1000000, "the default: 30", &adapt_us);
+    m->adapt_ns = (uint64_t)adapt_us * 1000u;
     uint32_t hold_ns = 1000; /* a burst: 60-90 ns an enqueue on the H200's host */
     vkc__env_uint(ctx, "VKC_IMM_HOLD_NS", 0, 10000000, "the default: 1000", &hold_ns);
     m->hold_ns = hold_ns;

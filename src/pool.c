@@ -241,11 +241,9 @@ vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **o
     pthread_mutex_unlock(&p->lock);
     /* The retired units join the tail; the head goes if enough wait. */
     vkc__settle(ctx, done, &c);
-    uint64_t t0 = 0;
     if (!c) {
         VKC_FORWARD(vkc__cmd_new(ctx, &c));
     } else {
-        t0 = ctx->time_begins ? vkc__now_ns() : 0;
         vkc__cmd_profile_reuse(ctx, c);
         /* Reused: reset the pool (and the command buffer with it). */
         VkResult vr =
@@ -281,7 +279,6 @@ vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **o
         vkc__cmd_release(ctx, c);
         return vkc__vk_fail(ctx, vr, "vkBeginCommandBuffer", __FILE__, __LINE__);
     }
-    c->begin_ns = t0 ? (uint32_t)VKC_MIN(vkc__now_ns() - t0, (uint64_t)UINT32_MAX) : 0;
     *out = c;
     return VKC_SUCCESS;
 }

@@ -358,9 +358,6 @@ typedef struct vkc__cmd {
      * never submits the unit again while an earlier submit of it is
      * pending (vkc_seq_submit waits first). */
     bool simultaneous;
-    /* ns its reset and vkBeginCommandBuffer took when it was last acquired,
-     * where ctx->time_begins (0: a new unit, or not timed). */
-    uint32_t begin_ns;
     /* Profiling (profile.c reads these; pool.c owns the query pool, which
      * is kept and reused with the unit). query_count is 0 for a recording
      * without timestamps: the only thing the submit path tests. */
@@ -1326,11 +1323,10 @@ struct vkc_context {
     /* A recording's first submit signals (VKC_FIRST_SIGNAL; immediate mode
      * turns it off and on where VKC_SIGNAL_ADAPT is on: immediate.c). */
     atomic_bool first_signals;
-    bool first_signal_fixed;  /* VKC_FIRST_SIGNAL was set */
-    bool time_begins;         /* acquire times a reused unit's reset + begin (vkc__cmd.begin_ns) */
-    uint32_t unit_age;        /* VKC_UNIT_AGE: free units kept behind the reused one */
-    uint8_t cb_plain;         /* VKC__PLAIN_*: which copies go without SIMULTANEOUS_USE */
-    atomic_bool signal_asked; /* the pool wants units back: signal the next submit */
+    bool first_signal_fixed;    /* VKC_FIRST_SIGNAL was set */
+    uint32_t unit_age;          /* VKC_UNIT_AGE: free units kept behind the reused one */
+    uint8_t cb_plain;           /* VKC__PLAIN_*: which copies go without SIMULTANEOUS_USE */
+    atomic_bool signal_asked;   /* the pool wants units back: signal the next submit */
     atomic_bool marker_trusted; /* the self-test passed: sparse signals allowed */
     /* The last values that submits signalled, oldest first from
      * signal_ring_n % VKC_SIGNAL_RING: a blocking wait names one of them

@@ -2168,13 +2168,13 @@ static void test_first_signal_off(void **state)
     vkc_kernel_destroy(inpl);
 }
 
-/* VKC_SIGNAL_ADAPT=1 with every fresh batch timed as slow (VKC_IMM_SLOW_US
- * "0") or none ("1000000"), immediate batches recorded every time
+/* VKC_SIGNAL_ADAPT=1 with every fresh batch timed as slow
+ * (VKC_SIGNAL_SLOW_US "0") or none ("1000000"), immediate batches recorded every time
  * (VKC_IMM_REUSE=0) and ended by flushes only (VKC_IMM_FIXED=1), on the
  * marker context. */
 static int setup_adapt(void **state, const char *slow)
 {
-    static const char *const names[] = {"VKC_SIGNAL_ADAPT", "VKC_IMM_SLOW_US", "VKC_IMM_REUSE",
+    static const char *const names[] = {"VKC_SIGNAL_ADAPT", "VKC_SIGNAL_SLOW_US", "VKC_IMM_REUSE",
                                         "VKC_IMM_FIXED", "VKC_FIRST_SIGNAL"};
     const char *vals[] = {"1", slow, "0", "1", NULL};
     env_held held[5];

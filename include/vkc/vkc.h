@@ -648,10 +648,10 @@ typedef struct vkc_stats {
      * one, batches go whole until a fresh batch's submit takes less (see
      * vkc_dispatch). */
     uint64_t immediate_slow_submits;
-    /* Freshly recorded immediate batches that went quiet: the driver was
-     * found in a mode where a submit's timeline signal costs tens of
-     * microseconds, so each carried the completion marker and its submit
-     * signalled nothing (see vkc_dispatch), total. */
+    /* Freshly recorded immediate batches and pieces that went quiet: the
+     * driver was found in a mode where a submit's timeline signal costs
+     * tens of microseconds, so each carried the completion marker and its
+     * submit signalled nothing (see vkc_dispatch), total. */
     uint64_t immediate_quiet_batches;
     /* Submits of a long sequence (over 1,024 commands) that went as its
      * spare copy, total. Its copy is begun without SIMULTANEOUS_USE, which
@@ -1603,16 +1603,17 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * batches go whole until one takes less (vkc_stats.immediate_slow_submits).
  * In NVIDIA's slow mode few submits of pieces were slow, and pieces still
  * lost there (their timeline signals cost: see BENCHMARKS.md).
- * On a GPU with timeline semaphores, fresh batches are also timed in
- * windows of 16 (the reset and begin of the command buffer each was
- * recorded into, and its submit call): where 4 of a window took
- * VKC_IMM_SLOW_US or more (that slow mode: each timeline signal costs
- * 40 us or so), the next 256 fresh batches go quiet: each whole, with the
- * completion marker, and its submit signals nothing (vkc_stats.
+ * On a GPU with timeline semaphores and without validation, fresh
+ * batches and pieces of at most 16 commands are also timed in windows of
+ * 16 (their recording and submit call): where 4 of a window took
+ * VKC_SIGNAL_SLOW_US (30) or more (that slow mode: each timeline signal
+ * costs 40 us or so), the next 256 fresh batches and pieces go quiet: each
+ * with the completion marker, its submit signalling nothing (vkc_stats.
  * immediate_quiet_batches). Then a window signals again to look; each
  * slow look in a row doubles the quiet stretch, up to 4096.
- * VKC_SIGNAL_ADAPT=0 turns this off (every fresh batch's submit signals);
- * so does setting VKC_FIRST_SIGNAL.
+ * VKC_SIGNAL_ADAPT=0 turns this off (every fresh batch's submit signals),
+ * =1 on (validation or a CPU device too); setting VKC_FIRST_SIGNAL turns
+ * it off.
  * When all batches are in flight, this waits for the oldest. Does not
  * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
