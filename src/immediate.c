@@ -63,8 +63,13 @@ struct vkc__imm {
      * (ctx->first_signals off; the pool asks for a signal when it needs
      * units back). After quiet_span fresh batches, a window signals again
      * to see whether the mode has gone; each slow window in a row doubles
-     * the span, up to VKC_IMM_QUIET_MAX. Off by default under validation,
-     * whose layer's time the window would measure. */
+     * the span, up to VKC_IMM_QUIET_MAX. A recording into a new unit is no
+     * sample (it times the unit's creation).
+     * An experiment, off by default: in an H100's slow mode it cut a fresh
+     * batch of one from 73-78 us to 19-20 (job Z37), but in the fast mode
+     * windows of pieces were slow at times and the quiet stretches that
+     * followed cost 5-13% from 256 commands (job Z38; the new units were
+     * counted then). Under validation the window would time the layer. */
     bool adapt;
     uint64_t adapt_ns; /* VKC_SIGNAL_SLOW_US */
     bool quiet;
@@ -319,9 +324,15 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
      * raw-seqpoll); its pieces' signals made a batch of 16 take 124 us
      * against 106 whole (BENCHMARKS.md, 2026-12-06, job Z5). */
     s->signal_later = piece;
-    const bool adapt = m->adapt && s->cmd_count <= VKC_IMM_ADAPT_CMDS;
+    bool adapt = m->adapt && s->cmd_count <= VKC_IMM_ADAPT_CMDS;
     const uint64_t ta = adapt ? vkc__now_ns() : 0;
+    const uint64_t units =
+        adapt ? atomic_load_explicit(&ctx->stats.command_buffers, memory_order_relaxed) : 0;
     vkc_result r = vkc_seq_end(s);
+    /* A recording into a new unit times its creation, not the driver's
+     * mode: not a sample. */
+    adapt =
+        adapt && atomic_load_explicit(&ctx->stats.command_buffers, memory_order_relaxed) == units;
     const uint64_t t0 = m->pieces > 1 && r >= 0 ? vkc__now_ns() : 0;
     if (r >= 0)
         r = vkc_seq_submit(s, &t);
@@ -805,11 +816,10 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     uint32_t slow_us = 15;
     vkc__env_uint(ctx, "VKC_IMM_SLOW_US", 0, 1000000, "the default: 15", &slow_us);
     m->slow_ns = (uint64_t)slow_us * 1000u;
-    /* On a GPU without validation by default; only with timelines, and not
-     * where VKC_FIRST_SIGNAL is set. */
-    bool adapt = ctx->info.type != VKC_DEVICE_TYPE_CPU && !ctx->features.validation;
-    vkc__env_flag(ctx, "VKC_SIGNAL_ADAPT", "the default: on a GPU with timelines, no validation",
-                  &adapt);
+    /* Off by default (an experiment); only with timelines, and not where
+     * VKC_FIRST_SIGNAL is set. */
+    bool adapt = false;
+    vkc__env_flag(ctx, "VKC_SIGNAL_ADAPT", "the default: off", &adapt);
     m->adapt = adapt && ctx->features.timeline_semaphores && !ctx->first_signal_fixed;
     m->quiet_span = VKC_IMM_QUIET_MIN;
     /* The slow mode's signal cost 40-45 us a fresh batch on an H100; a

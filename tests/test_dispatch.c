@@ -2198,10 +2198,11 @@ static int setup_adapt_fast(void **state)
 
 /* Immediate batches recorded every time choose their timeline signal from
  * what their submits cost (VKC_SIGNAL_ADAPT). With every one slow, the
- * first window of 16 signals, the next 256 go quiet (marked, no signal), a
- * window of 16 signals again to look, and the next 512 go quiet; with none
- * slow, every batch signals and none goes quiet. Results against the CPU
- * either way, under validation. */
+ * first window of 16 samples signals (recordings into new units are no
+ * samples), the next 256 batches go quiet (marked, no signal), a window
+ * signals again to look, and the next 512 go quiet; with none slow, every
+ * batch signals and none goes quiet. Results against the CPU either way,
+ * under validation. */
 static void test_signal_adapt(void **state, bool slow)
 {
     vkc_context *ctx = *state;
@@ -2219,8 +2220,9 @@ static void test_signal_adapt(void **state, bool slow)
     const uint64_t quiet = s1.immediate_quiet_batches - s0.immediate_quiet_batches;
     const uint64_t signals = s1.timeline_signals - s0.timeline_signals;
     if (slow) {
-        /* 16 signal, 256 quiet, 16 signal, then quiet (the span doubled). */
-        assert_int_equal(quiet, QUIET + (BATCHES - 2 * WINDOW - QUIET));
+        /* At least 16 signal, 256 quiet, at least 16 signal, then quiet
+         * (the span doubled). */
+        assert_true(quiet > QUIET && quiet <= BATCHES - 2 * WINDOW);
         /* The two windows' signals, and the pool's asks while quiet (one
          * about every 16 units). */
         assert_true(signals >= 2 * WINDOW && signals < BATCHES / 4);

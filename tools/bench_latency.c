@@ -1247,13 +1247,14 @@ void scen_batch(bench *b, raw *r)
     setenv("VKC_IMM_REUSE", "0", 1);
     vkc_context *rerecord =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord", NULL);
-    /* The same, every fresh batch's submit signalling the timeline
-     * (VKC_SIGNAL_ADAPT=0), as before the signal was chosen from the
-     * driver's mode: in NVIDIA's slow mode each signal cost 40-45 us (job
-     * Z36, H100: 60.8 us against 15.0 without at K=1). */
-    setenv("VKC_SIGNAL_ADAPT", "0", 1);
-    vkc_context *resignal =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-signal", NULL);
+    /* The same, each fresh batch's signal chosen from the driver's mode
+     * (VKC_SIGNAL_ADAPT=1, an experiment): in NVIDIA's slow mode each
+     * signal cost 40-45 us (job Z36, H100: 60.8 us against 15.0 without at
+     * K=1); job Z37 cut that mode's 73-78 us to 19-20, job Z38 lost 5-13%
+     * from K=256 in the fast mode. */
+    setenv("VKC_SIGNAL_ADAPT", "1", 1);
+    vkc_context *readapt =
+        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-adapt", NULL);
     unsetenv("VKC_SIGNAL_ADAPT");
     unsetenv("VKC_IMM_REUSE");
     /* Two batches taking turns, an open batch never held for the kept batch
@@ -1318,9 +1319,9 @@ void scen_batch(bench *b, raw *r)
              .ctx = rerecord,
              .glsl = true,
              .ways = 1},
-            {.name = "vkc-immediate-rerecord-signal",
-             .on = resignal,
-             .ctx = resignal,
+            {.name = "vkc-immediate-rerecord-adapt",
+             .on = readapt,
+             .ctx = readapt,
              .glsl = true,
              .ways = 1},
             {.name = "vkc-immediate-rerecord-nosignal",
@@ -1360,7 +1361,7 @@ void scen_batch(bench *b, raw *r)
     vkc_context_destroy(marker);
     vkc_context_destroy(unmarked);
     vkc_context_destroy(rerecord);
-    vkc_context_destroy(resignal);
+    vkc_context_destroy(readapt);
     vkc_context_destroy(hold0);
     vkc_context_destroy(renosig);
     vkc_context_destroy(whole);

@@ -1603,17 +1603,16 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * batches go whole until one takes less (vkc_stats.immediate_slow_submits).
  * In NVIDIA's slow mode few submits of pieces were slow, and pieces still
  * lost there (their timeline signals cost: see BENCHMARKS.md).
- * On a GPU with timeline semaphores and without validation, fresh
- * batches and pieces of at most 16 commands are also timed in windows of
- * 16 (their recording and submit call): where 4 of a window took
- * VKC_SIGNAL_SLOW_US (30) or more (that slow mode: each timeline signal
- * costs 40 us or so), the next 256 fresh batches and pieces go quiet: each
- * with the completion marker, its submit signalling nothing (vkc_stats.
+ * With VKC_SIGNAL_ADAPT=1 (an experiment; needs timeline semaphores),
+ * fresh batches and pieces of at most 16 commands are also timed in
+ * windows of 16 (their recording and submit call; not those recorded into
+ * a new command buffer): where 4 of a window took VKC_SIGNAL_SLOW_US (30)
+ * or more (NVIDIA's slow mode: each timeline signal costs 40 us or so),
+ * the next 256 fresh batches and pieces go quiet: each with the completion
+ * marker, its submit signalling nothing (vkc_stats.
  * immediate_quiet_batches). Then a window signals again to look; each
- * slow look in a row doubles the quiet stretch, up to 4096.
- * VKC_SIGNAL_ADAPT=0 turns this off (every fresh batch's submit signals),
- * =1 on (validation or a CPU device too); setting VKC_FIRST_SIGNAL turns
- * it off.
+ * slow look in a row doubles the quiet stretch, up to 4096. Setting
+ * VKC_FIRST_SIGNAL turns it off.
  * When all batches are in flight, this waits for the oldest. Does not
  * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
