@@ -127,57 +127,36 @@ static void vkc__cmd_let_go(vkc__cmd *c)
     }
 }
 
-/* The free list: by default a stack, the unit freed last reused first
- * (likely still warm in the host's caches). With VKC_UNIT_AGE=N
- * (experiments) a queue: units join at the tail and are taken from the
- * head only while more than N wait behind it, so that a unit is reset and
- * begun again only after N others were (a pool too small for that grows).
- * The queue was tried against NVIDIA's slow mode, where a unit taken back
- * right after its submit completed paid about 40 us in vkResetCommandPool
- * and vkBeginCommandBuffer (H200, job Z28); with N = 8 an immediate batch
- * recorded every time was as slow in that mode (H100, K=1: 67.3 us against
- * 66.6) and 1-18% slower in the fast mode from K=64 (2948 us against
- * 2717 at K=1024 in a full run), so it is not the default (BENCHMARKS.md,
- * twenty-first session, jobs Z33 and Z34). Caller holds pool.lock. */
-static vkc__cmd *vkc__free_pop_locked(vkc_context *ctx)
+/* The free list is a stack: the unit freed last is reused first (likely
+ * still warm in the host's caches). A queue that reused a unit only while
+ * N others waited behind it (VKC_UNIT_AGE, sessions 20-22) was tried
+ * against NVIDIA's slow mode, where a unit taken back right after its
+ * submit completed had paid about 40 us in vkResetCommandPool and
+ * vkBeginCommandBuffer (H200, job Z28). On an H100 it brought nothing in
+ * that mode (jobs Z33 and Z36: K=1 67.3 us against 66.6, 60.9 against
+ * 60.8) and cost 1-18% in the fast mode from K=64 (Z33, Z34); that mode's
+ * price is each fresh batch's timeline signal (Z36: 60.8 us with it, 15.0
+ * without; BENCHMARKS.md, twenty-second session). Caller holds pool.lock. */
+static vkc__cmd *vkc__free_pop_locked(vkc__pool *p)
 {
-    vkc__pool *p = &ctx->pool;
-    if (p->free_n <= ctx->unit_age)
-        return NULL;
     vkc__cmd *c = p->free_head;
-    p->free_head = c->next;
-    if (!p->free_head)
-        p->free_tail = NULL;
-    p->free_n--;
-    c->next = NULL;
+    if (c) {
+        p->free_head = c->next;
+        c->next = NULL;
+    }
     return c;
 }
 
-/* Caller holds pool.lock: chain (n units, ending in last) joins the tail;
- * the head with VKC_UNIT_AGE=0, the order before the queue (the unit freed
- * last is reused first). */
-static void vkc__free_push_locked(vkc_context *ctx, vkc__cmd *chain, vkc__cmd *last, uint32_t n)
+/* Caller holds pool.lock: chain (ending in last) goes on top. */
+static void vkc__free_push_locked(vkc__pool *p, vkc__cmd *chain, vkc__cmd *last)
 {
-    vkc__pool *p = &ctx->pool;
-    p->free_n += n;
-    if (!ctx->unit_age) {
-        last->next = p->free_head;
-        p->free_head = chain;
-        if (!p->free_tail)
-            p->free_tail = last;
-        return;
-    }
-    last->next = NULL;
-    if (p->free_tail)
-        p->free_tail->next = chain;
-    else
-        p->free_head = chain;
-    p->free_tail = last;
+    last->next = p->free_head;
+    p->free_head = chain;
 }
 
 /* Retired units let go of their holds, then join the free list; where
- * `take` points at NULL, the head of the list goes there if enough wait
- * (vkc__free_pop_locked), under the same lock. The holds go outside the
+ * `take` points at NULL, the top of the list goes there, under the same
+ * lock. The holds go outside the
  * pool lock: the last reference of an object runs its free function,
  * which takes objects_lock and the allocator's lock (lock order: pool.lock
  * is never held while either is taken). */
@@ -186,16 +165,15 @@ static void vkc__settle(vkc_context *ctx, vkc__cmd *chain, vkc__cmd **take)
     if (!chain)
         return;
     vkc__cmd *last = chain;
-    uint32_t n = 0;
-    for (vkc__cmd *c = chain; c; c = c->next, ++n) {
+    for (vkc__cmd *c = chain; c; c = c->next) {
         vkc__cmd_let_go(c);
         last = c;
     }
     vkc__pool *p = &ctx->pool;
     pthread_mutex_lock(&p->lock);
-    vkc__free_push_locked(ctx, chain, last, n);
+    vkc__free_push_locked(p, chain, last);
     if (take && !*take)
-        *take = vkc__free_pop_locked(ctx);
+        *take = vkc__free_pop_locked(p);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -228,18 +206,16 @@ vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **o
     *out = NULL;
     vkc__pool *p = &ctx->pool;
     pthread_mutex_lock(&p->lock);
-    vkc__cmd *done = p->free_n > ctx->unit_age ? NULL : vkc__retire_locked(ctx, false);
-    vkc__cmd *c = vkc__free_pop_locked(ctx);
-    /* Units wait for a signal, and none is free or more wait than the
-     * queue keeps: the next submit gives one. (Not for a few young free
-     * ones: the pool grows past them instead. Asked on every such take, a
-     * signal cancelled armed copies that a round trip would have opened.) */
-    if (!c && !done && p->pending_head && (!p->free_n || p->pending_n > ctx->unit_age) &&
+    vkc__cmd *done = p->free_head ? NULL : vkc__retire_locked(ctx, false);
+    vkc__cmd *c = vkc__free_pop_locked(p);
+    /* Units wait for a signal and none is free: the next submit gives
+     * one. */
+    if (!c && !done && p->pending_head &&
         (atomic_load_explicit(&ctx->first_signals, memory_order_relaxed) ||
          p->pending_n >= VKC_ASK_PENDING))
         atomic_store_explicit(&ctx->signal_asked, true, memory_order_relaxed);
     pthread_mutex_unlock(&p->lock);
-    /* The retired units join the tail; the head goes if enough wait. */
+    /* The retired units join the free list; the first of them is taken. */
     vkc__settle(ctx, done, &c);
     if (!c) {
         VKC_FORWARD(vkc__cmd_new(ctx, &c));
@@ -297,7 +273,7 @@ void vkc__cmd_release(vkc_context *ctx, vkc__cmd *c)
             drop[i] = c->hold[i];
             c->hold[i] = NULL;
         }
-        vkc__free_push_locked(ctx, c, c, 1);
+        vkc__free_push_locked(p, c, c);
     } else if (p->pending_tail && p->pending_tail->last_value > c->last_value) {
         /* Keep pending sorted by value: insert in place (rare). */
         vkc__cmd **pp = &p->pending_head;
@@ -847,11 +823,6 @@ vkc_result vkc__pool_init(vkc_context *ctx)
 {
     pthread_mutex_init(&ctx->pool.lock, NULL);
     atomic_init(&ctx->first_signals, true);
-    /* VKC_UNIT_AGE (experiments): free units kept waiting behind the one
-     * reused (vkc__free_pop_locked); 0, the default, reuses the unit freed
-     * last first. */
-    ctx->unit_age = VKC_UNIT_AGE;
-    vkc__env_uint(ctx, "VKC_UNIT_AGE", 0, 64, "the default: 0", &ctx->unit_age);
     /* Long sequences' copies are begun without SIMULTANEOUS_USE, which some
      * drivers pay for at submit (vkc__seq_plain). VKC_SIMULTANEOUS_USE
      * (experiments): 1 gives every copy the flag, 0 takes it from every
@@ -920,8 +891,8 @@ void vkc__pool_finish(vkc_context *ctx)
         vkc__cmd_destroy(ctx, c);
         c = next;
     }
-    p->free_head = p->free_tail = p->pending_head = p->pending_tail = NULL;
-    p->pending_n = p->free_n = 0;
+    p->free_head = p->pending_head = p->pending_tail = NULL;
+    p->pending_n = 0;
     if (ctx->timeline)
         ctx->vk.vkDestroySemaphore(ctx->device, ctx->timeline, ctx->alloc);
     ctx->timeline = VK_NULL_HANDLE;

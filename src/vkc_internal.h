@@ -405,14 +405,10 @@ typedef struct vkc__span {
 
 typedef struct vkc__pool {
     pthread_mutex_t lock;                  /* guards the lists */
-    vkc__cmd *free_head, *free_tail;       /* done, in the order they were freed */
-    uint32_t free_n;                       /* units on the free list */
+    vkc__cmd *free_head;                   /* done, the one freed last on top */
     vkc__cmd *pending_head, *pending_tail; /* released, in submit order */
     uint32_t pending_n;                    /* units on the pending list */
 } vkc__pool;
-/* Free units that wait behind the one reused (pool.c, vkc__free_pop_locked):
- * none by default, the unit freed last is reused first. */
-#define VKC_UNIT_AGE 0u
 
 /* Take a recording unit and begin its command buffer (ONE_TIME_SUBMIT off,
  * SIMULTANEOUS_USE on, so a recorded sequence can be resubmitted while in
@@ -1324,7 +1320,6 @@ struct vkc_context {
      * turns it off and on where VKC_SIGNAL_ADAPT is on: immediate.c). */
     atomic_bool first_signals;
     bool first_signal_fixed;    /* VKC_FIRST_SIGNAL was set */
-    uint32_t unit_age;          /* VKC_UNIT_AGE: free units kept behind the reused one */
     uint8_t cb_plain;           /* VKC__PLAIN_*: which copies go without SIMULTANEOUS_USE */
     atomic_bool signal_asked;   /* the pool wants units back: signal the next submit */
     atomic_bool marker_trusted; /* the self-test passed: sparse signals allowed */

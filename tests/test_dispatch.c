@@ -504,13 +504,11 @@ static void test_replay_steady_state(void **state)
     assert_true(now.submits - warm.submits ==
                 reps - 100 + (now.armed_cancels - warm.armed_cancels) - armed_at_warm);
     /* New push constants before every submit: each submit re-records, into
-     * recycled command buffers (a bounded few are in flight at once, and
-     * ctx->unit_age free ones wait behind the one reused). */
+     * recycled command buffers (a bounded few are in flight at once). */
     ref += rerecord_rounds(ctx, s, n, rerecords);
     assert_int_equal(vkc_context_stats(ctx, &now), VKC_SUCCESS);
-    assert_true(now.command_buffers <= warm.command_buffers + 12 + ctx->unit_age);
-    assert_true(now.command_buffers_reset >=
-                warm.command_buffers_reset + rerecords - 12 - ctx->unit_age);
+    assert_true(now.command_buffers <= warm.command_buffers + 12);
+    assert_true(now.command_buffers_reset >= warm.command_buffers_reset + rerecords - 12);
     uint32_t *out = malloc(n * 4);
     assert_int_equal(vkc_buffer_download(x, 0, out, n * 4), VKC_SUCCESS);
     for (uint32_t i = 0; i < n; ++i)
@@ -2396,40 +2394,27 @@ static void test_plain_long(void **state)
     vkc_kernel_destroy(inpl);
 }
 
-/* With VKC_UNIT_AGE=N (experiments, here 8) the pool's free units queue: a
- * unit is reset and begun again only once N others were freed after it.
- * Units that were never submitted are free at once. With 0, the default,
- * the unit freed last comes back first. */
-static void test_unit_age(void **state)
+/* The pool's free list is a stack: the unit freed last comes back first;
+ * units that were never submitted are free at once, and are reused
+ * (reset), not made anew. */
+static void test_unit_reuse(void **state)
 {
     vkc_context *ctx = *state;
     enum { STEPS = 40 };
-    const uint32_t was = ctx->unit_age, age = 8;
-    if (!getenv("VKC_UNIT_AGE"))
-        assert_int_equal(was, VKC_UNIT_AGE);
-    ctx->unit_age = age;
-    vkc__cmd *used[STEPS];
     vkc_stats s0, s1;
     assert_int_equal(vkc_context_stats(ctx, &s0), VKC_SUCCESS);
+    vkc__cmd *first = NULL;
     for (uint32_t k = 0; k < STEPS; ++k) {
-        assert_int_equal(vkc__cmd_acquire(ctx, &used[k]), VKC_SUCCESS);
-        for (uint32_t j = k >= age ? k - age : 0; j < k; ++j)
-            if (used[k] == used[j])
-                fail_msg("unit of step %u is step %u's, freed %u steps before", k, j, k - j);
-        vkc__cmd_release(ctx, used[k]);
+        vkc__cmd *c;
+        assert_int_equal(vkc__cmd_acquire(ctx, &c), VKC_SUCCESS);
+        if (k)
+            assert_ptr_equal(c, first);
+        first = c;
+        vkc__cmd_release(ctx, c);
     }
     assert_int_equal(vkc_context_stats(ctx, &s1), VKC_SUCCESS);
-    /* The pool grew by age + 1 units at most, and reused them after. */
-    assert_true(s1.command_buffers - s0.command_buffers <= age + 1);
-    assert_true(s1.command_buffers_reset - s0.command_buffers_reset >= STEPS - age - 1);
-    ctx->unit_age = 0;
-    vkc__cmd *a, *b;
-    assert_int_equal(vkc__cmd_acquire(ctx, &a), VKC_SUCCESS);
-    vkc__cmd_release(ctx, a);
-    assert_int_equal(vkc__cmd_acquire(ctx, &b), VKC_SUCCESS);
-    assert_ptr_equal(a, b);
-    vkc__cmd_release(ctx, b);
-    ctx->unit_age = was;
+    assert_true(s1.command_buffers - s0.command_buffers <= 1);
+    assert_true(s1.command_buffers_reset - s0.command_buffers_reset >= STEPS - 1);
 }
 
 int main(void)
@@ -2484,7 +2469,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_signal_adapt_fast, setup_adapt_fast,
                                         vkc_test_teardown),
         T(test_plain_long),
-        T(test_unit_age),
+        T(test_unit_reuse),
         cmocka_unit_test_setup_teardown(test_simultaneous_off, setup_simultaneous_off,
                                         vkc_test_teardown),
     };
