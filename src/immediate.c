@@ -50,31 +50,34 @@ struct vkc__imm {
     uint64_t slow_ns;
     bool slow;
     /* Whether a fresh batch's submit signals the timeline, chosen from what
-     * the driver does (VKC_SIGNAL_ADAPT; vkc__imm_adapt). In NVIDIA's slow
-     * mode each of those signals cost 40-45 us (a batch of one recorded
-     * every time: 60.8 us with them, 15.0 without, on an H100; in its fast
-     * mode 14.6 with, 15.1 without). Fresh batches and pieces of at most
-     * VKC_IMM_ADAPT_CMDS commands are timed in windows of VKC_IMM_WINDOW:
-     * their recording into a unit (its reset and begin, where the slow
-     * mode's time sat on the H200) and their submit call. Where
-     * VKC_IMM_WINDOW_SLOW of a window took adapt_ns or more, the driver is
-     * in the slow mode and the batches go quiet: each (and each piece)
-     * carries the completion marker and its submit signals nothing
-     * (ctx->first_signals off; the pool asks for a signal when it needs
-     * units back). After quiet_span fresh batches, a window signals again
-     * to see whether the mode has gone; each slow window in a row doubles
-     * the span, up to VKC_IMM_QUIET_MAX. A recording into a new unit is no
-     * sample (it times the unit's creation).
-     * An experiment, off by default: in an H100's slow mode it cut a fresh
-     * batch of one from 73-78 us to 19-20 (job Z37), but in the fast mode
-     * windows of pieces were slow at times and the quiet stretches that
-     * followed cost 5-13% from 256 commands (job Z38; the new units were
-     * counted then). Under validation the window would time the layer. */
+     * the driver does (VKC_SIGNAL_ADAPT=1, an experiment; vkc__imm_adapt).
+     * In NVIDIA's slow mode each of those signals cost 40-45 us (a batch
+     * of one recorded every time: 60.8 us with them, 15.0 without, on an
+     * H100, job Z36; in its fast mode 14.6 with, 15.1 without). The flush
+     * of a fresh batch of at most VKC_IMM_ADAPT_CMDS commands is a sample
+     * (not one recorded into a new unit: that times the unit's creation).
+     * A window of VKC_IMM_WINDOW samples that signal is set against the
+     * next window's, quiet: each batch (and piece) with the completion
+     * marker, its submit signalling nothing (ctx->first_signals off; the
+     * pool asks for a signal when it needs units back). Where the quiet
+     * window's median is adapt_ns or more below the signalled one's, the
+     * next `span` fresh batches go quiet, else they signal; then the two
+     * windows are measured again, and the same verdict in a row doubles
+     * the span, up to VKC_IMM_SPAN_MAX. Adjacent windows of the same work
+     * differ in the signal only: recording time, the host's and the GPU's
+     * speed cancel out. The first form (absolute thresholds over a
+     * window) went quiet in the fast mode and on lavapipe (BENCHMARKS.md,
+     * twenty-second session). Under validation the layer's time joins the
+     * signalled window's. */
     bool adapt;
     uint64_t adapt_ns; /* VKC_SIGNAL_SLOW_US */
-    bool quiet;
-    uint32_t quiet_left, quiet_span;
-    uint32_t window, window_slow;
+    bool quiet;        /* fresh batches carry the marker, their submits no signal */
+    uint8_t phase;     /* VKC_IMM_MEASURE_SIGNAL, VKC_IMM_MEASURE_QUIET, VKC_IMM_STRETCH */
+    uint32_t left;     /* fresh batches left in the stretch */
+    uint32_t span_signal, span_quiet;
+    uint32_t samples, tries;
+    uint64_t sample[16]; /* VKC_IMM_WINDOW */
+    uint64_t median_signal;
     uint64_t opened_ns; /* when the open batch got its first command */
     uint64_t hold_ns;   /* VKC_IMM_HOLD_NS: vkc__imm_held's pace per command */
     /* Batches kept recorded after their submit (not let go), so that a
@@ -224,37 +227,75 @@ static vkc__imm_kept *vkc__imm_victim(vkc__imm *m)
 
 #define VKC_IMM_ADAPT_CMDS 16u
 #define VKC_IMM_WINDOW 16u
-#define VKC_IMM_WINDOW_SLOW 4u
-#define VKC_IMM_QUIET_MIN 256u
-#define VKC_IMM_QUIET_MAX 4096u
+#define VKC_IMM_SPAN_MIN 256u
+#define VKC_IMM_SPAN_MAX 4096u
+#define VKC_IMM_NO_SAMPLE UINT64_MAX /* recorded into a new unit */
+#define VKC_IMM_TOO_BIG (UINT64_MAX - 1)
+enum { VKC_IMM_MEASURE_SIGNAL, VKC_IMM_MEASURE_QUIET, VKC_IMM_STRETCH };
 
-/* Caller holds m->lock and m->adapt is on. A fresh batch or piece went;
- * where it had at most VKC_IMM_ADAPT_CMDS commands, its recording and
- * submit call took `took` ns (see vkc__imm.adapt). */
+/* Caller holds m->lock. Fresh batches go quiet or signal from now on. */
+static void vkc__imm_phase(vkc_context *ctx, vkc__imm *m, uint8_t phase, bool quiet)
+{
+    m->phase = phase;
+    m->quiet = quiet;
+    m->samples = m->tries = 0;
+    atomic_store_explicit(&ctx->first_signals, !quiet, memory_order_relaxed);
+}
+
+/* The median of the window's samples (sorted in place). */
+static uint64_t vkc__imm_median(uint64_t *v, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; ++i)
+        for (uint32_t j = i; j && v[j - 1] > v[j]; --j) {
+            const uint64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return v[n / 2];
+}
+
+/* Caller holds m->lock and m->adapt is on. A fresh batch was flushed; its
+ * flush took `took` ns, or it was VKC_IMM_NO_SAMPLE or VKC_IMM_TOO_BIG
+ * (see vkc__imm.adapt). */
 static void vkc__imm_adapt(vkc_context *ctx, vkc__imm *m, uint64_t took)
 {
-    if (m->quiet) { /* any fresh batch or piece counts the stretch down */
+    if (m->quiet)
         VKC_STAT_ADD(ctx, immediate_quiet_batches, 1);
-        if (--m->quiet_left)
-            return;
-        m->quiet = false; /* a window that signals again */
-        m->window = m->window_slow = 0;
-        atomic_store_explicit(&ctx->first_signals, true, memory_order_relaxed);
+    if (m->phase == VKC_IMM_STRETCH) {
+        if (!--m->left)
+            vkc__imm_phase(ctx, m, VKC_IMM_MEASURE_SIGNAL, false);
         return;
     }
-    m->window_slow += took >= m->adapt_ns;
-    if (++m->window < VKC_IMM_WINDOW)
+    if (took < VKC_IMM_TOO_BIG)
+        m->sample[m->samples++] = took;
+    if (m->samples < VKC_IMM_WINDOW) {
+        /* Too few small fresh batches to tell: they signal, as before. */
+        if (took == VKC_IMM_TOO_BIG && ++m->tries >= VKC_IMM_WINDOW) {
+            m->left = m->span_signal;
+            vkc__imm_phase(ctx, m, VKC_IMM_STRETCH, false);
+        }
         return;
-    if (m->window_slow >= VKC_IMM_WINDOW_SLOW && vkc__marker_on(ctx) &&
-        atomic_load_explicit(&ctx->marker_trusted, memory_order_relaxed)) {
-        m->quiet = true;
-        m->quiet_left = m->quiet_span;
-        m->quiet_span = VKC_MIN(2 * m->quiet_span, VKC_IMM_QUIET_MAX);
-        atomic_store_explicit(&ctx->first_signals, false, memory_order_relaxed);
+    }
+    const uint64_t median = vkc__imm_median(m->sample, VKC_IMM_WINDOW);
+    if (m->phase == VKC_IMM_MEASURE_SIGNAL) {
+        m->median_signal = median;
+        vkc__imm_phase(ctx, m, VKC_IMM_MEASURE_QUIET, true);
+        return;
+    }
+    /* adapt_ns 0 (tests): quiet whatever the windows say. */
+    const bool quiet = (!m->adapt_ns || m->median_signal >= median + m->adapt_ns) &&
+                       vkc__marker_on(ctx) &&
+                       atomic_load_explicit(&ctx->marker_trusted, memory_order_relaxed);
+    if (quiet) {
+        m->left = m->span_quiet;
+        m->span_quiet = VKC_MIN(2 * m->span_quiet, VKC_IMM_SPAN_MAX);
+        m->span_signal = VKC_IMM_SPAN_MIN;
     } else {
-        m->quiet_span = VKC_IMM_QUIET_MIN;
+        m->left = m->span_signal;
+        m->span_signal = VKC_MIN(2 * m->span_signal, VKC_IMM_SPAN_MAX);
+        m->span_quiet = VKC_IMM_SPAN_MIN;
     }
-    m->window = m->window_slow = 0;
+    vkc__imm_phase(ctx, m, VKC_IMM_STRETCH, quiet);
 }
 
 /* Caller holds m->lock. Room for one more submit in flight: the oldest of
@@ -324,28 +365,17 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
      * raw-seqpoll); its pieces' signals made a batch of 16 take 124 us
      * against 106 whole (BENCHMARKS.md, 2026-12-06, job Z5). */
     s->signal_later = piece;
-    bool adapt = m->adapt && s->cmd_count <= VKC_IMM_ADAPT_CMDS;
-    const uint64_t ta = adapt ? vkc__now_ns() : 0;
-    const uint64_t units =
-        adapt ? atomic_load_explicit(&ctx->stats.command_buffers, memory_order_relaxed) : 0;
     vkc_result r = vkc_seq_end(s);
-    /* A recording into a new unit times its creation, not the driver's
-     * mode: not a sample. */
-    adapt =
-        adapt && atomic_load_explicit(&ctx->stats.command_buffers, memory_order_relaxed) == units;
     const uint64_t t0 = m->pieces > 1 && r >= 0 ? vkc__now_ns() : 0;
     if (r >= 0)
         r = vkc_seq_submit(s, &t);
     m->values[j] = t.value;
     if (r >= 0) {
-        const uint64_t t1 = t0 || adapt ? vkc__now_ns() : 0;
         if (t0) {
-            m->slow = t1 - t0 >= m->slow_ns;
+            m->slow = vkc__now_ns() - t0 >= m->slow_ns;
             if (m->slow)
                 VKC_STAT_ADD(ctx, immediate_slow_submits, 1);
         }
-        if (adapt || (m->adapt && m->quiet))
-            vkc__imm_adapt(ctx, m, adapt ? t1 - ta : 0);
         vkc__imm_flown(m, t.value);
         /* This batch is kept for a repeat where it can be: it trades places
          * with a kept entry's seq, which the slot waits for before it takes
@@ -467,7 +497,7 @@ static vkc_result vkc__imm_pieces(vkc_context *ctx, vkc__imm *m, uint32_t c)
  * where it repeats a kept batch, submit that one again instead (no
  * recording) and keep the slot; where it goes to an idle queue, maybe in
  * pieces (vkc__imm_pieces). */
-static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
+static vkc_result vkc__imm_submit_body(vkc_context *ctx, vkc__imm *m)
 {
     vkc_seq *s = m->batches[m->cur];
     if (atomic_load_explicit(&m->forget, memory_order_relaxed))
@@ -507,6 +537,30 @@ static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
     r = vkc__imm_send(ctx, m, m->cur, k, busy, false, remark, &used);
     if (used)
         m->cur = (m->cur + 1) % m->count;
+    return r;
+}
+
+/* Caller holds m->lock. vkc__imm_submit_body, its flush of a fresh batch
+ * timed where the signal is chosen (vkc__imm_adapt). */
+static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
+{
+    if (!m->adapt)
+        return vkc__imm_submit_body(ctx, m);
+    const bool small = m->batches[m->cur]->cmd_count <= VKC_IMM_ADAPT_CMDS;
+    const uint64_t units = atomic_load_explicit(&ctx->stats.command_buffers, memory_order_relaxed);
+    const uint64_t repeats =
+        atomic_load_explicit(&ctx->stats.immediate_repeats, memory_order_relaxed);
+    const uint64_t t0 = vkc__now_ns();
+    const vkc_result r = vkc__imm_submit_body(ctx, m);
+    /* Fresh (not a repeat of a kept batch), flushed (not left open). */
+    if (r == VKC_SUCCESS &&
+        atomic_load_explicit(&ctx->stats.immediate_repeats, memory_order_relaxed) == repeats)
+        vkc__imm_adapt(ctx, m,
+                       !small ? VKC_IMM_TOO_BIG
+                       : atomic_load_explicit(&ctx->stats.command_buffers, memory_order_relaxed) !=
+                               units
+                           ? VKC_IMM_NO_SAMPLE
+                           : vkc__now_ns() - t0);
     return r;
 }
 
@@ -821,12 +875,12 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     bool adapt = false;
     vkc__env_flag(ctx, "VKC_SIGNAL_ADAPT", "the default: off", &adapt);
     m->adapt = adapt && ctx->features.timeline_semaphores && !ctx->first_signal_fixed;
-    m->quiet_span = VKC_IMM_QUIET_MIN;
-    /* The slow mode's signal cost 40-45 us a fresh batch on an H100; a
-     * fresh batch of one took 4 us to record and submit in the fast mode,
-     * and the submits of larger ones more than 15 us at times (job Z37). */
-    uint32_t adapt_us = 30;
-    vkc__env_uint(ctx, "VKC_SIGNAL_SLOW_US", 0, 1000000, "the default: 30", &adapt_us);
+    m->span_signal = m->span_quiet = VKC_IMM_SPAN_MIN;
+    /* The slow mode's signal cost 40-45 us a fresh batch on an H100 (job
+     * Z36); in the fast mode the marker of a quiet batch costs 0.4-1.6 us
+     * (thirteenth session). */
+    uint32_t adapt_us = 10;
+    vkc__env_uint(ctx, "VKC_SIGNAL_SLOW_US", 0, 1000000, "the default: 10", &adapt_us);
     m->adapt_ns = (uint64_t)adapt_us * 1000u;
     uint32_t hold_ns = 1000; /* a burst: 60-90 ns an enqueue on the H200's host */
     vkc__env_uint(ctx, "VKC_IMM_HOLD_NS", 0, 10000000, "the default: 1000", &hold_ns);

@@ -2166,8 +2166,8 @@ static void test_first_signal_off(void **state)
     vkc_kernel_destroy(inpl);
 }
 
-/* VKC_SIGNAL_ADAPT=1 with every fresh batch timed as slow
- * (VKC_SIGNAL_SLOW_US "0") or none ("1000000"), immediate batches recorded every time
+/* VKC_SIGNAL_ADAPT=1 with every verdict quiet (VKC_SIGNAL_SLOW_US "0") or
+ * none ("1000000"), immediate batches recorded every time
  * (VKC_IMM_REUSE=0) and ended by flushes only (VKC_IMM_FIXED=1), on the
  * marker context. */
 static int setup_adapt(void **state, const char *slow)
@@ -2195,16 +2195,16 @@ static int setup_adapt_fast(void **state)
 }
 
 /* Immediate batches recorded every time choose their timeline signal from
- * what their submits cost (VKC_SIGNAL_ADAPT). With every one slow, the
- * first window of 16 samples signals (recordings into new units are no
- * samples), the next 256 batches go quiet (marked, no signal), a window
- * signals again to look, and the next 512 go quiet; with none slow, every
- * batch signals and none goes quiet. Results against the CPU either way,
- * under validation. */
+ * what their flushes cost (VKC_SIGNAL_ADAPT): a window of 16 samples that
+ * signal (recordings into new units are no samples), a window of 16 quiet
+ * ones (marked, no signal), then a stretch of 256 batches on the verdict,
+ * the windows again, and 512 on the next. Every verdict quiet: all but the
+ * signalled windows go quiet; none: only the quiet windows do. Results
+ * against the CPU either way, under validation. */
 static void test_signal_adapt(void **state, bool slow)
 {
     vkc_context *ctx = *state;
-    enum { N = 256, BATCHES = 400, WINDOW = 16, QUIET = 256 };
+    enum { N = 256, BATCHES = 400, WINDOW = 16, SPAN = 256 };
     vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
     vkc_buffer *y = buffer(ctx, N * 4);
     assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
@@ -2218,15 +2218,17 @@ static void test_signal_adapt(void **state, bool slow)
     const uint64_t quiet = s1.immediate_quiet_batches - s0.immediate_quiet_batches;
     const uint64_t signals = s1.timeline_signals - s0.timeline_signals;
     if (slow) {
-        /* At least 16 signal, 256 quiet, at least 16 signal, then quiet
-         * (the span doubled). */
-        assert_true(quiet > QUIET && quiet <= BATCHES - 2 * WINDOW);
-        /* The two windows' signals, and the pool's asks while quiet (one
+        /* Both quiet windows and the stretch of 256; not the two
+         * signalled windows (16 or more each). */
+        assert_true(quiet >= 2 * WINDOW + SPAN && quiet <= BATCHES - 2 * WINDOW);
+        /* The signalled windows, and the pool's asks while quiet (one
          * about every 16 units). */
         assert_true(signals >= 2 * WINDOW && signals < BATCHES / 4);
     } else {
-        assert_int_equal(quiet, 0);
-        assert_true(signals >= BATCHES);
+        /* The two quiet windows only (a few more sends where new units
+         * were recorded into). */
+        assert_true(quiet >= 2 * WINDOW && quiet <= 5 * WINDOW);
+        assert_true(signals >= BATCHES - quiet);
     }
     vkc_buffer_destroy(y);
     vkc_kernel_destroy(inpl);
@@ -2240,6 +2242,38 @@ static void test_signal_adapt_slow(void **state)
 static void test_signal_adapt_fast(void **state)
 {
     test_signal_adapt(state, false);
+}
+
+/* Batches of more than 16 commands are no samples: with every verdict
+ * quiet, a flow of them never goes quiet (it signals, as before), and its
+ * results are right. */
+static void test_signal_adapt_big(void **state)
+{
+    vkc_context *ctx = *state;
+    enum { N = 64, BATCHES = 120, PER = 20 };
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *y = buffer(ctx, N * 4);
+    assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
+    const vkc_stats s0 = stats_of(ctx);
+    uint32_t ry = 0;
+    vkc_ticket t = {0};
+    for (uint32_t i = 0; i < BATCHES; ++i) {
+        for (uint32_t k = 0; k < PER; ++k) {
+            enqueue_inplace(ctx, inpl, y, (push3){N, 1, 1 + ((i + k) & 3)});
+            ry += 1 + ((i + k) & 3);
+        }
+        assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    const vkc_stats s1 = stats_of(ctx);
+    uint32_t out[N];
+    assert_int_equal(vkc_buffer_download(y, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        assert_int_equal(out[i], ry);
+    assert_int_equal(s1.immediate_quiet_batches - s0.immediate_quiet_batches, 0);
+    assert_true(s1.timeline_signals - s0.timeline_signals >= BATCHES);
+    vkc_buffer_destroy(y);
+    vkc_kernel_destroy(inpl);
 }
 
 /* A long sequence (over VKC_SEQ_RING_LONG commands: one copy, never
@@ -2467,6 +2501,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_signal_adapt_slow, setup_adapt_slow,
                                         vkc_test_teardown),
         cmocka_unit_test_setup_teardown(test_signal_adapt_fast, setup_adapt_fast,
+                                        vkc_test_teardown),
+        cmocka_unit_test_setup_teardown(test_signal_adapt_big, setup_adapt_slow,
                                         vkc_test_teardown),
         T(test_plain_long),
         T(test_unit_reuse),

@@ -648,10 +648,10 @@ typedef struct vkc_stats {
      * one, batches go whole until a fresh batch's submit takes less (see
      * vkc_dispatch). */
     uint64_t immediate_slow_submits;
-    /* Freshly recorded immediate batches and pieces that went quiet: the
-     * driver was found in a mode where a submit's timeline signal costs
-     * tens of microseconds, so each carried the completion marker and its
-     * submit signalled nothing (see vkc_dispatch), total. */
+    /* Freshly recorded immediate batches that went quiet (each with the
+     * completion marker, its submits signalling nothing), to measure or
+     * because a timeline signal was found to cost tens of microseconds
+     * (VKC_SIGNAL_ADAPT=1; see vkc_dispatch), total. */
     uint64_t immediate_quiet_batches;
     /* Submits of a long sequence (over 1,024 commands) that went as its
      * spare copy, total. Its copy is begun without SIMULTANEOUS_USE, which
@@ -1604,15 +1604,17 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * In NVIDIA's slow mode few submits of pieces were slow, and pieces still
  * lost there (their timeline signals cost: see BENCHMARKS.md).
  * With VKC_SIGNAL_ADAPT=1 (an experiment; needs timeline semaphores),
- * fresh batches and pieces of at most 16 commands are also timed in
- * windows of 16 (their recording and submit call; not those recorded into
- * a new command buffer): where 4 of a window took VKC_SIGNAL_SLOW_US (30)
- * or more (NVIDIA's slow mode: each timeline signal costs 40 us or so),
- * the next 256 fresh batches and pieces go quiet: each with the completion
- * marker, its submit signalling nothing (vkc_stats.
- * immediate_quiet_batches). Then a window signals again to look; each
- * slow look in a row doubles the quiet stretch, up to 4096. Setting
- * VKC_FIRST_SIGNAL turns it off.
+ * each fresh batch's timeline signal is chosen from what it costs: the
+ * flushes of 16 fresh batches of at most 16 commands that signal are set
+ * against the next 16 that go quiet (each with the completion marker, its
+ * submit signalling nothing). Where the quiet median is VKC_SIGNAL_SLOW_US
+ * (10) or more below the signalled one (NVIDIA's slow mode: each signal
+ * costs 40 us or so), the next 256 fresh batches go quiet, else they
+ * signal; then both are measured again, and each same verdict in a row
+ * doubles the stretch, up to 4096 (vkc_stats.immediate_quiet_batches).
+ * Recordings into new command buffers are not measured; larger batches
+ * are not either, and 16 of them in a row end a measurement with the
+ * signal. Setting VKC_FIRST_SIGNAL turns it off.
  * When all batches are in flight, this waits for the oldest. Does not
  * allocate. Thread-safe. */
 VKC_API vkc_result vkc_dispatch(vkc_context *ctx, const vkc_dispatch_desc *desc);
