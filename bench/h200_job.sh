@@ -9,6 +9,7 @@
 # (default 60), into /tmp/h200/diag/p<N>.txt and .json; they are tarred into
 # $OUT/h200-diag.tgz at once, kept should the full run run out of time.
 # LEAN=1 leaves the CUDA reference's binary and the plots out of h200.tgz.
+# DIAG_ONLY=1 stops after the passes (no full run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?OUT must name the folder whose files come back}"
@@ -29,6 +30,10 @@ if [ -n "${DIAG_ROWS:-}" ]; then
     done
   )
   tar czf "$OUT/h200-diag.tgz" -C /tmp h200/diag
+  if [ "${DIAG_ONLY:-0}" = 1 ]; then
+    echo "h200_job: passes only; $OUT/h200-diag.tgz"
+    exit 0
+  fi
 fi
 VKC_BENCH=$bench \
   VKC_TESTS=${VKC_TESTS:-"test_context test_dispatch test_memory test_fuse test_signal test_grid"} \
