@@ -66,9 +66,12 @@ struct vkc__imm {
      * the span, up to VKC_IMM_SPAN_MAX. Adjacent windows of the same work
      * differ in the signal only: recording time, the host's and the GPU's
      * speed cancel out. The first form (absolute thresholds over a
-     * window) went quiet in the fast mode and on lavapipe (BENCHMARKS.md,
-     * twenty-second session). Under validation the layer's time joins the
-     * signalled window's. */
+     * window) went quiet in the fast mode and on lavapipe. This one took a
+     * fresh batch of one from 63.3 to 14.8 us in an H100's slow mode and
+     * stayed within 0.93-1.07 in the fast mode, but lost 6-14% from 256
+     * commands in its one slow pass (job Z39; BENCHMARKS.md, twenty-second
+     * session): off by default until a full run. Under validation the
+     * layer's time joins the signalled window's. */
     bool adapt;
     uint64_t adapt_ns; /* VKC_SIGNAL_SLOW_US */
     bool quiet;        /* fresh batches carry the marker, their submits no signal */

@@ -1250,8 +1250,10 @@ void scen_batch(bench *b, raw *r)
     /* The same, each fresh batch's signal chosen from the driver's mode
      * (VKC_SIGNAL_ADAPT=1, an experiment): in NVIDIA's slow mode each
      * signal cost 40-45 us (job Z36, H100: 60.8 us against 15.0 without at
-     * K=1); job Z37 cut that mode's 73-78 us to 19-20, job Z38 lost 5-13%
-     * from K=256 in the fast mode. */
+     * K=1). Its first forms cut that mode's 73-78 us to 19-20 (job Z37)
+     * but lost 5-13% from K=256 in the fast mode (Z38); the third took
+     * 63.3 us to 14.8 there and stayed within 0.93-1.07 in the fast mode
+     * (Z39). */
     setenv("VKC_SIGNAL_ADAPT", "1", 1);
     vkc_context *readapt =
         bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-adapt", NULL);
