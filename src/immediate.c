@@ -230,6 +230,8 @@ static vkc__imm_kept *vkc__imm_victim(vkc__imm *m)
 
 #define VKC_IMM_ADAPT_CMDS 16u
 #define VKC_IMM_WINDOW 16u
+_Static_assert(sizeof(((vkc__imm *)0)->sample) == VKC_IMM_WINDOW * sizeof(uint64_t),
+               "vkc__imm.sample holds one window");
 #define VKC_IMM_SPAN_MIN 256u
 #define VKC_IMM_SPAN_MAX 4096u
 #define VKC_IMM_NO_SAMPLE UINT64_MAX /* recorded into a new unit */
