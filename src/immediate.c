@@ -12,6 +12,7 @@
  * Owns: vkc__imm, ctx->flush_immediate. Calls: dispatch.c (sequences),
  * pool (waits), memory and kernel (the marker's buffer and kernel). */
 #include "seq.h"
+#include "signal_adapt.h"
 
 #include "vkc_builtin_shaders.h"
 
@@ -50,37 +51,8 @@ struct vkc__imm {
     uint64_t slow_ns;
     bool slow;
     /* Whether a fresh batch's submit signals the timeline, chosen from what
-     * the driver does (VKC_SIGNAL_ADAPT=1, an experiment; vkc__imm_adapt).
-     * In NVIDIA's slow mode each of those signals cost 40-45 us (a batch
-     * of one recorded every time: 60.8 us with them, 15.0 without, on an
-     * H100, job Z36; in its fast mode 14.6 with, 15.1 without). The flush
-     * of a fresh batch of at most VKC_IMM_ADAPT_CMDS commands is a sample
-     * (not one recorded into a new unit: that times the unit's creation).
-     * A window of VKC_IMM_WINDOW samples that signal is set against the
-     * next window's, quiet: each batch (and piece) with the completion
-     * marker, its submit signalling nothing (ctx->first_signals off; the
-     * pool asks for a signal when it needs units back). Where the quiet
-     * window's median is adapt_ns or more below the signalled one's, the
-     * next `span` fresh batches go quiet, else they signal; then the two
-     * windows are measured again, and the same verdict in a row doubles
-     * the span, up to VKC_IMM_SPAN_MAX. Adjacent windows of the same work
-     * differ in the signal only: recording time, the host's and the GPU's
-     * speed cancel out. The first form (absolute thresholds over a
-     * window) went quiet in the fast mode and on lavapipe. This one took a
-     * fresh batch of one from 63.3 to 14.8 us in an H100's slow mode and
-     * stayed within 0.93-1.07 in the fast mode, but lost 6-14% from 256
-     * commands in its one slow pass (job Z39; BENCHMARKS.md, twenty-second
-     * session): off by default until a full run. Under validation the
-     * layer's time joins the signalled window's. */
-    bool adapt;
-    uint64_t adapt_ns; /* VKC_SIGNAL_SLOW_US */
-    bool quiet;        /* fresh batches carry the marker, their submits no signal */
-    uint8_t phase;     /* VKC_IMM_MEASURE_SIGNAL, VKC_IMM_MEASURE_QUIET, VKC_IMM_STRETCH */
-    uint32_t left;     /* fresh batches left in the stretch */
-    uint32_t span_signal, span_quiet;
-    uint32_t samples, tries;
-    uint64_t sample[16]; /* VKC_IMM_WINDOW */
-    uint64_t median_signal;
+     * the driver does (VKC_SIGNAL_ADAPT=1; signal_adapt.c). */
+    vkc__signal_adapt adapt;
     uint64_t opened_ns; /* when the open batch got its first command */
     uint64_t hold_ns;   /* VKC_IMM_HOLD_NS: vkc__imm_held's pace per command */
     /* Batches kept recorded after their submit (not let go), so that a
@@ -228,81 +200,6 @@ static vkc__imm_kept *vkc__imm_victim(vkc__imm *m)
     return v;
 }
 
-#define VKC_IMM_ADAPT_CMDS 16u
-#define VKC_IMM_WINDOW 16u
-_Static_assert(sizeof(((vkc__imm *)0)->sample) == VKC_IMM_WINDOW * sizeof(uint64_t),
-               "vkc__imm.sample holds one window");
-#define VKC_IMM_SPAN_MIN 256u
-#define VKC_IMM_SPAN_MAX 4096u
-#define VKC_IMM_NO_SAMPLE UINT64_MAX /* recorded into a new unit */
-#define VKC_IMM_TOO_BIG (UINT64_MAX - 1)
-enum { VKC_IMM_MEASURE_SIGNAL, VKC_IMM_MEASURE_QUIET, VKC_IMM_STRETCH };
-
-/* Caller holds m->lock. Fresh batches go quiet or signal from now on. */
-static void vkc__imm_phase(vkc_context *ctx, vkc__imm *m, uint8_t phase, bool quiet)
-{
-    m->phase = phase;
-    m->quiet = quiet;
-    m->samples = m->tries = 0;
-    atomic_store_explicit(&ctx->first_signals, !quiet, memory_order_relaxed);
-}
-
-/* The median of the window's samples (sorted in place). */
-static uint64_t vkc__imm_median(uint64_t *v, uint32_t n)
-{
-    for (uint32_t i = 1; i < n; ++i)
-        for (uint32_t j = i; j && v[j - 1] > v[j]; --j) {
-            const uint64_t t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return v[n / 2];
-}
-
-/* Caller holds m->lock and m->adapt is on. A fresh batch was flushed; its
- * flush took `took` ns, or it was VKC_IMM_NO_SAMPLE or VKC_IMM_TOO_BIG
- * (see vkc__imm.adapt). */
-static void vkc__imm_adapt(vkc_context *ctx, vkc__imm *m, uint64_t took)
-{
-    if (m->quiet)
-        VKC_STAT_ADD(ctx, immediate_quiet_batches, 1);
-    if (m->phase == VKC_IMM_STRETCH) {
-        if (!--m->left)
-            vkc__imm_phase(ctx, m, VKC_IMM_MEASURE_SIGNAL, false);
-        return;
-    }
-    if (took < VKC_IMM_TOO_BIG)
-        m->sample[m->samples++] = took;
-    if (m->samples < VKC_IMM_WINDOW) {
-        /* Too few small fresh batches to tell: they signal, as before. */
-        if (took == VKC_IMM_TOO_BIG && ++m->tries >= VKC_IMM_WINDOW) {
-            m->left = m->span_signal;
-            vkc__imm_phase(ctx, m, VKC_IMM_STRETCH, false);
-        }
-        return;
-    }
-    const uint64_t median = vkc__imm_median(m->sample, VKC_IMM_WINDOW);
-    if (m->phase == VKC_IMM_MEASURE_SIGNAL) {
-        m->median_signal = median;
-        vkc__imm_phase(ctx, m, VKC_IMM_MEASURE_QUIET, true);
-        return;
-    }
-    /* adapt_ns 0 (tests): quiet whatever the windows say. */
-    const bool quiet = (!m->adapt_ns || m->median_signal >= median + m->adapt_ns) &&
-                       vkc__marker_on(ctx) &&
-                       atomic_load_explicit(&ctx->marker_trusted, memory_order_relaxed);
-    if (quiet) {
-        m->left = m->span_quiet;
-        m->span_quiet = VKC_MIN(2 * m->span_quiet, VKC_IMM_SPAN_MAX);
-        m->span_signal = VKC_IMM_SPAN_MIN;
-    } else {
-        m->left = m->span_signal;
-        m->span_signal = VKC_MIN(2 * m->span_signal, VKC_IMM_SPAN_MAX);
-        m->span_quiet = VKC_IMM_SPAN_MIN;
-    }
-    vkc__imm_phase(ctx, m, VKC_IMM_STRETCH, quiet);
-}
-
 /* Caller holds m->lock. Room for one more submit in flight: the oldest of
  * the last `count` has completed. */
 static vkc_result vkc__imm_flight(vkc_context *ctx, vkc__imm *m)
@@ -362,7 +259,7 @@ static vkc_result vkc__imm_send(vkc_context *ctx, vkc__imm *m, uint32_t j, vkc__
      * second, dependent dispatch the GPU would run after the batch's own
      * (what raw Vulkan's record + submit of the same batch does not have);
      * its ticket completes on the timeline, which its submit signals. */
-    s->marker_optional = !m->marker && !marked && !m->quiet && vkc__marker_on(ctx) && !busy &&
+    s->marker_optional = !m->marker && !marked && !m->adapt.quiet && vkc__marker_on(ctx) && !busy &&
                          vkc__imm_queue_idle(ctx);
     /* A piece leaves the timeline signal that a fresh recording's submit
      * makes to its rest: one signal per batch, as whole. In NVIDIA's slow
@@ -545,27 +442,17 @@ static vkc_result vkc__imm_submit_body(vkc_context *ctx, vkc__imm *m)
     return r;
 }
 
-/* Caller holds m->lock. vkc__imm_submit_body, its flush of a fresh batch
- * timed where the signal is chosen (vkc__imm_adapt). */
+/* Caller holds m->lock. vkc__imm_submit_body, its flush timed where the
+ * signal is chosen (signal_adapt.c). */
 static vkc_result vkc__imm_submit_locked(vkc_context *ctx, vkc__imm *m)
 {
-    if (!m->adapt)
+    if (!m->adapt.on)
         return vkc__imm_submit_body(ctx, m);
-    const bool small = m->batches[m->cur]->cmd_count <= VKC_IMM_ADAPT_CMDS;
-    const uint64_t units = atomic_load_explicit(&ctx->stats.command_buffers, memory_order_relaxed);
-    const uint64_t repeats =
-        atomic_load_explicit(&ctx->stats.immediate_repeats, memory_order_relaxed);
-    const uint64_t t0 = vkc__now_ns();
+    vkc__signal_mark mark;
+    vkc__signal_adapt_begin(ctx, m->batches[m->cur]->cmd_count, &mark);
     const vkc_result r = vkc__imm_submit_body(ctx, m);
-    /* Fresh (not a repeat of a kept batch), flushed (not left open). */
-    if (r == VKC_SUCCESS &&
-        atomic_load_explicit(&ctx->stats.immediate_repeats, memory_order_relaxed) == repeats)
-        vkc__imm_adapt(ctx, m,
-                       !small ? VKC_IMM_TOO_BIG
-                       : atomic_load_explicit(&ctx->stats.command_buffers, memory_order_relaxed) !=
-                               units
-                           ? VKC_IMM_NO_SAMPLE
-                           : vkc__now_ns() - t0);
+    if (r == VKC_SUCCESS)
+        vkc__signal_adapt_end(ctx, &m->adapt, &mark);
     return r;
 }
 
@@ -875,18 +762,7 @@ vkc_result vkc__dispatch_init(vkc_context *ctx)
     uint32_t slow_us = 15;
     vkc__env_uint(ctx, "VKC_IMM_SLOW_US", 0, 1000000, "the default: 15", &slow_us);
     m->slow_ns = (uint64_t)slow_us * 1000u;
-    /* Off by default (an experiment); only with timelines, and not where
-     * VKC_FIRST_SIGNAL is set. */
-    bool adapt = false;
-    vkc__env_flag(ctx, "VKC_SIGNAL_ADAPT", "the default: off", &adapt);
-    m->adapt = adapt && ctx->features.timeline_semaphores && !ctx->first_signal_fixed;
-    m->span_signal = m->span_quiet = VKC_IMM_SPAN_MIN;
-    /* The slow mode's signal cost 40-45 us a fresh batch on an H100 (job
-     * Z36); in the fast mode the marker of a quiet batch costs 0.4-1.6 us
-     * (thirteenth session). */
-    uint32_t adapt_us = 10;
-    vkc__env_uint(ctx, "VKC_SIGNAL_SLOW_US", 0, 1000000, "the default: 10", &adapt_us);
-    m->adapt_ns = (uint64_t)adapt_us * 1000u;
+    vkc__signal_adapt_init(ctx, &m->adapt);
     uint32_t hold_ns = 1000; /* a burst: 60-90 ns an enqueue on the H200's host */
     vkc__env_uint(ctx, "VKC_IMM_HOLD_NS", 0, 10000000, "the default: 1000", &hold_ns);
     m->hold_ns = hold_ns;
