@@ -648,17 +648,17 @@ typedef struct vkc_stats {
      * one, batches go whole until a fresh batch's submit takes less (see
      * vkc_dispatch). */
     uint64_t immediate_slow_submits;
-    /* Freshly recorded immediate batches that went quiet (each with the
-     * completion marker, its submits signalling nothing), to measure or
-     * because a timeline signal was found to cost tens of microseconds
-     * (VKC_SIGNAL_ADAPT=1; see vkc_dispatch), total. */
-    uint64_t immediate_quiet_batches;
     /* Submits of a long sequence (over 1,024 commands) that went as its
      * spare copy, total. Its copy is begun without SIMULTANEOUS_USE, which
      * some drivers pay for at submit; submitted again while an earlier
      * submit is pending, the sequence takes a second copy that has the
      * flag (recorded once, on the first such submit). */
     uint64_t spare_submits;
+    /* Freshly recorded immediate batches that went quiet (each with the
+     * completion marker, its submits signalling nothing), to measure or
+     * because a timeline signal was found to cost tens of microseconds
+     * (VKC_SIGNAL_ADAPT=1; see vkc_dispatch), total. */
+    uint64_t immediate_quiet_batches;
 } vkc_stats;
 
 VKC_API vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out);
