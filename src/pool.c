@@ -156,10 +156,10 @@ static void vkc__free_push_locked(vkc__pool *p, vkc__cmd *chain, vkc__cmd *last)
 
 /* Retired units let go of their holds, then join the free list; where
  * `take` points at NULL, the top of the list goes there, under the same
- * lock. The holds go outside the
- * pool lock: the last reference of an object runs its free function,
- * which takes objects_lock and the allocator's lock (lock order: pool.lock
- * is never held while either is taken). */
+ * lock. The holds go outside the pool lock: the last reference of an
+ * object runs its free function, which takes objects_lock and the
+ * allocator's lock (lock order: pool.lock is never held while either is
+ * taken). */
 static void vkc__settle(vkc_context *ctx, vkc__cmd *chain, vkc__cmd **take)
 {
     if (!chain)

@@ -1220,13 +1220,29 @@ static void batch_rows(bench *b, raw *r, batch_row *rows, uint32_t n, uint32_t K
         batch_close(b, r, &rows[i], K);
 }
 
+/* A default context for row `row` made with environment variable name set
+ * to value, which is then as it was (a job may export it for every
+ * context: job Z40 exports VKC_SIGNAL_ADAPT=1). */
+static vkc_context *bench_context_env(bench *b, const char *name, const char *value,
+                                      const char *row)
+{
+    const char *was = getenv(name);
+    char keep[64] = "";
+    if (was)
+        snprintf(keep, sizeof(keep), "%s", was);
+    setenv(name, value, 1);
+    vkc_context *c = bench_context_or_fail(b, &(vkc_context_desc){0}, row, NULL);
+    if (was)
+        setenv(name, keep, 1);
+    else
+        unsetenv(name);
+    return c;
+}
+
 void scen_batch(bench *b, raw *r)
 {
     /* The old policy beside the default: a flush only every batch_size. */
-    setenv("VKC_IMM_FIXED", "1", 1);
-    vkc_context *fixed =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-fixed", NULL);
-    unsetenv("VKC_IMM_FIXED");
+    vkc_context *fixed = bench_context_env(b, "VKC_IMM_FIXED", "1", "vkc-immediate-fixed");
     /* Batches for an idle queue of a kernel without the epilogue (from
      * SPIR-V, VKC_EPILOGUE=0; since the seventeenth session vkc splices the
      * epilogue into SPIR-V kernels too, so vkc-immediate-spirv ends with
@@ -1254,27 +1270,15 @@ void scen_batch(bench *b, raw *r)
      * but lost 5-13% from K=256 in the fast mode (Z38); the third took
      * 63.3 us to 14.8 there and stayed within 0.93-1.07 in the fast mode
      * (Z39). */
-    const char *adapt_was = getenv("VKC_SIGNAL_ADAPT");
-    char adapt_keep[16] = "";
-    if (adapt_was)
-        snprintf(adapt_keep, sizeof(adapt_keep), "%s", adapt_was);
-    setenv("VKC_SIGNAL_ADAPT", "1", 1);
     vkc_context *readapt =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-adapt", NULL);
-    /* As it was: a job may export it for every context (job Z40). */
-    if (adapt_was)
-        setenv("VKC_SIGNAL_ADAPT", adapt_keep, 1);
-    else
-        unsetenv("VKC_SIGNAL_ADAPT");
+        bench_context_env(b, "VKC_SIGNAL_ADAPT", "1", "vkc-immediate-rerecord-adapt");
     unsetenv("VKC_IMM_REUSE");
     /* Two batches taking turns, an open batch never held for the kept batch
      * it starts (VKC_IMM_HOLD_NS=0, as before): in NVIDIA's slow mode, at
      * K=256, the idle flush cut most bursts at their 128th command (H100,
      * job Z26). */
-    setenv("VKC_IMM_HOLD_NS", "0", 1);
     vkc_context *hold0 =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-alternate-hold0", NULL);
-    unsetenv("VKC_IMM_HOLD_NS");
+        bench_context_env(b, "VKC_IMM_HOLD_NS", "0", "vkc-immediate-alternate-hold0");
     /* Batches for an idle queue whole (VKC_IMM_SPLIT=1), as before they went
      * in pieces on a GPU, repeated and recorded every time; and recorded
      * every time in two pieces: what the pieces save or cost beside
