@@ -13,6 +13,7 @@ typedef struct vkc__enabled {
     bool timeline, sync2, push, debug_utils;
     bool int64, float64, sb8, sb16, f16, i8, ssc, full_subgroups, maintenance4;
     bool img_read, img_write; /* storage images without a format qualifier */
+    bool bda;                 /* bufferDeviceAddress */
 } vkc__enabled;
 
 static bool vkc__listed(const char *const *names, uint32_t n, const char *name)
@@ -55,6 +56,7 @@ static void vkc__read_enabled(const vkc_wrap_desc *d, uint32_t api, vkc__enabled
             e->sb8 |= f->storageBuffer8BitAccess;
             e->f16 |= f->shaderFloat16;
             e->i8 |= f->shaderInt8;
+            e->bda |= f->bufferDeviceAddress;
             break;
         }
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES: {
@@ -68,6 +70,10 @@ static void vkc__read_enabled(const vkc_wrap_desc *d, uint32_t api, vkc__enabled
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES:
             e->maintenance4 |=
                 ((const VkPhysicalDeviceMaintenance4Features *)(const void *)s)->maintenance4;
+            break;
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES:
+            e->bda |= ((const VkPhysicalDeviceBufferDeviceAddressFeatures *)(const void *)s)
+                          ->bufferDeviceAddress;
             break;
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:
             timeline |= ((const VkPhysicalDeviceTimelineSemaphoreFeatures *)(const void *)s)
@@ -192,6 +198,8 @@ static vkc_result vkc__wrap_device(vkc_context *ctx, const vkc_wrap_desc *d)
     info->storage_image_read_without_format &= e.img_read;
     info->storage_image_write_without_format &= e.img_write;
     info->shader_float64 &= e.float64;
+    /* vkc reaches device addresses through the core (1.2) entry point only. */
+    info->buffer_device_address &= e.bda && api >= VK_API_VERSION_1_2;
     info->queue_family = d->queue_family;
     info->queue_reason = VKC_QUEUE_REASON_OVERRIDE;
     info->queue_count = info->queue_families[d->queue_family].count;
@@ -205,13 +213,15 @@ static vkc_result vkc__wrap_device(vkc_context *ctx, const vkc_wrap_desc *d)
     ctx->features.timeline_semaphores = info->timeline_semaphore;
     ctx->features.synchronization2 = info->synchronization2;
     ctx->features.push_descriptors = info->push_descriptor;
+    ctx->features.buffer_device_address = info->buffer_device_address;
     ctx->features.wrapped = true;
     ctx->maintenance4 = e.maintenance4;
     vkc__alias_khr(ctx);
     if (!ctx->vk.vkQueueSubmit || !ctx->vk.vkCreateCommandPool ||
         (ctx->features.timeline_semaphores && !ctx->vk.vkWaitSemaphores) ||
         (ctx->features.synchronization2 && !ctx->vk.vkQueueSubmit2) ||
-        (ctx->features.push_descriptors && !ctx->vk.vkCmdPushDescriptorSetKHR))
+        (ctx->features.push_descriptors && !ctx->vk.vkCmdPushDescriptorSetKHR) ||
+        (ctx->features.buffer_device_address && !ctx->vk.vkGetBufferDeviceAddress))
         return VKC_FAIL(NULL, VKC_ERROR_INITIALIZATION_FAILED,
                         "vkc_context_wrap: device functions missing: is `device` a device of "
                         "`instance`, and were the listed extensions really enabled?");

@@ -27,7 +27,7 @@ typedef struct host {
     VkQueue queue;                  /* queue 0 of family */
     uint32_t own_family, own_index; /* a queue nobody else uses, if any */
     bool has_own_queue;
-    bool timeline, sync2, push;
+    bool timeline, sync2, push, bda;
     const char *dev_exts[4];
     uint32_t dev_ext_count;
     const char *inst_exts[2];
@@ -198,6 +198,7 @@ static void host_create(host *h, unsigned flags)
     h->timeline = !minimal && have12.timelineSemaphore;
     h->sync2 = !minimal && have13.synchronization2;
     h->push = !minimal && has_ext(exts, nx, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    h->bda = !minimal && have12.bufferDeviceAddress;
     if (h->push)
         h->dev_exts[h->dev_ext_count++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
     h->f2 = (VkPhysicalDeviceFeatures2){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -206,6 +207,7 @@ static void host_create(host *h, unsigned flags)
     h->f13 =
         (VkPhysicalDeviceVulkan13Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     h->f12.timelineSemaphore = h->timeline;
+    h->f12.bufferDeviceAddress = h->bda;
     h->f13.synchronization2 = h->sync2;
     if (h->api_version >= VK_API_VERSION_1_2)
         h->f2.pNext = &h->f12;
@@ -458,6 +460,7 @@ static void test_wrap_create_destroy(void **state)
         assert_int_equal(f.timeline_semaphores, h.timeline);
         assert_int_equal(f.synchronization2, h.sync2);
         assert_int_equal(f.push_descriptors, h.push);
+        assert_int_equal(f.buffer_device_address, h.bda);
         vkc_vk_handles vh;
         assert_int_equal(vkc_context_vk(ctx, &vh), VKC_SUCCESS);
         assert_ptr_equal(vh.instance, h.instance);
@@ -506,9 +509,12 @@ static void test_wrap_only_enabled(void **state)
     assert_false(f.timeline_semaphores);
     assert_false(f.synchronization2);
     assert_false(f.push_descriptors);
+    assert_false(f.buffer_device_address);
+    assert_false(f.completion_epilogue);
     const vkc_device_info *info = vkc_context_device(ctx);
     assert_false(info->timeline_semaphore);
     assert_false(info->push_descriptor);
+    assert_false(info->buffer_device_address);
     /* No timeline: nothing to export, no timeline value to wait for. */
     VkSemaphore s = (VkSemaphore)(uintptr_t)1;
     uint64_t v = 7;
@@ -530,6 +536,88 @@ static void test_wrap_only_enabled(void **state)
             assert_int_equal(out[i], 0x5A5A0001u);
         vkc_buffer_destroy(b);
     }
+    vkc_context_destroy(ctx);
+    host_check_usable(&h);
+    host_destroy(&h);
+}
+
+/* A kernel that reaches its buffer only through a device address. */
+static const char *ADDR_GLSL =
+    "#version 450\n"
+    "#extension GL_EXT_buffer_reference : require\n"
+    "#extension GL_EXT_buffer_reference_uvec2 : require\n"
+    "layout(buffer_reference, std430, buffer_reference_align = 4) buffer U { uint v[]; };\n"
+    "layout(local_size_x = 64) in;\n"
+    "layout(push_constant) uniform P { uvec2 addr; uint n; };\n"
+    "void main() {\n"
+    "  uint i = gl_GlobalInvocationID.x;\n"
+    "  if (i < n) { U u = U(addr); u.v[i] = u.v[i] * 3u + i; }\n"
+    "}\n";
+
+/* A host that enabled bufferDeviceAddress gets device addresses and the
+ * completion epilogue on the wrapped device, as vkc's own devices do; the
+ * host's layers check vkc's memory and the kernel's accesses. */
+static void test_wrap_device_address(void **state)
+{
+    (void)state;
+    vkc_test_validation_reset();
+    host h;
+    host_create(&h, 0);
+    if (!h.bda) {
+        host_destroy(&h);
+        skip();
+    }
+    vkc_context *ctx = host_wrap(&h, true);
+    vkc_context_features f;
+    assert_int_equal(vkc_context_features_get(ctx, &f), VKC_SUCCESS);
+    assert_true(f.buffer_device_address);
+    assert_true(vkc_context_device(ctx)->buffer_device_address);
+    /* The epilogue needs the marker too: where vkc trusts it here, the
+     * epilogue's own self-test decides, as on vkc's own devices. */
+    printf("wrapped with bufferDeviceAddress: epilogue %s (%s), wait %s\n",
+           f.completion_epilogue ? "on" : "off", f.epilogue_reason, f.wait_reason);
+    vkc_context *own = NULL;
+    assert_int_equal(vkc_context_create(&(vkc_context_desc){.disk_cache = VKC_OFF}, &own),
+                     VKC_SUCCESS);
+    vkc_context_features fo;
+    assert_int_equal(vkc_context_features_get(own, &fo), VKC_SUCCESS);
+    assert_int_equal(f.completion_epilogue, fo.completion_epilogue);
+    vkc_context_destroy(own);
+
+    enum { N = 1000 };
+    vkc_buffer *b = NULL, *other = NULL;
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = N * 4}, &b), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_create(ctx, &(vkc_buffer_desc){.size = 64}, &other), VKC_SUCCESS);
+    uint32_t in[N], out[N];
+    for (uint32_t i = 0; i < N; ++i)
+        in[i] = i * 2654435761u;
+    assert_int_equal(vkc_buffer_upload(b, 0, in, sizeof(in)), VKC_SUCCESS);
+    uint64_t addr = 0, addr_other = 0;
+    assert_int_equal(vkc_buffer_address(b, &addr), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_address(other, &addr_other), VKC_SUCCESS);
+    assert_true(addr && addr_other && addr != addr_other);
+    vkc_kernel *k = NULL;
+    assert_int_equal(
+        vkc_kernel_create_glsl(ctx, &(vkc_glsl_desc){.source = ADDR_GLSL, .name = "addr"}, &k),
+        VKC_SUCCESS);
+    struct {
+        uint32_t lo, hi, n;
+    } push = {(uint32_t)addr, (uint32_t)(addr >> 32), N};
+    for (int round = 0; round < 2; ++round) {
+        assert_int_equal(vkc_dispatch(ctx, &(vkc_dispatch_desc){.kernel = k,
+                                                                .push = &push,
+                                                                .push_size = sizeof(push),
+                                                                .count = N}),
+                         VKC_SUCCESS);
+        assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+        for (uint32_t i = 0; i < N; ++i)
+            in[i] = in[i] * 3u + i;
+    }
+    assert_int_equal(vkc_buffer_download(b, 0, out, sizeof(out)), VKC_SUCCESS);
+    assert_memory_equal(out, in, sizeof(out));
+    vkc_kernel_destroy(k);
+    vkc_buffer_destroy(other);
+    vkc_buffer_destroy(b);
     vkc_context_destroy(ctx);
     host_check_usable(&h);
     host_destroy(&h);
@@ -1254,6 +1342,7 @@ int main(void)
         cmocka_unit_test(test_wrap_create_destroy),
         cmocka_unit_test(test_wrap_only_enabled),
         cmocka_unit_test(test_wrap_recover_unsupported),
+        cmocka_unit_test(test_wrap_device_address),
         cmocka_unit_test(test_wrap_bad_input),
         cmocka_unit_test(test_two_contexts_one_device),
         cmocka_unit_test(test_two_devices),

@@ -2140,8 +2140,12 @@ typedef struct vkc_wrap_desc {
      * vkCreateDevice, and the pNext chain of its VkDeviceCreateInfo. vkc
      * reads VkPhysicalDeviceFeatures2, VkPhysicalDeviceVulkan11/12/13Features,
      * and the timeline-semaphore, synchronization2, 8/16-bit storage,
-     * float16/int8 and subgroup-size-control feature structures in that
-     * chain; others are skipped. device_features10 is the
+     * float16/int8, subgroup-size-control and buffer-device-address feature
+     * structures in that chain; others are skipped. With bufferDeviceAddress
+     * enabled (Vulkan 1.2 or later) vkc_buffer_address() works and the
+     * completion epilogue can end vkc's submissions, as on a device vkc
+     * creates; vkc's memory is then allocated with
+     * VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT. device_features10 is the
      * VkDeviceCreateInfo::pEnabledFeatures the host passed, if any. A
      * feature or extension not listed here is not used (for example, no
      * timeline semaphore: tickets fall back to fences, and
