@@ -98,6 +98,12 @@ const char *bench_vkc_err(vkc_context *ctx, vkc_result r, const char *what, char
 
 /* Create an extra context with the bench's device and validation choice. */
 vkc_result bench_context(bench *b, vkc_context_desc *desc, vkc_context **out);
+/* An extra context on the bench's own device and queue (vkc_context_wrap
+ * with what vkc enabled there, the queue shared through vkc_queue_lock), so
+ * that rows of differing settings meet the same device: NVIDIA's slow and
+ * fast modes belong to a device (job Z36). Settings come from the
+ * environment, as for a created context. */
+vkc_result bench_twin(bench *b, vkc_context **out);
 
 /* ---- raw Vulkan ---------------------------------------------------------- */
 

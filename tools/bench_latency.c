@@ -1220,9 +1220,26 @@ static void batch_rows(bench *b, raw *r, batch_row *rows, uint32_t n, uint32_t K
         batch_close(b, r, &rows[i], K);
 }
 
-/* A default context for row `row` made with environment variable name set
- * to value, which is then as it was (a job may export it for every
- * context: job Z40 exports VKC_SIGNAL_ADAPT=1). */
+/* A context for row `row` on the bench's own device and queue (bench_twin),
+ * so that every batch row meets the device raw-record-submit and
+ * vkc-immediate run on: until the twenty-third session each had a device of
+ * its own, and NVIDIA's slow and fast modes belong to a device (job Z36).
+ * On failure the row gets a failed record and NULL. */
+static vkc_context *batch_twin(bench *b, const char *row)
+{
+    vkc_context *c = NULL;
+    vkc_result res = bench_twin(b, &c);
+    if (res == VKC_SUCCESS)
+        return c;
+    char err[512];
+    bench_vkc_err(NULL, res, "vkc_context_wrap", err, sizeof(err));
+    bench_fail(b, row, "%s", err);
+    return NULL;
+}
+
+/* The same with environment variable name set to value, which is then as it
+ * was (a job may export it for every context: job Z40 exports
+ * VKC_SIGNAL_ADAPT=1). */
 static vkc_context *bench_context_env(bench *b, const char *name, const char *value,
                                       const char *row)
 {
@@ -1231,7 +1248,7 @@ static vkc_context *bench_context_env(bench *b, const char *name, const char *va
     if (was)
         snprintf(keep, sizeof(keep), "%s", was);
     setenv(name, value, 1);
-    vkc_context *c = bench_context_or_fail(b, &(vkc_context_desc){0}, row, NULL);
+    vkc_context *c = batch_twin(b, row);
     if (was)
         setenv(name, keep, 1);
     else
@@ -1251,18 +1268,15 @@ void scen_batch(bench *b, raw *r)
      * signals (=0, the default before the thirteenth session). */
     setenv("VKC_EPILOGUE", "0", 1);
     setenv("VKC_IMM_MARKER", "1", 1);
-    vkc_context *marker =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-marker", NULL);
+    vkc_context *marker = batch_twin(b, "vkc-immediate-marker");
     setenv("VKC_IMM_MARKER", "0", 1);
-    vkc_context *unmarked =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-unmarked", NULL);
+    vkc_context *unmarked = batch_twin(b, "vkc-immediate-unmarked");
     unsetenv("VKC_IMM_MARKER");
     unsetenv("VKC_EPILOGUE");
     /* Every batch recorded, as before a batch of the commands of a batch
      * before went as that one was recorded: what the repeat saves. */
     setenv("VKC_IMM_REUSE", "0", 1);
-    vkc_context *rerecord =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord", NULL);
+    vkc_context *rerecord = batch_twin(b, "vkc-immediate-rerecord");
     /* The same, each fresh batch's signal chosen from the driver's mode
      * (VKC_SIGNAL_ADAPT=1, an experiment): in NVIDIA's slow mode each
      * signal cost 40-45 us (job Z36, H100: 60.8 us against 15.0 without at
@@ -1284,14 +1298,11 @@ void scen_batch(bench *b, raw *r)
      * every time in two pieces: what the pieces save or cost beside
      * vkc-immediate and its rerecord. */
     setenv("VKC_IMM_SPLIT", "1", 1);
-    vkc_context *whole =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-whole", NULL);
+    vkc_context *whole = batch_twin(b, "vkc-immediate-whole");
     setenv("VKC_IMM_REUSE", "0", 1);
-    vkc_context *rewhole =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-whole", NULL);
+    vkc_context *rewhole = batch_twin(b, "vkc-immediate-rerecord-whole");
     setenv("VKC_IMM_SPLIT", "2", 1);
-    vkc_context *re2 =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-split2", NULL);
+    vkc_context *re2 = batch_twin(b, "vkc-immediate-rerecord-split2");
     unsetenv("VKC_IMM_SPLIT");
     /* Recorded every time, each batch with the completion epilogue (or
      * marker) and no timeline signal on a recording's first submit
@@ -1300,8 +1311,7 @@ void scen_batch(bench *b, raw *r)
      * where each took 17-40 us (experiment, eighteenth session). */
     setenv("VKC_IMM_MARKER", "1", 1);
     setenv("VKC_FIRST_SIGNAL", "0", 1);
-    vkc_context *renosig =
-        bench_context_or_fail(b, &(vkc_context_desc){0}, "vkc-immediate-rerecord-nosignal", NULL);
+    vkc_context *renosig = batch_twin(b, "vkc-immediate-rerecord-nosignal");
     unsetenv("VKC_FIRST_SIGNAL");
     unsetenv("VKC_IMM_MARKER");
     unsetenv("VKC_IMM_REUSE");

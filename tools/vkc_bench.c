@@ -115,6 +115,73 @@ vkc_result bench_context(bench *b, vkc_context_desc *desc, vkc_context **out)
     return vkc_context_create(desc, out);
 }
 
+static void twin_lock(void *base)
+{
+    vkc_queue_lock(base);
+}
+static void twin_unlock(void *base)
+{
+    vkc_queue_unlock(base);
+}
+
+vkc_result bench_twin(bench *b, vkc_context **out)
+{
+    *out = NULL;
+    vkc_vk_handles h;
+    vkc_context_features f;
+    vkc_result r = vkc_context_vk(b->ctx, &h);
+    if (r == VKC_SUCCESS)
+        r = vkc_context_features_get(b->ctx, &f);
+    if (r != VKC_SUCCESS)
+        return r;
+    const vkc_device_info *d = vkc_context_device(b->ctx);
+    /* What vkc enabled on its device (device.c): every optional feature
+     * present, the timeline and push descriptors as the context reports. */
+    VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    VkPhysicalDeviceVulkan11Features f11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    VkPhysicalDeviceVulkan12Features f12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan13Features f13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    f2.features.shaderInt64 = d->shader_int64;
+    f2.features.shaderFloat64 = d->shader_float64;
+    f2.features.shaderStorageImageReadWithoutFormat = d->storage_image_read_without_format;
+    f2.features.shaderStorageImageWriteWithoutFormat = d->storage_image_write_without_format;
+    if (h.api_version >= VK_API_VERSION_1_2) {
+        f2.pNext = &f11;
+        f11.pNext = &f12;
+        f11.storageBuffer16BitAccess = d->storage_buffer_16bit;
+        f12.storageBuffer8BitAccess = d->storage_buffer_8bit;
+        f12.shaderFloat16 = d->shader_float16;
+        f12.shaderInt8 = d->shader_int8;
+        f12.timelineSemaphore = f.timeline_semaphores;
+        f12.bufferDeviceAddress = f.buffer_device_address;
+    }
+    if (h.api_version >= VK_API_VERSION_1_3) {
+        f12.pNext = &f13;
+        f13.synchronization2 = f.synchronization2;
+        f13.subgroupSizeControl = f13.computeFullSubgroups = d->subgroup_size_control;
+        f13.maintenance4 = VK_TRUE;
+    }
+    const char *ext[1];
+    uint32_t n_ext = 0;
+    if (f.push_descriptors)
+        ext[n_ext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    vkc_wrap_desc w = {.instance = h.instance,
+                       .physical_device = h.physical_device,
+                       .device = h.device,
+                       .get_instance_proc_addr = h.get_instance_proc_addr,
+                       .api_version = h.api_version,
+                       .device_extensions = ext,
+                       .device_extension_count = n_ext,
+                       .device_features = &f2,
+                       .queue_family = h.queue_family,
+                       .queue_index = 0,
+                       .queue_lock = twin_lock,
+                       .queue_unlock = twin_unlock,
+                       .queue_lock_user = b->ctx,
+                       .logger.func = log_func};
+    return vkc_context_wrap(&w, out);
+}
+
 bench_rec bench_rec_init(const bench *b, const char *variant, const char *baseline)
 {
     bench_rec r;
