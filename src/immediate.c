@@ -842,6 +842,7 @@ vkc_result vkc__dispatch_rebuild(vkc_context *ctx)
     m->cur = 0;
     m->pending = 0;
     m->flight_next = 0;
+    vkc__signal_adapt_restart(ctx, &m->adapt);
     vkc_result r = VKC_SUCCESS;
     for (uint32_t i = 0; i < m->count; ++i) {
         m->values[i] = m->flights[i] = 0;

@@ -44,6 +44,17 @@ static void vkc__signal_phase(vkc_context *ctx, vkc__signal_adapt *a, uint8_t ph
     atomic_store_explicit(&ctx->first_signals, !quiet, memory_order_relaxed);
 }
 
+void vkc__signal_adapt_restart(vkc_context *ctx, vkc__signal_adapt *a)
+{
+    if (!a->on)
+        return;
+    *a = (vkc__signal_adapt){.on = true,
+                             .threshold_ns = a->threshold_ns,
+                             .span_signal = VKC_SIGNAL_SPAN_MIN,
+                             .span_quiet = VKC_SIGNAL_SPAN_MIN};
+    vkc__signal_phase(ctx, a, VKC_SIGNAL_MEASURE, false);
+}
+
 /* The median of a window's samples (sorted in place). */
 static uint64_t vkc__signal_median(uint64_t *v, uint32_t n)
 {

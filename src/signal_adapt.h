@@ -50,6 +50,9 @@ typedef struct vkc__signal_mark {
 /* VKC_SIGNAL_ADAPT and VKC_SIGNAL_SLOW_US; on only with timelines and
  * where VKC_FIRST_SIGNAL is not set. */
 void vkc__signal_adapt_init(vkc_context *ctx, vkc__signal_adapt *a);
+/* After device-loss recovery: measure again from the signalled window, as
+ * a new context does (the pool's new state signals every first submit). */
+void vkc__signal_adapt_restart(vkc_context *ctx, vkc__signal_adapt *a);
 /* Before a flush of an open batch of `commands` commands. */
 void vkc__signal_adapt_begin(vkc_context *ctx, uint32_t commands, vkc__signal_mark *mark);
 /* After it went: where it was a fresh batch (not a repeat of a kept one),

@@ -5,6 +5,7 @@
  * vkc_context_recover() brings the same handles back to work, with buffer
  * contents lost and sequences to be recorded again; results are right
  * after recovery. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "vkc_internal.h"
 
 #include "test_shaders.h"
@@ -403,6 +404,80 @@ static void test_lost_with_images(void **state)
     vkc_test_context_destroy(ctx); /* the rest goes with the context */
 }
 
+/* `batches` immediate batches of one dispatch (c += 1), each flushed and
+ * waited for; the count of quiet ones among them. */
+static uint64_t quiet_batches(world *w, uint32_t batches)
+{
+    vkc_stats s0, s1;
+    assert_int_equal(vkc_context_stats(w->ctx, &s0), VKC_SUCCESS);
+    vkc_arg c1 = {.buffer = w->c};
+    push3 p = {N, 1, 1};
+    for (uint32_t i = 0; i < batches; ++i) {
+        vkc_ticket t;
+        assert_int_equal(vkc_dispatch(w->ctx, &(vkc_dispatch_desc){.kernel = w->scale,
+                                                                   .args = &c1,
+                                                                   .arg_count = 1,
+                                                                   .push = &p,
+                                                                   .push_size = sizeof(p),
+                                                                   .count = N}),
+                         VKC_SUCCESS);
+        assert_int_equal(vkc_flush(w->ctx, &t), VKC_SUCCESS);
+        assert_int_equal(vkc_wait(w->ctx, t, UINT64_MAX), VKC_SUCCESS);
+    }
+    assert_int_equal(vkc_context_stats(w->ctx, &s1), VKC_SUCCESS);
+    return s1.immediate_quiet_batches - s0.immediate_quiet_batches;
+}
+
+/* Immediate mode's adaptive signal (VKC_SIGNAL_ADAPT=1, every verdict quiet
+ * here) starts over after recovery, with the signalled window, as in a new
+ * context: a quiet stretch of the lost device does not run on. */
+static void test_recover_signal_adapt(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"VKC_SIGNAL_ADAPT", "VKC_SIGNAL_SLOW_US", "VKC_IMM_REUSE",
+                                        "VKC_IMM_FIXED"};
+    static const char *const values[] = {"1", "0", "0", "1"};
+    for (int i = 0; i < 4; ++i)
+        setenv(names[i], values[i], 1);
+    world *w = calloc(1, sizeof(*w));
+    assert_non_null(w);
+    make_world(w);
+    for (int i = 0; i < 4; ++i)
+        unsetenv(names[i]);
+    assert_int_equal(vkc_buffer_fill(w->c, 0, N * 4, 0), VKC_SUCCESS);
+    /* 16 signalled, 16 quiet, then the quiet stretch. */
+    assert_true(quiet_batches(w, 80) >= 32);
+
+    vkc_test_quiet_errors(1);
+    lose_at_next();
+    vkc_arg c1 = {.buffer = w->c};
+    push3 p = {N, 1, 1};
+    vkc_ticket t = {0};
+    vkc_result r = vkc_dispatch(w->ctx, &(vkc_dispatch_desc){.kernel = w->scale,
+                                                             .args = &c1,
+                                                             .arg_count = 1,
+                                                             .push = &p,
+                                                             .push_size = sizeof(p),
+                                                             .count = N});
+    if (r == VKC_SUCCESS)
+        r = vkc_flush(w->ctx, &t);
+    disarm();
+    assert_int_equal(r, VKC_ERROR_DEVICE_LOST);
+    vkc_test_quiet_errors(0);
+    assert_int_equal(vkc_context_recover(w->ctx), VKC_CONTENTS_LOST);
+
+    assert_int_equal(vkc_buffer_fill(w->c, 0, N * 4, 0), VKC_SUCCESS);
+    /* The signalled window first: none of these is quiet. */
+    assert_int_equal(quiet_batches(w, 16), 0);
+    /* Then the quiet window and the stretch again. */
+    assert_true(quiet_batches(w, 40) >= 16);
+    assert_int_equal(vkc_buffer_download(w->c, 0, w->out, N * 4), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        assert_int_equal(w->out[i], 56u);
+    free_world(w);
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_lost_on_submit_then_recover),
         cmocka_unit_test(test_lost_on_wait_twice),
         cmocka_unit_test(test_lost_then_destroy),
+        cmocka_unit_test(test_recover_signal_adapt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
