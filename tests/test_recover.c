@@ -92,6 +92,19 @@ static vkc_result record(world *w)
     return vkc_seq_end(w->seq);
 }
 
+/* c += add, through immediate mode. */
+static vkc_result add_now(world *w, uint32_t add)
+{
+    vkc_arg c1 = {.buffer = w->c};
+    push3 p = {N, 1, add};
+    return vkc_dispatch(w->ctx, &(vkc_dispatch_desc){.kernel = w->scale,
+                                                     .args = &c1,
+                                                     .arg_count = 1,
+                                                     .push = &p,
+                                                     .push_size = sizeof(p),
+                                                     .count = N});
+}
+
 static void upload(world *w)
 {
     assert_int_equal(vkc_buffer_upload(w->a, 0, w->ha, N * 4), VKC_SUCCESS);
@@ -217,15 +230,7 @@ static void test_lost_on_submit_then_recover(void **state)
     assert_int_equal(record(w), VKC_SUCCESS);
     run_and_check(w);
     /* Immediate mode works again too. */
-    vkc_arg c1 = {.buffer = w->c};
-    push3 p = {N, 1, 7};
-    assert_int_equal(vkc_dispatch(w->ctx, &(vkc_dispatch_desc){.kernel = w->scale,
-                                                               .args = &c1,
-                                                               .arg_count = 1,
-                                                               .push = &p,
-                                                               .push_size = sizeof(p),
-                                                               .count = N}),
-                     VKC_SUCCESS);
+    assert_int_equal(add_now(w, 7), VKC_SUCCESS);
     assert_int_equal(vkc_finish(w->ctx), VKC_SUCCESS);
     assert_int_equal(vkc_buffer_download(w->c, 0, w->out, N * 4), VKC_SUCCESS);
     for (uint32_t i = 0; i < N; ++i)
@@ -410,17 +415,9 @@ static uint64_t quiet_batches(world *w, uint32_t batches)
 {
     vkc_stats s0, s1;
     assert_int_equal(vkc_context_stats(w->ctx, &s0), VKC_SUCCESS);
-    vkc_arg c1 = {.buffer = w->c};
-    push3 p = {N, 1, 1};
     for (uint32_t i = 0; i < batches; ++i) {
         vkc_ticket t;
-        assert_int_equal(vkc_dispatch(w->ctx, &(vkc_dispatch_desc){.kernel = w->scale,
-                                                                   .args = &c1,
-                                                                   .arg_count = 1,
-                                                                   .push = &p,
-                                                                   .push_size = sizeof(p),
-                                                                   .count = N}),
-                         VKC_SUCCESS);
+        assert_int_equal(add_now(w, 1), VKC_SUCCESS);
         assert_int_equal(vkc_flush(w->ctx, &t), VKC_SUCCESS);
         assert_int_equal(vkc_wait(w->ctx, t, UINT64_MAX), VKC_SUCCESS);
     }
@@ -450,15 +447,8 @@ static void test_recover_signal_adapt(void **state)
 
     vkc_test_quiet_errors(1);
     lose_at_next();
-    vkc_arg c1 = {.buffer = w->c};
-    push3 p = {N, 1, 1};
     vkc_ticket t = {0};
-    vkc_result r = vkc_dispatch(w->ctx, &(vkc_dispatch_desc){.kernel = w->scale,
-                                                             .args = &c1,
-                                                             .arg_count = 1,
-                                                             .push = &p,
-                                                             .push_size = sizeof(p),
-                                                             .count = N});
+    vkc_result r = add_now(w, 1);
     if (r == VKC_SUCCESS)
         r = vkc_flush(w->ctx, &t);
     disarm();
