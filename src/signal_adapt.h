@@ -26,7 +26,10 @@
  * lavapipe. This one took a fresh batch of one from 63.3 to 14.8 us in an
  * H100's slow mode and stayed within 0.93-1.07 in the fast mode, but lost
  * 6-14% from 256 commands in its one slow pass (job Z39; BENCHMARKS.md,
- * twenty-second session): off by default until a full run. Under
+ * twenty-second session). With both rows on one device (job Z41, twenty-
+ * third session) the slow pass gave 0.33 at one command and 0.76 at 16, but
+ * again 1.07-1.19 from 256 (fewer batches went in pieces after the quiet
+ * stretch), and the fast mode 1-4% above: off by default. Under
  * validation the layer's time joins the signalled window's. Guarded by the
  * immediate mode's lock. */
 typedef struct vkc__signal_adapt {

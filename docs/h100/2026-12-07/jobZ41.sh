@@ -17,7 +17,7 @@ rm -rf build-gpu && tar xJf .h200/gpu.tar.xz
     echo "$t rc=$?" >> "$OUT/tests.txt"
   done )
 grep -E "rc=|PASSED|FAILED" "$OUT/tests.txt"
-DIAG_ROWS=vkc-immediate-rerecord,vkc-immediate-rerecord-adapt DIAG_LIMIT=100 DIAG_ONLY=1 \
+DIAG_ROWS=raw-record-submit,vkc-immediate-rerecord,vkc-immediate-rerecord-adapt DIAG_LIMIT=100 DIAG_ONLY=1 \
   VKC_BENCH=build-gpu/tools/vkc-bench bash bench/h200_job.sh
 VKC_SIGNAL_ADAPT=1 VKC_BENCH=build-gpu/tools/vkc-bench VKC_TESTS=" " LEAN=1 \
   bash bench/h200_job.sh
