@@ -28,9 +28,17 @@
  * so a p99 does not see it; a unit waits for a signal at most 127 values
  * after its sequence lets it go. */
 #define VKC_SIGNAL_EVERY 128u
-/* With VKC_FIRST_SIGNAL=0 (experiments), the pool asks for a signal only
- * once this many units wait for one; below that an empty free list makes a
- * new unit. */
+/* Where first submits do not signal (VKC_FIRST_SIGNAL=0, VKC_SIGNAL_ADAPT's
+ * quiet batches), the pool asks for a signal once this many submits went
+ * since the last signal with units waiting for one: early enough that the
+ * signalled batch completes while free units remain, so no new one is made.
+ * Before the twenty-third session it asked only once the free list was
+ * empty, which made one unit more every round (a loop of fresh batches of
+ * one went from 2 units to 129, as many as VKC_SIGNAL_EVERY allows). Every
+ * free unit then comes round in turn, each cold on its first long
+ * recording: after such a quiet stretch, fresh batches of 1,024 and 4,096
+ * commands took 7-10% longer than the same on a small pool, in NVIDIA's
+ * slow mode (H100, job Z41: dispatch calls p50 1,112 us against 897). */
 #define VKC_ASK_PENDING 16u
 
 /* ---- recording units --------------------------------------------------------- */
@@ -208,11 +216,14 @@ vkc_result vkc__cmd_acquire_as(vkc_context *ctx, bool simultaneous, vkc__cmd **o
     pthread_mutex_lock(&p->lock);
     vkc__cmd *done = p->free_head ? NULL : vkc__retire_locked(ctx, false);
     vkc__cmd *c = vkc__free_pop_locked(p);
-    /* Units wait for a signal and none is free: the next submit gives
-     * one. */
-    if (!c && !done && p->pending_head &&
-        (atomic_load_explicit(&ctx->first_signals, memory_order_relaxed) ||
-         p->pending_n >= VKC_ASK_PENDING))
+    /* Units wait for a signal: where none is free, or VKC_ASK_PENDING
+     * submits went since the last signal, the next submit gives one. */
+    if (p->pending_head &&
+        ((!c && !done &&
+          (atomic_load_explicit(&ctx->first_signals, memory_order_relaxed) ||
+           p->pending_n >= VKC_ASK_PENDING)) ||
+         p->pending_tail->last_value >=
+             atomic_load_explicit(&ctx->signalled_value, memory_order_relaxed) + VKC_ASK_PENDING))
         atomic_store_explicit(&ctx->signal_asked, true, memory_order_relaxed);
     pthread_mutex_unlock(&p->lock);
     /* The retired units join the free list; the first of them is taken. */
