@@ -28,10 +28,11 @@
  * 6-14% from 256 commands in its one slow pass (job Z39; BENCHMARKS.md,
  * twenty-second session). With both rows on one device (job Z41, twenty-
  * third session) the slow pass gave 0.33 at one command and 0.76 at 16, but
- * again 1.07-1.19 from 256 (fewer batches went in pieces after the quiet
- * stretch), and the fast mode 1-4% above: off by default. Under
- * validation the layer's time joins the signalled window's. Guarded by the
- * immediate mode's lock. */
+ * again 1.07-1.19 from 256, and the fast mode 1-4% above: off by default.
+ * The loss from 256 most likely came from the pool, grown to 129 units in
+ * the quiet stretch and then all cold (pool.c, VKC_ASK_PENDING; bounded
+ * since, to be measured again). Under validation the layer's time joins
+ * the signalled window's. Guarded by the immediate mode's lock. */
 typedef struct vkc__signal_adapt {
     bool on;
     bool quiet;    /* fresh batches carry the marker, their submits no signal */
