@@ -1238,7 +1238,7 @@ static vkc_context *batch_twin(bench *b, const char *row)
 }
 
 /* The same with environment variable name set to value, which is then as it
- * was (a job may export it for every context: job Z40 exports
+ * was (a job may export it for every context: jobs Z41 and Z42 export
  * VKC_SIGNAL_ADAPT=1). */
 static vkc_context *bench_context_env(bench *b, const char *name, const char *value,
                                       const char *row)
