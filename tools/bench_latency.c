@@ -1181,14 +1181,19 @@ static void batch_close(bench *b, raw *r, batch_row *row, uint32_t K)
          * submits and timeline signals they made (each signal costs 17-55
          * us in NVIDIA's slow mode: BENCHMARKS.md, 2026-12-06, jobs Z5 and
          * Z13), on every row, so that the whole rows show theirs beside the
-         * pieces'; and how the time splits between flush and wait. */
+         * pieces'; the context's recording units at the end (a pool that
+         * grew records into cold units: job Z41); and how the time splits
+         * between flush and wait. */
+        vkc_stats st = {0};
+        (void)vkc_context_stats(vctx, &st);
         bench_note(rec,
                    "%u batches: %llu in pieces, %llu slow fresh submits, %llu quiet, %llu "
-                   "submits, %llu signals; dispatch calls p50 %.2f us, flush call p50 %.2f us, "
-                   "wait call p50 %.2f us",
+                   "submits, %llu signals, %llu units; dispatch calls p50 %.2f us, flush call "
+                   "p50 %.2f us, wait call p50 %.2f us",
                    row->ran, (unsigned long long)row->splits, (unsigned long long)row->slow,
                    (unsigned long long)row->quiet, (unsigned long long)row->submits,
-                   (unsigned long long)row->signals, bench_median(row->enq_ns, row->kept) / 1e3,
+                   (unsigned long long)row->signals, (unsigned long long)st.command_buffers,
+                   bench_median(row->enq_ns, row->kept) / 1e3,
                    bench_median(row->flush_ns, row->kept) / 1e3,
                    bench_median(row->wait_ns, row->kept) / 1e3);
         for (uint32_t w = 0; w < row->ways && rec->ok; ++w)
