@@ -305,6 +305,9 @@ vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out)
     VKC_LD(immediate_slow_submits);
     VKC_LD(immediate_quiet_batches);
     VKC_LD(spare_submits);
+    VKC_LD(long_waits);
+    VKC_LD(long_waits_guessed);
+    VKC_LD(long_waits_spun);
     VKC_LD(dispatches);
     VKC_LD(barriers);
     VKC_LD(staging_blocks);

@@ -747,6 +747,9 @@ void vkc__resolve_defaults(vkc_context *ctx, const vkc_context_desc *desc)
                   "the default: off (labels are on anyway while validation is)", &labels);
     ctx->debug_labels = labels;
     f->spin_ns = desc->spin_ns ? desc->spin_ns : 200000;
+    bool predict = true;
+    vkc__env_flag(ctx, "VKC_WAIT_PREDICT", "the default: on", &predict);
+    ctx->wait_predict = predict;
     /* Measured on the H200 (vkc-bench batch): 4.6 us per tiny dispatch at 64
      * per submit, 2.7 us at 256, 2.4 us at 4096. */
     f->batch_size = desc->batch_size ? desc->batch_size : 256;

@@ -314,6 +314,9 @@ typedef struct vkc__stats {
     atomic_uint_fast64_t immediate_slow_submits;
     atomic_uint_fast64_t immediate_quiet_batches;
     atomic_uint_fast64_t spare_submits;
+    atomic_uint_fast64_t long_waits;
+    atomic_uint_fast64_t long_waits_guessed;
+    atomic_uint_fast64_t long_waits_spun;
 } vkc__stats;
 
 #define VKC_STAT_ADD(ctx, field, n)                                                                \
@@ -1353,6 +1356,13 @@ struct vkc_context {
      * marker, "atomic" adds to the host word instead of storing to it. */
     bool marker_lean, marker_atomic;
     bool wait_auto; /* wait_mode was DEFAULT: the self-test decides */
+    /* The marker wait past its spin budget (wait.c, vkc__wait_long): how
+     * long the last such wait took from its start, 0 before one finished
+     * (VKC_WAIT_PREDICT=0: never set). */
+    atomic_uint_fast64_t wait_long_ns;
+    bool wait_predict;
+    /* Test-only: a CPU device's marker wait takes the GPU's long path. */
+    bool test_wait_long;
     /* Test-only: the marker's barriers are recorded, its dispatch is not (the
      * count never moves), to prove the self-test catches it. */
     bool test_marker_mute;

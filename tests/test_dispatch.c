@@ -2082,6 +2082,161 @@ static int setup_fallback(void **state)
     return 0;
 }
 
+/* The marker wait with a 1 ms spin budget (spin_ns 20 us). */
+static void predict_mode(vkc_context_desc *d)
+{
+    d->wait_mode = VKC_WAIT_SPIN_MARKER;
+    d->spin_ns = 20000;
+}
+
+static int setup_predict(void **state)
+{
+    vkc_test_validation_reset();
+    vkc_context *ctx = vkc_test_context_create(predict_mode);
+    ctx->test_wait_long = true; /* lavapipe takes the GPU's path */
+    *state = ctx;
+    return 0;
+}
+
+/* A gate opened from another thread, ms after it starts. */
+typedef struct gate_later {
+    vkc_context *ctx;
+    VkSemaphore gate;
+    unsigned ms;
+    pthread_t thread;
+} gate_later;
+
+static void *gate_later_run(void *p)
+{
+    gate_later *g = p;
+    nanosleep(&(struct timespec){g->ms / 1000, (long)(g->ms % 1000) * 1000000L}, NULL);
+    VkSemaphoreSignalInfo si = {VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+    si.semaphore = g->gate;
+    si.value = 1;
+    (void)g->ctx->vk.vkSignalSemaphore(g->ctx->device, &si);
+    return NULL;
+}
+
+/* Submit s behind a gate that opens ms later, wait for it with timeout
+ * (returned; a timed-out wait is followed by one without a limit once the
+ * gate is open), *ns the first wait's time. */
+static vkc_result gated_wait(vkc_context *ctx, vkc_seq *s, unsigned ms, uint64_t timeout,
+                             uint64_t *ns)
+{
+    gate_later g = {ctx, gate_close(ctx), ms, 0};
+    vkc_ticket t;
+    assert_int_equal(vkc_seq_submit(s, &t), VKC_SUCCESS);
+    assert_int_equal(pthread_create(&g.thread, NULL, gate_later_run, &g), 0);
+    const uint64_t t0 = vkc__now_ns();
+    const vkc_result r = vkc_wait(ctx, t, timeout);
+    *ns = vkc__now_ns() - t0;
+    pthread_join(g.thread, NULL);
+    if (r == VKC_TIMEOUT)
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    /* The timeline's wait tells the validation layer the gate is free. */
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    ctx->vk.vkDestroySemaphore(ctx->device, g.gate, NULL);
+    return r;
+}
+
+/* The marker wait past its spin budget (setup_predict: 1 ms): the first
+ * long wait blocks until done and is remembered; the next blocks only
+ * until shortly before that time. A guess far too short blocks again after
+ * its spin (the work is gated 40 ms); one longer than the timeout leaves
+ * the timeout in charge; where the work ends within the guess's margin,
+ * the spin sees it. VKC_WAIT_PREDICT=0 never guesses. Results against the
+ * CPU after each. */
+static void test_wait_predict(void **state)
+{
+    vkc_context *ctx = *state;
+    if (!vkc__marker_on(ctx))
+        skip();
+    const uint32_t n = 256;
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, n * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, n * 4, 0), VKC_SUCCESS);
+    vkc_seq *s = inplace_seq(ctx, inpl, x, n);
+    uint32_t ref = 0;
+    uint64_t ns;
+    const uint64_t ms = 1000000;
+    vkc_stats st0 = stats_of(ctx), st;
+
+    /* No guess yet: blocks until done, and is remembered. */
+    assert_int_equal(gated_wait(ctx, s, 30, UINT64_MAX, &ns), VKC_SUCCESS);
+    ref++;
+    st = stats_of(ctx);
+    assert_int_equal(st.long_waits, st0.long_waits + 1);
+    assert_int_equal(st.long_waits_guessed, st0.long_waits_guessed);
+    const uint64_t learnt = atomic_load(&ctx->wait_long_ns);
+    assert_true(learnt >= 25 * ms && learnt <= ns);
+
+    /* The same work again: guessed. */
+    assert_int_equal(gated_wait(ctx, s, 30, UINT64_MAX, &ns), VKC_SUCCESS);
+    ref++;
+    st = stats_of(ctx);
+    assert_int_equal(st.long_waits, st0.long_waits + 2);
+    assert_int_equal(st.long_waits_guessed, st0.long_waits_guessed + 1);
+    expect_all(x, n, ref);
+
+    /* A guess of 5 ms for 40 ms of work: its spin ends by ~5.2 ms, long
+     * before the gate opens, and it blocks again; the new time is kept. */
+    const vkc_stats st1 = stats_of(ctx);
+    atomic_store(&ctx->wait_long_ns, 5 * ms);
+    assert_int_equal(gated_wait(ctx, s, 40, UINT64_MAX, &ns), VKC_SUCCESS);
+    ref++;
+    st = stats_of(ctx);
+    assert_int_equal(st.long_waits_guessed, st1.long_waits_guessed + 1);
+    assert_int_equal(st.long_waits_spun, st1.long_waits_spun);
+    assert_true(atomic_load(&ctx->wait_long_ns) >= 35 * ms);
+    assert_true(ns >= 35 * ms);
+
+    /* A timeout of 20 ms under a 5 ms guess, and under one of 400 ms:
+     * both time out after 20 ms, and the context goes on. */
+    for (int i = 0; i < 2; ++i) {
+        atomic_store(&ctx->wait_long_ns, (i ? 400 : 5) * ms);
+        assert_int_equal(gated_wait(ctx, s, 60, 20 * ms, &ns), VKC_TIMEOUT);
+        ref++;
+        assert_true(ns >= 20 * ms);
+    }
+    expect_all(x, n, ref);
+
+    /* A guess of 640 ms: blocked until 620, spinning until 660; the gate
+     * opens at 632. Up to three tries, for a loaded host's late wakes. */
+    const vkc_stats st2 = stats_of(ctx);
+    bool spun = false;
+    for (int i = 0; i < 3 && !spun; ++i) {
+        atomic_store(&ctx->wait_long_ns, 640 * ms);
+        assert_int_equal(gated_wait(ctx, s, 632, UINT64_MAX, &ns), VKC_SUCCESS);
+        ref++;
+        spun = stats_of(ctx).long_waits_spun > st2.long_waits_spun;
+    }
+    assert_true(spun);
+
+    /* VKC_WAIT_PREDICT=0: a long wait neither guesses nor is kept. */
+    ctx->wait_predict = false;
+    atomic_store(&ctx->wait_long_ns, 0);
+    const vkc_stats st3 = stats_of(ctx);
+    assert_int_equal(gated_wait(ctx, s, 30, UINT64_MAX, &ns), VKC_SUCCESS);
+    ref++;
+    st = stats_of(ctx);
+    assert_int_equal(st.long_waits, st3.long_waits + 1);
+    assert_int_equal(st.long_waits_guessed, st3.long_waits_guessed);
+    assert_int_equal(atomic_load(&ctx->wait_long_ns), 0);
+    expect_all(x, n, ref);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
+    vkc_kernel_destroy(inpl);
+
+    /* The variable turns it off. */
+    env_held h;
+    env_put(&h, "VKC_WAIT_PREDICT", "0", true);
+    vkc_context *c2 = vkc_test_context_create(predict_mode);
+    env_back(&h);
+    assert_false(c2->wait_predict);
+    assert_true(ctx->features.spin_ns == 20000);
+    vkc_test_context_destroy(c2);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, vkc_test_setup, vkc_test_teardown)
 #define TF(f) cmocka_unit_test_setup_teardown(f, setup_fallback, vkc_test_teardown)
 #define TM(f) cmocka_unit_test_setup_teardown(f, setup_marker, vkc_test_teardown)
@@ -2519,6 +2674,7 @@ int main(void)
         T(test_unit_reuse),
         cmocka_unit_test_setup_teardown(test_simultaneous_off, setup_simultaneous_off,
                                         vkc_test_teardown),
+        cmocka_unit_test_setup_teardown(test_wait_predict, setup_predict, vkc_test_teardown),
     };
     /* clang-format on */
     return cmocka_run_group_tests(tests, NULL, NULL);

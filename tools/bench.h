@@ -104,6 +104,10 @@ vkc_result bench_context(bench *b, vkc_context_desc *desc, vkc_context **out);
  * fast modes belong to a device (job Z36). Settings come from the
  * environment, as for a created context. */
 vkc_result bench_twin(bench *b, vkc_context **out);
+/* bench_twin for row `row`, or NULL with the row failed; _env with
+ * environment variable name set to value for its creation. */
+vkc_context *bench_twin_row(bench *b, const char *row);
+vkc_context *bench_twin_env(bench *b, const char *name, const char *value, const char *row);
 
 /* ---- raw Vulkan ---------------------------------------------------------- */
 

@@ -1225,46 +1225,10 @@ static void batch_rows(bench *b, raw *r, batch_row *rows, uint32_t n, uint32_t K
         batch_close(b, r, &rows[i], K);
 }
 
-/* A context for row `row` on the bench's own device and queue (bench_twin),
- * so that every batch row meets the device raw-record-submit and
- * vkc-immediate run on: until the twenty-third session each had a device of
- * its own, and NVIDIA's slow and fast modes belong to a device (job Z36).
- * On failure the row gets a failed record and NULL. */
-static vkc_context *batch_twin(bench *b, const char *row)
-{
-    vkc_context *c = NULL;
-    vkc_result res = bench_twin(b, &c);
-    if (res == VKC_SUCCESS)
-        return c;
-    char err[512];
-    bench_vkc_err(NULL, res, "vkc_context_wrap", err, sizeof(err));
-    bench_fail(b, row, "%s", err);
-    return NULL;
-}
-
-/* The same with environment variable name set to value, which is then as it
- * was (a job may export it for every context: jobs Z41 and Z42 export
- * VKC_SIGNAL_ADAPT=1). */
-static vkc_context *bench_context_env(bench *b, const char *name, const char *value,
-                                      const char *row)
-{
-    const char *was = getenv(name);
-    char keep[64] = "";
-    if (was)
-        snprintf(keep, sizeof(keep), "%s", was);
-    setenv(name, value, 1);
-    vkc_context *c = batch_twin(b, row);
-    if (was)
-        setenv(name, keep, 1);
-    else
-        unsetenv(name);
-    return c;
-}
-
 void scen_batch(bench *b, raw *r)
 {
     /* The old policy beside the default: a flush only every batch_size. */
-    vkc_context *fixed = bench_context_env(b, "VKC_IMM_FIXED", "1", "vkc-immediate-fixed");
+    vkc_context *fixed = bench_twin_env(b, "VKC_IMM_FIXED", "1", "vkc-immediate-fixed");
     /* Batches for an idle queue of a kernel without the epilogue (from
      * SPIR-V, VKC_EPILOGUE=0; since the seventeenth session vkc splices the
      * epilogue into SPIR-V kernels too, so vkc-immediate-spirv ends with
@@ -1273,15 +1237,15 @@ void scen_batch(bench *b, raw *r)
      * signals (=0, the default before the thirteenth session). */
     setenv("VKC_EPILOGUE", "0", 1);
     setenv("VKC_IMM_MARKER", "1", 1);
-    vkc_context *marker = batch_twin(b, "vkc-immediate-marker");
+    vkc_context *marker = bench_twin_row(b, "vkc-immediate-marker");
     setenv("VKC_IMM_MARKER", "0", 1);
-    vkc_context *unmarked = batch_twin(b, "vkc-immediate-unmarked");
+    vkc_context *unmarked = bench_twin_row(b, "vkc-immediate-unmarked");
     unsetenv("VKC_IMM_MARKER");
     unsetenv("VKC_EPILOGUE");
     /* Every batch recorded, as before a batch of the commands of a batch
      * before went as that one was recorded: what the repeat saves. */
     setenv("VKC_IMM_REUSE", "0", 1);
-    vkc_context *rerecord = batch_twin(b, "vkc-immediate-rerecord");
+    vkc_context *rerecord = bench_twin_row(b, "vkc-immediate-rerecord");
     /* The same, each fresh batch's signal chosen from the driver's mode
      * (VKC_SIGNAL_ADAPT=1, an experiment): in NVIDIA's slow mode each
      * signal cost 40-45 us (job Z36, H100: 60.8 us against 15.0 without at
@@ -1290,24 +1254,23 @@ void scen_batch(bench *b, raw *r)
      * 63.3 us to 14.8 there and stayed within 0.93-1.07 in the fast mode
      * (Z39). */
     vkc_context *readapt =
-        bench_context_env(b, "VKC_SIGNAL_ADAPT", "1", "vkc-immediate-rerecord-adapt");
+        bench_twin_env(b, "VKC_SIGNAL_ADAPT", "1", "vkc-immediate-rerecord-adapt");
     unsetenv("VKC_IMM_REUSE");
     /* Two batches taking turns, an open batch never held for the kept batch
      * it starts (VKC_IMM_HOLD_NS=0, as before): in NVIDIA's slow mode, at
      * K=256, the idle flush cut most bursts at their 128th command (H100,
      * job Z26). */
-    vkc_context *hold0 =
-        bench_context_env(b, "VKC_IMM_HOLD_NS", "0", "vkc-immediate-alternate-hold0");
+    vkc_context *hold0 = bench_twin_env(b, "VKC_IMM_HOLD_NS", "0", "vkc-immediate-alternate-hold0");
     /* Batches for an idle queue whole (VKC_IMM_SPLIT=1), as before they went
      * in pieces on a GPU, repeated and recorded every time; and recorded
      * every time in two pieces: what the pieces save or cost beside
      * vkc-immediate and its rerecord. */
     setenv("VKC_IMM_SPLIT", "1", 1);
-    vkc_context *whole = batch_twin(b, "vkc-immediate-whole");
+    vkc_context *whole = bench_twin_row(b, "vkc-immediate-whole");
     setenv("VKC_IMM_REUSE", "0", 1);
-    vkc_context *rewhole = batch_twin(b, "vkc-immediate-rerecord-whole");
+    vkc_context *rewhole = bench_twin_row(b, "vkc-immediate-rerecord-whole");
     setenv("VKC_IMM_SPLIT", "2", 1);
-    vkc_context *re2 = batch_twin(b, "vkc-immediate-rerecord-split2");
+    vkc_context *re2 = bench_twin_row(b, "vkc-immediate-rerecord-split2");
     unsetenv("VKC_IMM_SPLIT");
     /* Recorded every time, each batch with the completion epilogue (or
      * marker) and no timeline signal on a recording's first submit
@@ -1316,7 +1279,7 @@ void scen_batch(bench *b, raw *r)
      * where each took 17-40 us (experiment, eighteenth session). */
     setenv("VKC_IMM_MARKER", "1", 1);
     setenv("VKC_FIRST_SIGNAL", "0", 1);
-    vkc_context *renosig = batch_twin(b, "vkc-immediate-rerecord-nosignal");
+    vkc_context *renosig = bench_twin_row(b, "vkc-immediate-rerecord-nosignal");
     unsetenv("VKC_FIRST_SIGNAL");
     unsetenv("VKC_IMM_MARKER");
     unsetenv("VKC_IMM_REUSE");

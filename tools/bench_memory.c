@@ -252,9 +252,11 @@ done:
     raw_pipe_destroy(r, &init);
 }
 
-static void vkc_bandwidth(bench *b, bool triad, uint64_t S, uint32_t R)
+/* Through context vctx: the default grid, and unless `tag` is given one
+ * thread per element; the rows are named vkc-<op>-default[-tag]. */
+static void vkc_bandwidth(bench *b, vkc_context *vctx, const char *tag, bool triad, uint64_t S,
+                          uint32_t R)
 {
-    vkc_context *vctx = b->ctx;
     char err[512] = "";
     const char *op = triad ? "triad" : "copy";
     uint32_t nbuf = triad ? 4 : 2;
@@ -276,12 +278,13 @@ static void vkc_bandwidth(bench *b, bool triad, uint64_t S, uint32_t R)
         args[i] = (vkc_arg){.buffer = bufs[i]};
     uint32_t push = (uint32_t)n4;
     double bytes = (double)S * nbuf;
-    for (int variant_i = 0; variant_i < 2; ++variant_i) {
+    for (int variant_i = 0; variant_i < (tag ? 1 : 2); ++variant_i) {
         char variant[64];
         vkc_dispatch_desc d = {
             .kernel = k, .args = args, .arg_count = nbuf, .push = &push, .push_size = 4};
         if (variant_i == 0) {
-            snprintf(variant, sizeof(variant), "vkc-%s-default", op);
+            snprintf(variant, sizeof(variant), "vkc-%s-default%s%s", op, tag ? "-" : "",
+                     tag ? tag : "");
             d.count = n4;
         } else {
             snprintf(variant, sizeof(variant), "vkc-%s-1per", op);
@@ -291,14 +294,22 @@ static void vkc_bandwidth(bench *b, bool triad, uint64_t S, uint32_t R)
         bench_rec rec = bench_rec_init(b, variant, base);
         if (variant_i == 0 && b->feat.groups_per_sm) /* where vkc's sizing sits in the sweep */
             bench_rec_sweep(&rec, b->feat.groups_per_sm, "groups/SM");
+        vkc_stats s0, s1;
+        VTRY(vkc_context_stats(vctx, &s0));
         vkc_result res = vkc_stream(b, vctx, &d, R, &rec);
         if (res < 0) {
             bench_fail(b, variant, "%s", bench_vkc_err(vctx, res, "vkc_seq", err, sizeof(err)));
             continue;
         }
+        VTRY(vkc_context_stats(vctx, &s1));
         rec.ok =
             vkc_check(vctx, bufs[nbuf - 1], S / 4, triad ? expect_triad : expect_copy, NULL, &rec);
         set_gbps(&rec, bytes);
+        if (s1.long_waits > s0.long_waits) /* the marker wait past its spin (vkc_stats) */
+            bench_note(&rec, "%llu long waits: %llu guessed, %llu ended in the spin",
+                       (unsigned long long)(s1.long_waits - s0.long_waits),
+                       (unsigned long long)(s1.long_waits_guessed - s0.long_waits_guessed),
+                       (unsigned long long)(s1.long_waits_spun - s0.long_waits_spun));
         bench_add(b, &rec);
     }
     goto done;
@@ -316,11 +327,18 @@ void scen_bandwidth(bench *b, raw *r)
     uint64_t S = stream_bytes(b, 16u << 20);
     uint32_t R = bench_n(b, 2, 8);
     bench_progress(b, "%llu MiB per buffer", (unsigned long long)(S >> 20));
+    /* The wait's guess off (VKC_WAIT_PREDICT=0), on the same device: an
+     * 8-dispatch triad of 1 GiB buffers outlasts the marker wait's 10 ms
+     * spin on an H100. */
+    vkc_context *nopredict = bench_twin_env(b, "VKC_WAIT_PREDICT", "0", "vkc-default-nopredict");
     for (int triad = 0; triad < 2; ++triad) {
         if (r)
             raw_bandwidth(b, r, triad, S, R);
-        vkc_bandwidth(b, triad, S, R);
+        vkc_bandwidth(b, b->ctx, NULL, triad, S, R);
+        if (nopredict)
+            vkc_bandwidth(b, nopredict, "nopredict", triad, S, R);
     }
+    vkc_context_destroy(nopredict);
 }
 
 /* ---- fusion --------------------------------------------------------------------- */

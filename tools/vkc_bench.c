@@ -182,6 +182,41 @@ vkc_result bench_twin(bench *b, vkc_context **out)
     return vkc_context_wrap(&w, out);
 }
 
+/* bench_twin for row `row`: on failure the row gets a failed record and
+ * NULL. The batch rows use it so that every row meets the device
+ * raw-record-submit and vkc-immediate run on: until the twenty-third
+ * session each had a device of its own, and NVIDIA's slow and fast modes
+ * belong to a device (job Z36). */
+vkc_context *bench_twin_row(bench *b, const char *row)
+{
+    vkc_context *c = NULL;
+    vkc_result res = bench_twin(b, &c);
+    if (res == VKC_SUCCESS)
+        return c;
+    char err[512];
+    bench_vkc_err(NULL, res, "vkc_context_wrap", err, sizeof(err));
+    bench_fail(b, row, "%s", err);
+    return NULL;
+}
+
+/* The same with environment variable name set to value, which is then as it
+ * was (a job may export it for every context: jobs Z41 and Z42 export
+ * VKC_SIGNAL_ADAPT=1). */
+vkc_context *bench_twin_env(bench *b, const char *name, const char *value, const char *row)
+{
+    const char *was = getenv(name);
+    char keep[64] = "";
+    if (was)
+        snprintf(keep, sizeof(keep), "%s", was);
+    setenv(name, value, 1);
+    vkc_context *c = bench_twin_row(b, row);
+    if (was)
+        setenv(name, keep, 1);
+    else
+        unsetenv(name);
+    return c;
+}
+
 bench_rec bench_rec_init(const bench *b, const char *variant, const char *baseline)
 {
     bench_rec r;

@@ -303,7 +303,11 @@ typedef enum vkc_wait_mode {
      * VKC_WAIT_SPIN_THEN_BLOCK instead (logged, and reported in
      * vkc_context_features). Command buffers and resources are still
      * recycled only on the real timeline. Costs one extra dispatch and
-     * barrier per submission. Not used with the fence fallback. */
+     * barrier per submission. Not used with the fence fallback.
+     * On a GPU, work still running after 50 x spin_ns (10 ms) of spinning
+     * lets the driver block the thread: until shortly before the time the
+     * last such wait took (it spins again from there, and blocks until
+     * done past that time), or until done with VKC_WAIT_PREDICT=0. */
     VKC_WAIT_SPIN_MARKER,
 } vkc_wait_mode;
 
@@ -331,8 +335,9 @@ typedef struct vkc_context_desc {
      * for the whole lifetime of the context. */
     const VkAllocationCallbacks *allocator;
     vkc_wait_mode wait_mode;
-    /* Spin budget of VKC_WAIT_SPIN_THEN_BLOCK; 0 = 200 us (not on a CPU
-     * device: see vkc_wait_mode). */
+    /* Spin budget of VKC_WAIT_SPIN_THEN_BLOCK, and a fiftieth of
+     * VKC_WAIT_SPIN_MARKER's; 0 = 200 us (not on a CPU device: see
+     * vkc_wait_mode). */
     uint64_t spin_ns;
     /* DEFAULT: used where the device has them. OFF forces the fallback
      * (descriptor-set pools / fences); ON fails creation if missing. */
@@ -659,6 +664,15 @@ typedef struct vkc_stats {
      * because a timeline signal was found to cost tens of microseconds
      * (VKC_SIGNAL_ADAPT=1; see vkc_dispatch), total. */
     uint64_t immediate_quiet_batches;
+    /* Waits on the completion marker (VKC_WAIT_SPIN_MARKER) that spun
+     * their budget (50 x spin_ns, on a GPU) and then let the driver block,
+     * total; of those, the ones that blocked only until shortly before the
+     * time the last such wait took and then spun again (VKC_WAIT_PREDICT,
+     * the default: on), and of these, the ones whose spin saw the work
+     * end (the others blocked again until it did). */
+    uint64_t long_waits;
+    uint64_t long_waits_guessed;
+    uint64_t long_waits_spun;
 } vkc_stats;
 
 VKC_API vkc_result vkc_context_stats(vkc_context *ctx, vkc_stats *out);
