@@ -379,14 +379,14 @@ def sweep_rows(recs, rows):
                      "%.3f" % (sig["p50_us"] / quiet["p50_us"]),
                      "report (above 2: the slow mode)", "report"))
     # Every batch recorded, each fresh submit's signal chosen from the
-    # driver's mode (VKC_SIGNAL_ADAPT=1, an experiment) vs always signalling
-    # (the default): in NVIDIA's slow mode each signal cost 40-45 us (job
-    # Z36). Two batches taking turns, an open batch held while it starts a
+    # driver's mode (VKC_SIGNAL_ADAPT=1, the default on a GPU since the
+    # twenty-fourth session) vs always signalling (VKC_SIGNAL_ADAPT=0): in
+    # NVIDIA's slow mode each signal cost 40-45 us (job Z36). Two batches taking turns, an open batch held while it starts a
     # kept one (the default) vs never held (VKC_IMM_HOLD_NS=0): in that mode
     # the idle flush cut bursts of 256 at their 128th (job Z26).
-    pairs = (("vkc-immediate-rerecord-adapt", "vkc-immediate-rerecord", (1, 16, 256, 1024),
+    pairs = (("vkc-immediate-rerecord-adapt", "vkc-immediate-rerecord-signal", (1, 16, 256, 1024),
               "every batch recorded, K=%d: signals chosen from the driver's mode "
-              "(VKC_SIGNAL_ADAPT=1) vs every fresh submit signalling"),
+              "(VKC_SIGNAL_ADAPT=1) vs every fresh submit signalling (=0)"),
              ("vkc-immediate-alternate", "vkc-immediate-alternate-hold0", (256, 1024),
               "two batches taking turns, K=%d: held while it starts a kept batch vs never "
               "held (VKC_IMM_HOLD_NS=0)"))

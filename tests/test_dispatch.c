@@ -2325,15 +2325,15 @@ static void test_first_signal_off(void **state)
     vkc_kernel_destroy(inpl);
 }
 
-/* VKC_SIGNAL_ADAPT=1 with every verdict quiet (VKC_SIGNAL_SLOW_US "0") or
- * none ("1000000"), immediate batches recorded every time
- * (VKC_IMM_REUSE=0) and ended by flushes only (VKC_IMM_FIXED=1), on the
- * marker context. */
-static int setup_adapt(void **state, const char *slow)
+/* VKC_SIGNAL_ADAPT as adapt (NULL: unset, the device's default) with
+ * every verdict quiet (VKC_SIGNAL_SLOW_US "0") or none ("1000000"),
+ * immediate batches recorded every time (VKC_IMM_REUSE=0) and ended by
+ * flushes only (VKC_IMM_FIXED=1), on the marker context. */
+static int setup_adapt_as(void **state, const char *adapt, const char *slow)
 {
     static const char *const names[] = {"VKC_SIGNAL_ADAPT", "VKC_SIGNAL_SLOW_US", "VKC_IMM_REUSE",
                                         "VKC_IMM_FIXED", "VKC_FIRST_SIGNAL"};
-    const char *vals[] = {"1", slow, "0", "1", NULL};
+    const char *vals[] = {adapt, slow, "0", "1", NULL};
     env_held held[5];
     for (int i = 0; i < 5; ++i)
         env_put(&held[i], names[i], vals[i], true);
@@ -2345,12 +2345,17 @@ static int setup_adapt(void **state, const char *slow)
 
 static int setup_adapt_slow(void **state)
 {
-    return setup_adapt(state, "0");
+    return setup_adapt_as(state, "1", "0");
 }
 
 static int setup_adapt_fast(void **state)
 {
-    return setup_adapt(state, "1000000");
+    return setup_adapt_as(state, "1", "1000000");
+}
+
+static int setup_adapt_default(void **state)
+{
+    return setup_adapt_as(state, NULL, "0");
 }
 
 /* Immediate batches recorded every time choose their timeline signal from
@@ -2408,6 +2413,31 @@ static void test_signal_adapt_slow(void **state)
 static void test_signal_adapt_fast(void **state)
 {
     test_signal_adapt(state, false);
+}
+
+/* VKC_SIGNAL_ADAPT unset (setup_adapt_default, every verdict quiet where
+ * it is on): on a GPU it is on, as in test_signal_adapt_slow; on a CPU
+ * device it is off, so every fresh batch signals and none goes quiet.
+ * Results against the CPU. */
+static void test_signal_adapt_default(void **state)
+{
+    vkc_context *ctx = *state;
+    if (vkc_context_device(ctx)->type != VKC_DEVICE_TYPE_CPU) {
+        test_signal_adapt(state, true);
+        return;
+    }
+    enum { N = 64, BATCHES = 100 };
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *y = buffer(ctx, N * 4);
+    assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
+    const vkc_stats s0 = stats_of(ctx);
+    const uint32_t ry = rerecord_batches(ctx, inpl, y, N, BATCHES);
+    const vkc_stats s1 = stats_of(ctx);
+    expect_all(y, N, ry);
+    assert_int_equal(s1.immediate_quiet_batches, s0.immediate_quiet_batches);
+    assert_true(s1.timeline_signals - s0.timeline_signals >= BATCHES);
+    vkc_buffer_destroy(y);
+    vkc_kernel_destroy(inpl);
 }
 
 /* Batches of more than 16 commands are no samples: with every verdict
@@ -2667,6 +2697,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_signal_adapt_slow, setup_adapt_slow,
                                         vkc_test_teardown),
         cmocka_unit_test_setup_teardown(test_signal_adapt_fast, setup_adapt_fast,
+                                        vkc_test_teardown),
+        cmocka_unit_test_setup_teardown(test_signal_adapt_default, setup_adapt_default,
                                         vkc_test_teardown),
         cmocka_unit_test_setup_teardown(test_signal_adapt_big, setup_adapt_slow,
                                         vkc_test_teardown),

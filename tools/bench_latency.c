@@ -1255,6 +1255,11 @@ void scen_batch(bench *b, raw *r)
      * (Z39). */
     vkc_context *readapt =
         bench_twin_env(b, "VKC_SIGNAL_ADAPT", "1", "vkc-immediate-rerecord-adapt");
+    /* And with every fresh submit signalling (VKC_SIGNAL_ADAPT=0: the
+     * default before the twenty-fourth session, and still on a CPU
+     * device). */
+    vkc_context *resignal =
+        bench_twin_env(b, "VKC_SIGNAL_ADAPT", "0", "vkc-immediate-rerecord-signal");
     unsetenv("VKC_IMM_REUSE");
     /* Two batches taking turns, an open batch never held for the kept batch
      * it starts (VKC_IMM_HOLD_NS=0, as before): in NVIDIA's slow mode, at
@@ -1316,6 +1321,11 @@ void scen_batch(bench *b, raw *r)
              .ctx = readapt,
              .glsl = true,
              .ways = 1},
+            {.name = "vkc-immediate-rerecord-signal",
+             .on = resignal,
+             .ctx = resignal,
+             .glsl = true,
+             .ways = 1},
             {.name = "vkc-immediate-rerecord-nosignal",
              .on = renosig,
              .ctx = renosig,
@@ -1354,6 +1364,7 @@ void scen_batch(bench *b, raw *r)
     vkc_context_destroy(unmarked);
     vkc_context_destroy(rerecord);
     vkc_context_destroy(readapt);
+    vkc_context_destroy(resignal);
     vkc_context_destroy(hold0);
     vkc_context_destroy(renosig);
     vkc_context_destroy(whole);

@@ -662,7 +662,7 @@ typedef struct vkc_stats {
     /* Freshly recorded immediate batches that went quiet (each with the
      * completion marker, its submits signalling nothing), to measure or
      * because a timeline signal was found to cost tens of microseconds
-     * (VKC_SIGNAL_ADAPT=1; see vkc_dispatch), total. */
+     * (VKC_SIGNAL_ADAPT, on by default on a GPU; see vkc_dispatch), total. */
     uint64_t immediate_quiet_batches;
     /* Waits on the completion marker (VKC_WAIT_SPIN_MARKER) that spun
      * their budget (50 x spin_ns, on a GPU) and then let the driver block,
@@ -1617,8 +1617,9 @@ VKC_API vkc_result vkc_seq_dispatch_cooperative(vkc_seq *seq, const vkc_dispatch
  * batches go whole until one takes less (vkc_stats.immediate_slow_submits).
  * In NVIDIA's slow mode few submits of pieces were slow, and pieces still
  * lost there (their timeline signals cost: see BENCHMARKS.md).
- * With VKC_SIGNAL_ADAPT=1 (an experiment; needs timeline semaphores),
- * each fresh batch's timeline signal is chosen from what it costs: the
+ * On a GPU with timeline semaphores (VKC_SIGNAL_ADAPT: on by default
+ * there, off on a CPU device; 1 or 0 decides), each fresh batch's
+ * timeline signal is chosen from what it costs: the
  * flushes of 16 fresh batches of at most 16 commands that signal are set
  * against the next 16 that go quiet (each with the completion marker, its
  * submit signalling nothing). Where the quiet median is VKC_SIGNAL_SLOW_US
