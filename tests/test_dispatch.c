@@ -2363,9 +2363,12 @@ static int setup_adapt_default(void **state)
  * signal (recordings into new units are no samples), a window of 16 quiet
  * ones (marked, no signal), then a stretch of 256 batches on the verdict,
  * the windows again, and 512 on the next. Every verdict quiet: all but the
- * signalled windows go quiet; none: only the quiet windows do. Results
- * against the CPU either way, under validation. */
-static void test_signal_adapt(void **state, bool slow)
+ * signalled windows go quiet; none: only the quiet windows do; off
+ * (ADAPT_OFF), none goes quiet. Results against the CPU each way, under
+ * validation. */
+enum { ADAPT_SLOW, ADAPT_FAST, ADAPT_OFF };
+
+static void test_signal_adapt(void **state, int mode)
 {
     vkc_context *ctx = *state;
     enum { N = 256, BATCHES = 400, WINDOW = 16, SPAN = 256 };
@@ -2381,7 +2384,10 @@ static void test_signal_adapt(void **state, bool slow)
         assert_int_equal(out[i], ry);
     const uint64_t quiet = s1.immediate_quiet_batches - s0.immediate_quiet_batches;
     const uint64_t signals = s1.timeline_signals - s0.timeline_signals;
-    if (slow) {
+    if (mode == ADAPT_OFF) {
+        assert_int_equal(quiet, 0);
+        assert_true(signals >= BATCHES);
+    } else if (mode == ADAPT_SLOW) {
         /* Both quiet windows and the stretch of 256; not the two
          * signalled windows (16 or more each). */
         assert_true(quiet >= 2 * WINDOW + SPAN && quiet <= BATCHES - 2 * WINDOW);
@@ -2407,37 +2413,21 @@ static void test_signal_adapt(void **state, bool slow)
 
 static void test_signal_adapt_slow(void **state)
 {
-    test_signal_adapt(state, true);
+    test_signal_adapt(state, ADAPT_SLOW);
 }
 
 static void test_signal_adapt_fast(void **state)
 {
-    test_signal_adapt(state, false);
+    test_signal_adapt(state, ADAPT_FAST);
 }
 
 /* VKC_SIGNAL_ADAPT unset (setup_adapt_default, every verdict quiet where
  * it is on): on a GPU it is on, as in test_signal_adapt_slow; on a CPU
- * device it is off, so every fresh batch signals and none goes quiet.
- * Results against the CPU. */
+ * device it is off, so every fresh batch signals and none goes quiet. */
 static void test_signal_adapt_default(void **state)
 {
-    vkc_context *ctx = *state;
-    if (vkc_context_device(ctx)->type != VKC_DEVICE_TYPE_CPU) {
-        test_signal_adapt(state, true);
-        return;
-    }
-    enum { N = 64, BATCHES = 100 };
-    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
-    vkc_buffer *y = buffer(ctx, N * 4);
-    assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
-    const vkc_stats s0 = stats_of(ctx);
-    const uint32_t ry = rerecord_batches(ctx, inpl, y, N, BATCHES);
-    const vkc_stats s1 = stats_of(ctx);
-    expect_all(y, N, ry);
-    assert_int_equal(s1.immediate_quiet_batches, s0.immediate_quiet_batches);
-    assert_true(s1.timeline_signals - s0.timeline_signals >= BATCHES);
-    vkc_buffer_destroy(y);
-    vkc_kernel_destroy(inpl);
+    const bool cpu = vkc_context_device(*state)->type == VKC_DEVICE_TYPE_CPU;
+    test_signal_adapt(state, cpu ? ADAPT_OFF : ADAPT_SLOW);
 }
 
 /* Batches of more than 16 commands are no samples: with every verdict
