@@ -51,7 +51,7 @@ struct vkc__imm {
     uint64_t slow_ns;
     bool slow;
     /* Whether a fresh batch's submit signals the timeline, chosen from what
-     * the driver does (VKC_SIGNAL_ADAPT=1; signal_adapt.c). */
+     * the driver does (VKC_SIGNAL_ADAPT; signal_adapt.c). */
     vkc__signal_adapt adapt;
     uint64_t opened_ns; /* when the open batch got its first command */
     uint64_t hold_ns;   /* VKC_IMM_HOLD_NS: vkc__imm_held's pace per command */

@@ -1,5 +1,5 @@
 /* Immediate mode's choice of a fresh batch's timeline signal
- * (VKC_SIGNAL_ADAPT=1, an experiment): shared by immediate.c and
+ * (VKC_SIGNAL_ADAPT, on by default on a GPU): shared by immediate.c and
  * signal_adapt.c only. */
 #ifndef VKC_SIGNAL_ADAPT_H
 #define VKC_SIGNAL_ADAPT_H

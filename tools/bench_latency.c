@@ -1247,7 +1247,8 @@ void scen_batch(bench *b, raw *r)
     setenv("VKC_IMM_REUSE", "0", 1);
     vkc_context *rerecord = bench_twin_row(b, "vkc-immediate-rerecord");
     /* The same, each fresh batch's signal chosen from the driver's mode
-     * (VKC_SIGNAL_ADAPT=1, an experiment): in NVIDIA's slow mode each
+     * (VKC_SIGNAL_ADAPT=1, the default on a GPU since the twenty-fourth
+     * session): in NVIDIA's slow mode each
      * signal cost 40-45 us (job Z36, H100: 60.8 us against 15.0 without at
      * K=1). Its first forms cut that mode's 73-78 us to 19-20 (job Z37)
      * but lost 5-13% from K=256 in the fast mode (Z38); the third took

@@ -200,7 +200,7 @@ vkc_context *bench_twin_row(bench *b, const char *row)
 }
 
 /* The same with environment variable name set to value, which is then as it
- * was (a job may export it for every context: jobs Z41 and Z42 export
+ * was (a job may export it for every context: job Z41 exported
  * VKC_SIGNAL_ADAPT=1). */
 vkc_context *bench_twin_env(bench *b, const char *name, const char *value, const char *row)
 {
