@@ -87,6 +87,9 @@ uint64_t vkc__completed_value(vkc_context *ctx)
  * polling throughout (24 waits each, 2-core VM; BENCHMARKS.md, lavapipe,
  * 2026-12-06). A yielding poll gives the core up whenever one of the
  * device's threads can run. */
+static vkc_result vkc__wait_long(vkc_context *ctx, uint64_t value, bool marker, bool timeline,
+                                 uint64_t start, uint64_t timeout_ns);
+
 vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns,
                            vkc_wait_mode mode)
 {
@@ -109,7 +112,8 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
     vkc_result r;
     /* A CPU device polls, yielding, until the deadline (above); a look
      * (timeout 0) does not yield. */
-    const bool cpu_polls = ctx->info.type == VKC_DEVICE_TYPE_CPU && timeout_ns;
+    const bool cpu_polls =
+        ctx->info.type == VKC_DEVICE_TYPE_CPU && timeout_ns && !ctx->test_wait_long;
     if (mode != VKC_WAIT_BLOCK) {
         uint64_t spin_end = mode == VKC_WAIT_SPIN || cpu_polls
                                 ? deadline
@@ -126,6 +130,10 @@ vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns
         }
         if (mode == VKC_WAIT_SPIN || vkc__now_ns() >= deadline)
             return VKC_TIMEOUT;
+        /* Spun its budget: block until shortly before the last such wait's
+         * time, then spin (vkc__wait_long). */
+        if (mode == VKC_WAIT_SPIN_THEN_BLOCK)
+            return vkc__wait_long(ctx, value, false, true, start, timeout_ns);
     }
     /* Block in the driver for what is left of the timeout, on a value that a
      * submit signals. */
@@ -420,18 +428,22 @@ void vkc__drain_or_idle(vkc_context *ctx)
     }
 }
 
-/* Whether the marker wait sees value complete: its count, or the timeline
- * where value's submit went without the marker. */
-static bool vkc__results_seen(vkc_context *ctx, uint64_t value, bool timeline, vkc_result *r)
+/* Whether a wait sees value complete: the marker's count (marker), or the
+ * timeline (timeline: value's submit went without the marker, or the wait
+ * is VKC_WAIT_SPIN_THEN_BLOCK's). */
+static bool vkc__results_seen(vkc_context *ctx, uint64_t value, bool marker, bool timeline,
+                              vkc_result *r)
 {
     *r = VKC_SUCCESS;
-    if (vkc__marker_done(ctx, value))
+    if (marker && vkc__marker_done(ctx, value))
         return true;
     return timeline && vkc__poll_completed(ctx, r) >= value;
 }
 
-/* The marker wait of a GPU once it has spun its budget (50 x spin_ns, so
- * long work does not hold a core). A block in the driver ends when the
+/* A wait of a GPU once it has spun its budget (the marker wait's 50 x
+ * spin_ns, VKC_WAIT_SPIN_THEN_BLOCK's spin_ns: so long work does not hold
+ * a core), spinning on the marker's count (marker) or the timeline. A
+ * block in the driver ends when the
  * driver wakes the thread, which on NVIDIA's proprietary driver comes
  * about 0.1 ms after the work ends (an 11 ms triad on the H100, job Z41:
  * 1.0% slower than a spinning raw wait, against 0.1% for a 5.7 ms copy
@@ -440,8 +452,8 @@ static bool vkc__results_seen(vkc_context *ctx, uint64_t value, bool timeline, v
  * shortly before the time the last long wait took, then spins on the
  * count; where the work runs past that plus the margin, it blocks again
  * until done. A wrong guess costs at most the margin's spin twice. */
-static vkc_result vkc__wait_long(vkc_context *ctx, uint64_t value, bool timeline, uint64_t start,
-                                 uint64_t timeout_ns)
+static vkc_result vkc__wait_long(vkc_context *ctx, uint64_t value, bool marker, bool timeline,
+                                 uint64_t start, uint64_t timeout_ns)
 {
     const uint64_t guess = atomic_load_explicit(&ctx->wait_long_ns, memory_order_relaxed);
     const uint64_t margin = VKC_MAX(ctx->features.spin_ns, guess / 32);
@@ -455,7 +467,7 @@ static vkc_result vkc__wait_long(vkc_context *ctx, uint64_t value, bool timeline
             goto done;
         const uint64_t spin_end = VKC_MIN(guess + margin, timeout_ns);
         for (uint32_t spins = 1;; ++spins) {
-            if (vkc__results_seen(ctx, value, timeline, &r)) {
+            if (vkc__results_seen(ctx, value, marker, timeline, &r)) {
                 VKC_STAT_ADD(ctx, long_waits_spun, 1);
                 goto done;
             }
@@ -507,7 +519,7 @@ vkc_result vkc__wait_results(vkc_context *ctx, uint64_t value, uint64_t timeout_
             if (ns >= timeout_ns)
                 return VKC_TIMEOUT;
             if (ns >= ctx->features.spin_ns * 50 && !cpu)
-                return vkc__wait_long(ctx, value, timeline, start, timeout_ns);
+                return vkc__wait_long(ctx, value, true, timeline, start, timeout_ns);
             if (cpu && !timeline) /* the timeline's polls yield each time */
                 sched_yield();
         }

@@ -280,9 +280,12 @@ typedef enum vkc_wait_mode {
      * creation (see there), else VKC_WAIT_SPIN_THEN_BLOCK.
      * vkc_context_features says which, and why. */
     VKC_WAIT_DEFAULT = 0,
-    VKC_WAIT_SPIN_THEN_BLOCK, /* poll for spin_ns, then block */
-    VKC_WAIT_BLOCK,           /* block in the driver at once */
-    VKC_WAIT_SPIN,            /* poll until done or the timeout */
+    /* Poll for spin_ns, then (on a GPU) block until shortly before the
+     * time the last such wait took and poll again, as VKC_WAIT_SPIN_MARKER
+     * does past its budget. */
+    VKC_WAIT_SPIN_THEN_BLOCK,
+    VKC_WAIT_BLOCK, /* block in the driver at once */
+    VKC_WAIT_SPIN,  /* poll until done or the timeout */
     /* Every submission ends with a tiny dispatch that counts completed
      * submissions in host-visible memory (after a barrier that makes all
      * earlier writes available to the host); vkc_wait and vkc_poll spin on
@@ -664,12 +667,12 @@ typedef struct vkc_stats {
      * because a timeline signal was found to cost tens of microseconds
      * (VKC_SIGNAL_ADAPT, on by default on a GPU; see vkc_dispatch), total. */
     uint64_t immediate_quiet_batches;
-    /* Waits on the completion marker (VKC_WAIT_SPIN_MARKER) that spun
-     * their budget (50 x spin_ns, on a GPU) and then let the driver block,
-     * total; of those, the ones that blocked only until shortly before the
-     * time the last such wait took and then spun again (VKC_WAIT_PREDICT,
-     * the default: on), and of these, the ones whose spin saw the work
-     * end (the others blocked again until it did). */
+    /* Waits on a GPU that spun their budget (VKC_WAIT_SPIN_MARKER: 50 x
+     * spin_ns; VKC_WAIT_SPIN_THEN_BLOCK: spin_ns) and then let the driver
+     * block, total; of those, the ones that blocked only until shortly
+     * before the time the last such wait took and then spun again
+     * (VKC_WAIT_PREDICT, the default: on), and of these, the ones whose
+     * spin saw the work end (the others blocked again until it did). */
     uint64_t long_waits;
     uint64_t long_waits_guessed;
     uint64_t long_waits_spun;
