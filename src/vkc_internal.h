@@ -411,6 +411,7 @@ typedef struct vkc__pool {
     vkc__cmd *free_head;                   /* done, the one freed last on top */
     vkc__cmd *pending_head, *pending_tail; /* released, in submit order */
     uint32_t pending_n;                    /* units on the pending list */
+    uint32_t trim; /* units still to destroy as they come back (vkc__pool_trim) */
 } vkc__pool;
 
 /* Take a recording unit and begin its command buffer (ONE_TIME_SUBMIT off,
@@ -430,6 +431,10 @@ void vkc__cmd_release(vkc_context *ctx, vkc__cmd *cmd);
 /* Retire the units whose last submit completed: each lets go of its hold
  * (outside the pool lock). Polls the driver at most once. Thread-safe. */
 void vkc__pool_retire(vkc_context *ctx);
+/* The pool is to shrink to `keep` units: as units come back, the coldest
+ * free ones beyond that are destroyed, once (immediate mode calls it where
+ * a quiet stretch ends: signal_adapt.c). Thread-safe. */
+void vkc__pool_trim(vkc_context *ctx, uint32_t keep);
 /* vkc_context_destroy, after its wait: every unit lets go of its hold, as
  * if its work completed (the device is idle or nothing will run again). */
 void vkc__pool_drop(vkc_context *ctx);
