@@ -162,12 +162,6 @@ static void vkc__free_push_locked(vkc__pool *p, vkc__cmd *chain, vkc__cmd *last)
     p->free_head = chain;
 }
 
-/* Retired units let go of their holds, then join the free list; where
- * `take` points at NULL, the top of the list goes there, under the same
- * lock. The holds go outside the pool lock: the last reference of an
- * object runs its free function, which takes objects_lock and the
- * allocator's lock (lock order: pool.lock is never held while either is
- * taken). */
 /* Caller holds pool.lock: cut up to p->trim units off the bottom of the
  * free list (the ones freed longest ago), leaving one; returns them. */
 static vkc__cmd *vkc__free_cut_locked(vkc__pool *p)
@@ -187,6 +181,13 @@ static vkc__cmd *vkc__free_cut_locked(vkc__pool *p)
     return dead;
 }
 
+/* Retired units let go of their holds, then join the free list; where
+ * `take` points at NULL, the top of the list goes there, under the same
+ * lock. The holds go outside the pool lock: the last reference of an
+ * object runs its free function, which takes objects_lock and the
+ * allocator's lock (lock order: pool.lock is never held while either is
+ * taken). Units a trim still wants (vkc__pool_trim) go from the
+ * bottom of the list, destroyed outside the lock. */
 static void vkc__settle(vkc_context *ctx, vkc__cmd *chain, vkc__cmd **take)
 {
     if (!chain)

@@ -1361,12 +1361,12 @@ struct vkc_context {
      * marker, "atomic" adds to the host word instead of storing to it. */
     bool marker_lean, marker_atomic;
     bool wait_auto; /* wait_mode was DEFAULT: the self-test decides */
-    /* The marker wait past its spin budget (wait.c, vkc__wait_long): how
-     * long the last such wait took from its start, 0 before one finished
-     * (VKC_WAIT_PREDICT=0: never set). */
+    /* A wait past its spin budget (wait.c, vkc__wait_long: the marker's,
+     * VKC_WAIT_SPIN_THEN_BLOCK's): how long the last such wait took from
+     * its start, 0 before one finished (VKC_WAIT_PREDICT=0: never set). */
     atomic_uint_fast64_t wait_long_ns;
     bool wait_predict;
-    /* Test-only: a CPU device's marker wait takes the GPU's long path. */
+    /* Test-only: a CPU device's waits take the GPU's long path. */
     bool test_wait_long;
     /* Test-only: the marker's barriers are recorded, its dispatch is not (the
      * count never moves), to prove the self-test catches it. */

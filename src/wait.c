@@ -77,6 +77,9 @@ uint64_t vkc__completed_value(vkc_context *ctx)
     return vkc__poll_completed(ctx, &r);
 }
 
+static vkc_result vkc__wait_long(vkc_context *ctx, uint64_t value, bool marker, bool timeline,
+                                 uint64_t start, uint64_t timeout_ns);
+
 /* On a CPU device (lavapipe) the default and spin-then-block waits poll
  * until their deadline, yielding the core, and never block in the driver
  * (VKC_WAIT_BLOCK still does). The device is the host's own threads, which
@@ -87,9 +90,6 @@ uint64_t vkc__completed_value(vkc_context *ctx)
  * polling throughout (24 waits each, 2-core VM; BENCHMARKS.md, lavapipe,
  * 2026-12-06). A yielding poll gives the core up whenever one of the
  * device's threads can run. */
-static vkc_result vkc__wait_long(vkc_context *ctx, uint64_t value, bool marker, bool timeline,
-                                 uint64_t start, uint64_t timeout_ns);
-
 vkc_result vkc__wait_value(vkc_context *ctx, uint64_t value, uint64_t timeout_ns,
                            vkc_wait_mode mode)
 {
@@ -441,16 +441,15 @@ static bool vkc__results_seen(vkc_context *ctx, uint64_t value, bool marker, boo
 }
 
 /* A wait of a GPU once it has spun its budget (the marker wait's 50 x
- * spin_ns, VKC_WAIT_SPIN_THEN_BLOCK's spin_ns: so long work does not hold
- * a core), spinning on the marker's count (marker) or the timeline. A
- * block in the driver ends when the
- * driver wakes the thread, which on NVIDIA's proprietary driver comes
- * about 0.1 ms after the work ends (an 11 ms triad on the H100, job Z41:
- * 1.0% slower than a spinning raw wait, against 0.1% for a 5.7 ms copy
- * that stayed within the budget). Long work is mostly the same work again
- * (a replayed sequence, a frame's batch), so the wait blocks only until
- * shortly before the time the last long wait took, then spins on the
- * count; where the work runs past that plus the margin, it blocks again
+ * spin_ns, VKC_WAIT_SPIN_THEN_BLOCK's spin_ns: so long work does not hold a
+ * core), spinning on the marker's count (marker) or the timeline. A block
+ * in the driver ends when the driver wakes the thread, which on NVIDIA's
+ * proprietary driver comes about 0.1 ms after the work ends (an 11 ms triad
+ * on the H100, job Z41: 1.0% slower than a spinning raw wait, against 0.1%
+ * for a 5.7 ms copy that stayed within the budget). Long work is mostly the
+ * same work again (a replayed sequence, a frame's batch), so the wait
+ * blocks only until shortly before the time the last long wait took, then
+ * spins; where the work runs past that plus the margin, it blocks again
  * until done. A wrong guess costs at most the margin's spin twice. */
 static vkc_result vkc__wait_long(vkc_context *ctx, uint64_t value, bool marker, bool timeline,
                                  uint64_t start, uint64_t timeout_ns)
