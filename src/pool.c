@@ -36,9 +36,10 @@
  * empty, which made one unit more every round (a loop of fresh batches of
  * one went from 2 units to 129, as many as VKC_SIGNAL_EVERY allows). Every
  * free unit then comes round in turn, each cold on its first long
- * recording: after such a quiet stretch, fresh batches of 1,024 and 4,096
- * commands took 7-10% longer than the same on a small pool, in NVIDIA's
- * slow mode (H100, job Z41: dispatch calls p50 1,112 us against 897). */
+ * recording (H100, job Z41, slow mode: dispatch calls p50 1,112 us against
+ * 897 at 1,024 commands). Bounded, the pool stays at 18-20 units on the
+ * H100 (job Z43), yet the slow mode's loss from 256 commands stayed: see
+ * vkc__pool_trim. */
 #define VKC_ASK_PENDING 16u
 
 /* ---- recording units --------------------------------------------------------- */

@@ -19,11 +19,12 @@ enum { VKC_SIGNAL_MEASURE, VKC_SIGNAL_MEASURE_QUIET, VKC_SIGNAL_STRETCH };
 void vkc__signal_adapt_init(vkc_context *ctx, vkc__signal_adapt *a)
 {
     *a = (vkc__signal_adapt){.span_signal = VKC_SIGNAL_SPAN_MIN, .span_quiet = VKC_SIGNAL_SPAN_MIN};
-    /* On by default on a GPU: 45 passes on an H100 (jobs Z39, Z41, Z43;
-     * BENCHMARKS.md, twenty-fourth session) took a fresh batch of one from
-     * 44-47 us to 13.5-14 in NVIDIA's slow mode and stayed within 0.97-1.01
-     * of always signalling in the fast mode once the pool was bounded
-     * (ea0a4c4). Off on a CPU device, whose signals cost nothing. */
+    /* On by default on a GPU: with the pool bounded (ea0a4c4), 24 passes on
+     * an H100 (job Z43; BENCHMARKS.md, twenty-fourth session) took a fresh
+     * batch of one from 44-45 us to 13.4-14.1 in NVIDIA's slow mode and
+     * stayed within 0.97-1.01 of always signalling in the fast mode; the
+     * slow mode's loss from 256 commands is in signal_adapt.h. Off on a CPU
+     * device, whose signals cost nothing. */
     bool on = ctx->info.type != VKC_DEVICE_TYPE_CPU;
     vkc__env_flag(ctx, "VKC_SIGNAL_ADAPT", "the default: on, off on a CPU device", &on);
     a->on = on && ctx->features.timeline_semaphores && !ctx->first_signal_fixed;

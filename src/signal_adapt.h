@@ -26,13 +26,14 @@
  * lavapipe. This one took a fresh batch of one from 63.3 to 14.8 us in an
  * H100's slow mode and stayed within 0.93-1.07 in the fast mode, but lost
  * 6-14% from 256 commands in its one slow pass (job Z39; BENCHMARKS.md,
- * twenty-second session). With both rows on one device (job Z41, twenty-
- * third session) the slow pass gave 0.33 at one command and 0.76 at 16, but
- * again 1.07-1.19 from 256, and the fast mode 1-4% above: off by default.
- * The loss from 256 most likely came from the pool, grown to 129 units in
- * the quiet stretch and then all cold (pool.c, VKC_ASK_PENDING; bounded
- * since, to be measured again). Under validation the layer's time joins
- * the signalled window's. Guarded by the immediate mode's lock. */
+ * twenty-second session). With both rows on one device and the pool
+ * bounded (pool.c, VKC_ASK_PENDING), 24 passes (job Z43, twenty-fourth
+ * session) gave 0.30-0.31 at one command and 0.66-0.67 at 16 in the slow
+ * mode, 0.97-1.01 everywhere in the fast mode, but still 1.08-1.09 at 256
+ * and 1.02-1.03 at 1024 in the slow mode: on by default on a GPU since.
+ * Where quiet batches end, the pool shrinks back (vkc__pool_trim), against
+ * that loss; not measured on a GPU yet. Under validation the layer's time
+ * joins the signalled window's. Guarded by the immediate mode's lock. */
 typedef struct vkc__signal_adapt {
     bool on;
     bool quiet;    /* fresh batches carry the marker, their submits no signal */
