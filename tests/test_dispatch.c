@@ -2466,6 +2466,77 @@ static void test_signal_adapt_default(void **state)
     test_signal_adapt(state, cpu ? ADAPT_OFF : ADAPT_SLOW);
 }
 
+/* After a burst (24 new recordings of a sequence held behind a closed
+ * gate, one unit each), a steady flow of fresh batches, each waited for on the marker,
+ * reuses a few warm units rather than taking every unit the burst made in
+ * turn: the pool retires the oldest pending unit as soon as the marker says
+ * it ran and its signal was submitted, before it pops a free one. Before
+ * that it retired only once the free list was empty, so all 24 went round.
+ * No new units; results against the CPU. */
+static int setup_pool_warm(void **state)
+{
+    return setup_adapt_as(state, "0", NULL);
+}
+
+static void test_pool_warm(void **state)
+{
+    vkc_context *ctx = *state;
+    enum { N = 256, BURST = 24, STEADY = 96 };
+    vkc_kernel *inpl = glsl_kernel(ctx, INPLACE_GLSL, "inplace");
+    vkc_buffer *x = buffer(ctx, N * 4), *y = buffer(ctx, N * 4);
+    assert_int_equal(vkc_buffer_fill(x, 0, N * 4, 0), VKC_SUCCESS);
+    assert_int_equal(vkc_buffer_fill(y, 0, N * 4, 0), VKC_SUCCESS);
+    vkc_seq *s = inplace_seq(ctx, inpl, x, N);
+    uint32_t rx = 0, ry = 0;
+    vkc_ticket t = {0};
+    VkSemaphore gate = gate_close(ctx);
+    vkc_result r = VKC_SUCCESS;
+    for (uint32_t i = 0; i < BURST && r == VKC_SUCCESS; ++i) {
+        /* New push constants: a new recording, a unit each. */
+        const push3 q = {N, 1, 1 + (i & 7)};
+        r = vkc_seq_set_push(s, 0, &q, sizeof(q));
+        if (r == VKC_SUCCESS)
+            r = vkc_seq_submit(s, &t);
+        rx += q.b;
+    }
+    gate_open(ctx, gate); /* before any check can fail */
+    assert_int_equal(r, VKC_SUCCESS);
+    assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+    ctx->vk.vkDestroySemaphore(ctx->device, gate, NULL);
+    const uint64_t units = stats_of(ctx).command_buffers;
+    assert_true(units >= BURST);
+    const void *used[STEADY];
+    uint32_t distinct = 0;
+    for (uint32_t i = 0; i < STEADY; ++i) {
+        enqueue_inplace(ctx, inpl, y, (push3){N, 3, i & 15});
+        ry = ry * 3 + (i & 15);
+        assert_int_equal(vkc_flush(ctx, &t), VKC_SUCCESS);
+        const void *u = ctx->pool.pending_tail; /* the unit just submitted */
+        assert_non_null(u);
+        assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
+        uint32_t k = 0;
+        while (k < distinct && used[k] != u)
+            ++k;
+        if (k == distinct)
+            used[distinct++] = u;
+    }
+    printf("%u distinct units over %d waited batches, %llu alive after a burst of %d\n", distinct,
+           STEADY, (unsigned long long)units, BURST);
+    assert_true(distinct <= 4); /* 24 or more without */
+    assert_int_equal(stats_of(ctx).command_buffers, units);
+    uint32_t out[N];
+    assert_int_equal(vkc_buffer_download(x, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        assert_int_equal(out[i], rx);
+    assert_int_equal(vkc_buffer_download(y, 0, out, sizeof(out)), VKC_SUCCESS);
+    for (uint32_t i = 0; i < N; ++i)
+        assert_int_equal(out[i], ry);
+    vkc_seq_destroy(s);
+    vkc_buffer_destroy(x);
+    vkc_buffer_destroy(y);
+    vkc_kernel_destroy(inpl);
+}
+
 /* Batches of more than 16 commands are no samples: with every verdict
  * quiet, a flow of them never goes quiet (it signals, as before), and its
  * results are right. */
@@ -2728,6 +2799,7 @@ int main(void)
                                         vkc_test_teardown),
         cmocka_unit_test_setup_teardown(test_signal_adapt_big, setup_adapt_slow,
                                         vkc_test_teardown),
+        cmocka_unit_test_setup_teardown(test_pool_warm, setup_pool_warm, vkc_test_teardown),
         T(test_plain_long),
         T(test_unit_reuse),
         cmocka_unit_test_setup_teardown(test_simultaneous_off, setup_simultaneous_off,
