@@ -2502,7 +2502,6 @@ static void test_pool_warm(void **state)
     gate_open(ctx, gate); /* before any check can fail */
     assert_int_equal(r, VKC_SUCCESS);
     assert_int_equal(vkc_wait(ctx, t, UINT64_MAX), VKC_SUCCESS);
-    ctx->vk.vkDestroySemaphore(ctx->device, gate, NULL);
     const uint64_t units = stats_of(ctx).command_buffers;
     assert_true(units >= BURST);
     const void *used[STEADY];
@@ -2531,6 +2530,10 @@ static void test_pool_warm(void **state)
     assert_int_equal(vkc_buffer_download(y, 0, out, sizeof(out)), VKC_SUCCESS);
     for (uint32_t i = 0; i < N; ++i)
         assert_int_equal(out[i], ry);
+    /* After the queue's last use of it (a marker wait can return before
+     * the driver's queue thread is done with the submission). */
+    assert_int_equal(vkc_finish(ctx), VKC_SUCCESS);
+    ctx->vk.vkDestroySemaphore(ctx->device, gate, NULL);
     vkc_seq_destroy(s);
     vkc_buffer_destroy(x);
     vkc_buffer_destroy(y);
