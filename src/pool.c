@@ -214,11 +214,13 @@ static void vkc__settle(vkc_context *ctx, vkc__cmd *chain, vkc__cmd **take)
 
 /* A quiet stretch (VKC_SIGNAL_ADAPT) grows the pool to 18-20 units, where
  * every fresh batch signalling keeps 2-7 (vkc-bench batch, H100, job Z43).
- * The free list is a stack and units come back only once it is empty, so
- * all of them go round in turn; in NVIDIA's slow mode the adaptive context
- * then signalled as the default does at K=256 but took 1.08-1.09 of its
- * time (dispatch calls 134 us p50 against 121, the flush 239 against 185).
- * Shrinking it back where the stretch ends also gives their memory back. */
+ * Units came back only once the free list was empty, so all of them went
+ * round in turn; in NVIDIA's slow mode the adaptive context then signalled
+ * as the default does at K=256 but took 1.08-1.09 of its time (dispatch
+ * calls 134 us p50 against 121, the flush 239 against 185). Shrinking it
+ * back where the stretch ends gives their memory back; since the pool
+ * retires seen units before it pops (vkc__pending_seen_locked), the units
+ * beyond the few in use stay cold at the bottom of the list until then. */
 void vkc__pool_trim(vkc_context *ctx, uint32_t keep)
 {
     vkc__pool *p = &ctx->pool;
@@ -255,13 +257,18 @@ vkc_result vkc__cmd_acquire(vkc_context *ctx, vkc__cmd **out)
 /* Caller holds pool.lock: whether the oldest pending unit looks complete
  * while free units remain. Retiring it then, rather than only once the
  * free list is empty, keeps the units in use few and warm: otherwise every
- * unit a burst made goes round in turn for good (job Z44, H100: the
- * adaptive context kept 8 units where always signalling kept 2-6, and took
- * 1.005-1.057 of its time in the fast mode). Its signal was submitted and
- * the cached completed value or the marker (a host read) says it ran, so
- * the driver is asked (vkc__retire_locked) only when it will most likely
- * say yes; a quiet batch, whose value no submit signalled yet, costs no
- * query. */
+ * unit a burst made goes round in turn for good (job Z44, H100, fast mode:
+ * the adaptive context kept 8 units where always signalling kept 2-6, and
+ * took 1.003-1.057 of that context's time; test_pool_warm: 17 units in
+ * turn after a burst of 24, 2 with this). It looks complete where its
+ * signal was submitted and the cached completed value or the marker (a
+ * host read) says it ran; only then is the driver asked
+ * (vkc__retire_locked), when it will most likely say yes; where the
+ * signal still lags the marker it says no, and a free unit is popped as
+ * before. A query took 0.05 us on an H100 (vkGetSemaphoreCounterValue,
+ * VKC_TIME_CALLS, nineteenth session), against 15 us for the fastest fresh
+ * batch. A quiet batch, whose value no submit signalled yet, costs no
+ * query. Not measured on a GPU yet (job Z45 is prepared). */
 static bool vkc__pending_seen_locked(vkc_context *ctx, const vkc__pool *p)
 {
     if (!p->pending_head)

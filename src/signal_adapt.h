@@ -31,9 +31,14 @@
  * session) gave 0.30-0.31 at one command and 0.66-0.67 at 16 in the slow
  * mode, 0.97-1.01 everywhere in the fast mode, but still 1.08-1.09 at 256
  * and 1.02-1.03 at 1024 in the slow mode: on by default on a GPU since.
- * Where quiet batches end, the pool shrinks back (vkc__pool_trim), against
- * that loss; not measured on a GPU yet. Under validation the layer's time
- * joins the signalled window's. Guarded by the immediate mode's lock. */
+ * Where quiet batches end, the pool shrinks back to 8 units
+ * (vkc__pool_trim). In the fast mode that still left 8 units going round
+ * where always signalling kept 2-6, and 1.003-1.057 of its time (job Z44,
+ * twenty-fifth session); so the pool now retires a unit the marker has
+ * seen run before it pops a free one (vkc__pending_seen_locked), which
+ * keeps the units in use few. Neither is measured on a GPU yet. Under
+ * validation the layer's time joins the signalled window's. Guarded by
+ * the immediate mode's lock. */
 typedef struct vkc__signal_adapt {
     bool on;
     bool quiet;    /* fresh batches carry the marker, their submits no signal */
