@@ -36,9 +36,9 @@
  * where always signalling kept 2-6, and 1.003-1.057 of its time (job Z44,
  * twenty-fifth session); so the pool now retires a unit the marker has
  * seen run before it pops a free one (vkc__pending_seen_locked), which
- * keeps the units in use few. Neither is measured on a GPU yet. Under
- * validation the layer's time joins the signalled window's. Guarded by
- * the immediate mode's lock. */
+ * keeps the units in use few. Neither has met the slow mode on a GPU, and
+ * the second has met no GPU yet. Under validation the layer's time joins
+ * the signalled window's. Guarded by the immediate mode's lock. */
 typedef struct vkc__signal_adapt {
     bool on;
     bool quiet;    /* fresh batches carry the marker, their submits no signal */
