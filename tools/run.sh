@@ -99,7 +99,7 @@ case "$mode" in
     rm -f "$consumers_log"
     [ $crc = 0 ]
     if [ "${VKC_CI_QUICK:-0}" != 1 ]; then
-      echo "== thread tests under ThreadSanitizer (tests/tsan.supp: ld.so, layer-rwlock and lavapipe-barrier internals only)"
+      echo "== thread tests under ThreadSanitizer (tests/tsan.supp: ld.so, layer-rwlock, layer lock-order and lavapipe-barrier internals only)"
       build build-tsan -DCMAKE_BUILD_TYPE=Debug -DVKC_WERROR=ON -DVKC_TSAN=ON
       run_ctest build-tsan -R "test_dispatch|test_stress|test_multi|test_split|test_lifetime|test_threads|test_arm|test_epilogue"
       echo "== fuzzing, ${VKC_FUZZ_SECONDS:-60} s per target"
