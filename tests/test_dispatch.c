@@ -2115,17 +2115,25 @@ static int setup_predict_timeline(void **state)
     return setup_predict_as(state, predict_timeline_mode);
 }
 
-/* A gate opened from another thread, ms after it starts. */
+/* A gate opened from another thread ms after the context's count of long
+ * waits passes long0, that is after the wait began (or after 2 s, should no
+ * wait become long: the test's checks then fail). Timed from the wait's
+ * start, not the thread's: on a loaded host the waiting thread may begin
+ * its wait many ms after this one starts (4 TSan runs at once: a 40 ms
+ * gate was waited 35 ms or less). */
 typedef struct gate_later {
     vkc_context *ctx;
     VkSemaphore gate;
     unsigned ms;
     pthread_t thread;
+    uint64_t long0;
 } gate_later;
 
 static void *gate_later_run(void *p)
 {
     gate_later *g = p;
+    for (int i = 0; i < 40000 && atomic_load(&g->ctx->stats.long_waits) <= g->long0; ++i)
+        nanosleep(&(struct timespec){0, 50000L}, NULL);
     nanosleep(&(struct timespec){g->ms / 1000, (long)(g->ms % 1000) * 1000000L}, NULL);
     VkSemaphoreSignalInfo si = {VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
     si.semaphore = g->gate;
@@ -2144,7 +2152,7 @@ typedef struct gated {
     uint32_t n;
 } gated;
 
-/* Submit g->s behind a gate that opens ms later and wait for it with
+/* Submit g->s behind a gate that opens ms into the wait and wait for it with
  * timeout (returned; a timed-out wait is followed by one without a limit
  * once the gate is open): *ns the first wait's time, *after the stats and
  * *learnt the context's long-wait time right after it. */
@@ -2153,7 +2161,7 @@ static vkc_result gated_wait(gated *g, unsigned ms, uint64_t timeout, uint64_t *
 {
     vkc_context *ctx = g->ctx;
     assert_true(g->n < 16);
-    gate_later gl = {ctx, gate_close(ctx), ms, 0};
+    gate_later gl = {ctx, gate_close(ctx), ms, 0, atomic_load(&ctx->stats.long_waits)};
     g->gates[g->n++] = gl.gate;
     vkc_ticket t;
     assert_int_equal(vkc_seq_submit(g->s, &t), VKC_SUCCESS);
