@@ -2245,7 +2245,9 @@ static void test_wait_predict(void **state)
     expect_all(x, n, ref);
 
     /* A guess of 640 ms: blocked until 620, spinning until 660; the gate
-     * opens at 632. Up to three tries, for a loaded host's late wakes. */
+     * opens about 633 ms in (632 after the wait turns long, its spin budget
+     * of about 1 ms in). Up to three tries, for a loaded host's late
+     * wakes. */
     bool spun = false;
     for (int i = 0; i < 3 && !spun; ++i) {
         const vkc_stats st2 = stats_of(ctx);
