@@ -242,8 +242,11 @@ def targets(recs):
     # Like for like: the raw rows spin on their fence throughout; vkc's
     # default wait blocks after 10 ms (reported beside it). The best raw
     # barrier is the fastest of the run's three forms (memory, buffer,
-    # synchronization2) at the largest K; they differ by a few percent from
-    # run to run, and which one wins changes.
+    # synchronization2) at the largest K. A row of one fixture (buffer,
+    # pipeline, recording) measured where its memory landed: the same in
+    # every process of one history (to 0.05%), 3.4% apart between rows of
+    # equal work (H100, Z46). Each row now goes round four fixtures and
+    # notes each one's p50 (tools/bench_dispatch.c, chain_row).
     raw_bars = [r for r in (find(recs, "chain", "raw-barrier-%s K=" % f)
                             for f in ("memory", "buffer", "sync2")) if r]
     best_bar = min(raw_bars, key=lambda r: r.get("per_dispatch_ns") or float("inf"),

@@ -112,7 +112,18 @@ static bool vkc_seq_gpu(raw *r, vkc_context *vctx, vkc_seq *s, uint32_t n, doubl
  * recorded once and replayed, its fence spun on, or a vkc sequence of the
  * same K dispatches (x += 1 each) on ctx. The rows of one K take turns in
  * chunks (bench_turns), so that a drift of the GPU's clocks or a burst of
- * other load over a row's seconds is shared by all of them. */
+ * other load over a row's seconds is shared by all of them.
+ *
+ * Each row has `places` fixtures (its own buffer, kernel or pipeline and
+ * recording each), its chunks going round them. On the H100 one fixture's
+ * K = 10000 chain ran at one of a few levels 2-4% apart, the same GPU
+ * work included (vkc-seq against vkc-seq-spinning), and which row got the
+ * fast one changed from run to run (BENCHMARKS.md, twenty-seventh
+ * session): a row of one fixture measures where its memory landed as much
+ * as its barrier. VKC_BENCH_CHAIN_PLACES sets how many (1 to
+ * CHAIN_PLACES_MAX, default CHAIN_PLACES). */
+#define CHAIN_PLACES 4u
+#define CHAIN_PLACES_MAX 8u
 typedef struct chain_row {
     const char *name;
     const char *variant, *base; /* vkc: the record's names, where not "name K=" */
@@ -120,9 +131,12 @@ typedef struct chain_row {
     vkc_context *ctx;           /* NULL: raw */
     bench_rec rec;
     bench_times tm;
-    raw_tiny rt; /* raw: its cb is the recording, timestamps either side */
-    bench_tiny t;
-    vkc_seq *s;
+    uint32_t places, chunks;        /* fixtures; chunks run (the next one's fixture) */
+    raw_tiny rt[CHAIN_PLACES_MAX];  /* raw: each cb a recording, timestamps either side */
+    bench_tiny t[CHAIN_PLACES_MAX]; /* vkc: each with its sequence s */
+    vkc_seq *s[CHAIN_PLACES_MAX];
+    uint32_t ran_at[CHAIN_PLACES_MAX]; /* iterations each fixture ran (warm-ups included) */
+    uint8_t *place_of;                 /* each kept sample's fixture */
     vkc_seq_info info;
     uint32_t ran, kept; /* iterations run (warm-ups included), samples kept */
     double *submit_ns;  /* vkc: each kept round's vkc_seq_submit call */
@@ -131,9 +145,18 @@ typedef struct chain_row {
     char err[512];      /* non-empty: the row failed or is skipped (its chunks stop) */
 } chain_row;
 
+/* VKC_BENCH_CHAIN_PLACES, else CHAIN_PLACES. */
+static uint32_t chain_places(void)
+{
+    const char *v = getenv("VKC_BENCH_CHAIN_PLACES");
+    const long n = v ? strtol(v, NULL, 10) : 0;
+    return n >= 1 && n <= (long)CHAIN_PLACES_MAX ? (uint32_t)n : CHAIN_PLACES;
+}
+
 static void chain_open(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t iters)
 {
     char err[512] = "", variant[64], base[96];
+    row->places = chain_places();
     vkc_context *vctx = row->ctx;
     snprintf(variant, sizeof(variant), "%s K=%u", vctx ? row->name : bar_names[row->kind], K);
     snprintf(base, sizeof(base), "chain/%s K=%u", bar_names[0], K);
@@ -141,6 +164,7 @@ static void chain_open(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t it
         bench_rec_init(b, row->variant ? row->variant : variant, row->base ? row->base : base);
     bench_rec_sweep(&row->rec, K, "K");
     MTRY(bench_times_init(&row->tm, 0, iters));
+    MTRY(row->place_of = calloc(iters, 1));
     if (vctx)
         MTRY(row->submit_ns = calloc(iters, sizeof(double)));
     if (!vctx) {
@@ -150,18 +174,23 @@ static void chain_open(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t it
             return;
         }
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        RTRY(raw_tiny_init(r, &row->rt, 0) &&
-             raw_ok(r, r->vkBeginCommandBuffer(row->rt.cb, &bi), "vkBeginCommandBuffer"));
-        raw_cmd_ts_begin(r, row->rt.cb);
-        record_chain(r, row->rt.cb, &(chain_rec){&row->rt, row->kind, K, false});
-        raw_cmd_ts_end(r, row->rt.cb);
-        RTRY(raw_ok(r, r->vkEndCommandBuffer(row->rt.cb), "vkEndCommandBuffer"));
+        for (uint32_t p = 0; p < row->places; ++p) {
+            raw_tiny *t = &row->rt[p];
+            RTRY(raw_tiny_init(r, t, 0) &&
+                 raw_ok(r, r->vkBeginCommandBuffer(t->cb, &bi), "vkBeginCommandBuffer"));
+            raw_cmd_ts_begin(r, t->cb);
+            record_chain(r, t->cb, &(chain_rec){t, row->kind, K, false});
+            raw_cmd_ts_end(r, t->cb);
+            RTRY(raw_ok(r, r->vkEndCommandBuffer(t->cb), "vkEndCommandBuffer"));
+        }
         row->tm.has_gpu = r->queries != VK_NULL_HANDLE;
         row->rec.barriers = K - 1;
     } else {
-        VTRY(bench_tiny_init(vctx, &row->t, 0));
-        VTRY(bench_seq_record(vctx, &row->t.d, 1, K, &row->s));
-        VTRY(vkc_seq_info_get(row->s, &row->info));
+        for (uint32_t p = 0; p < row->places; ++p) {
+            VTRY(bench_tiny_init(vctx, &row->t[p], 0));
+            VTRY(bench_seq_record(vctx, &row->t[p].d, 1, K, &row->s[p]));
+        }
+        VTRY(vkc_seq_info_get(row->s[0], &row->info));
         row->rec.barriers = row->info.barriers;
         vkc_stats st;
         VTRY(vkc_context_stats(vctx, &st));
@@ -172,8 +201,8 @@ fail:
     snprintf(row->err, sizeof(row->err), "%s", err);
 }
 
-/* A chunk: one warm-up replay (the row before it ran other work), then n
- * timed ones, each submitted and waited. */
+/* A chunk on the row's next fixture: one warm-up replay (the row before it
+ * ran other work), then n timed ones, each submitted and waited. */
 static void chain_chunk(void *user, void *p, uint32_t n)
 {
     raw *r = user;
@@ -182,14 +211,15 @@ static void chain_chunk(void *user, void *p, uint32_t n)
     vkc_context *vctx = row->ctx;
     if (row->err[0])
         return;
-    for (uint32_t i = 0; i <= n && row->kept < row->tm.iters; ++i, ++row->ran) {
+    const uint32_t at = row->chunks++ % row->places;
+    for (uint32_t i = 0; i <= n && row->kept < row->tm.iters; ++i, ++row->ran, ++row->ran_at[at]) {
         const uint64_t t0 = bench_now_ns();
         uint64_t ts = t0;
         if (!vctx) {
-            RTRY(raw_submit_wait(r, row->rt.cb, row->rt.fence, true));
+            RTRY(raw_submit_wait(r, row->rt[at].cb, row->rt[at].fence, true));
         } else {
             vkc_ticket tk;
-            VTRY(vkc_seq_submit(row->s, &tk));
+            VTRY(vkc_seq_submit(row->s[at], &tk));
             ts = bench_now_ns();
             VTRY(vkc_wait(vctx, tk, UINT64_MAX));
         }
@@ -200,11 +230,31 @@ static void chain_chunk(void *user, void *p, uint32_t n)
             row->submit_ns[row->kept] = (double)(ts - t0);
         if (row->tm.has_gpu && !raw_ts_read(r, &row->tm.gpu[row->kept]))
             row->tm.has_gpu = false;
+        row->place_of[row->kept] = (uint8_t)at;
         row->tm.wall[row->kept++] = (double)(t1 - t0);
     }
     return;
 fail:
     snprintf(row->err, sizeof(row->err), "%s", err);
+}
+
+/* Notes each fixture's p50 wall ns per dispatch, where there are several. */
+static void chain_note_places(chain_row *row, uint32_t K)
+{
+    char list[8 * (CHAIN_PLACES_MAX + 1)] = "";
+    double *ns = row->places > 1 ? malloc(row->kept * sizeof(double)) : NULL;
+    for (uint32_t p = 0; ns && p < row->places; ++p) {
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < row->kept; ++i)
+            if (row->place_of[i] == p)
+                ns[m++] = row->tm.wall[i];
+        const size_t len = strlen(list);
+        snprintf(list + len, sizeof(list) - len, "%s%.0f", p ? " " : "",
+                 m ? bench_median(ns, m) / K : 0.0);
+    }
+    if (ns)
+        bench_note(&row->rec, "%u fixtures, p50 ns/dispatch each: %s", row->places, list);
+    free(ns);
 }
 
 /* The row's checks (x = K per replay), its record (noting the chunks it
@@ -225,10 +275,14 @@ static void chain_close(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t t
         goto fail;
     }
     row->tm.iters = row->kept;
-    if (!vctx) {
-        RTRY(raw_tiny_check(r, &row->rt, row->ran * K, rec));
-    } else {
-        VTRY(bench_tiny_check(&row->t, row->ran * K, rec));
+    /* Each fixture holds what it ran; the first wrong one's note stays. */
+    for (uint32_t p = 0; p < row->places && rec->ok; ++p) {
+        if (!vctx)
+            RTRY(raw_tiny_check(r, &row->rt[p], row->ran_at[p] * K, rec));
+        else
+            VTRY(bench_tiny_check(&row->t[p], row->ran_at[p] * K, rec));
+    }
+    if (vctx) {
         /* Round trips: a long sequence's plain copy is done before the next
          * submit, which then never takes the spare (vkc__seq_plain). */
         vkc_stats st;
@@ -244,12 +298,12 @@ static void chain_close(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t t
             double gpu_ns = 0;
             uint32_t more = 0;
             const uint32_t gpu_n = bench_n(b, 5, 20);
-            bool got = vkc_seq_gpu(r, vctx, row->s, gpu_n, &gpu_ns, &more);
+            bool got = vkc_seq_gpu(r, vctx, row->s[0], gpu_n, &gpu_ns, &more);
             VTRY(vkc_finish(vctx));
             if (got)
                 rec->gpu_per_dispatch_ns = gpu_ns / K;
-            /* each extra submit added K more */
-            VTRY(bench_tiny_check(&row->t, (row->ran + more) * K, rec));
+            /* each extra submit added K more, on the first fixture */
+            VTRY(bench_tiny_check(&row->t[0], (row->ran_at[0] + more) * K, rec));
             if (got)
                 bench_note(rec, "GPU ns: timestamps in raw submits either side, %u more submits",
                            gpu_n);
@@ -260,16 +314,20 @@ static void chain_close(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t t
         bench_note(rec, "submit call p50 %.1f us", bench_median(row->submit_ns, row->kept) / 1e3);
     if (turns)
         bench_note(rec, "rows take turns: %u chunks", turns);
+    chain_note_places(row, K);
 fail:
     bench_emit(b, rec, err);
 done:
     bench_times_free(&row->tm);
     free(row->submit_ns);
-    if (!vctx) {
-        raw_tiny_finish(r, &row->rt);
-    } else {
-        vkc_seq_destroy(row->s);
-        bench_tiny_finish(&row->t);
+    free(row->place_of);
+    for (uint32_t p = 0; p < row->places; ++p) {
+        if (!vctx) {
+            raw_tiny_finish(r, &row->rt[p]);
+        } else {
+            vkc_seq_destroy(row->s[p]);
+            bench_tiny_finish(&row->t[p]);
+        }
     }
 }
 
