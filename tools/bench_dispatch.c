@@ -145,12 +145,22 @@ typedef struct chain_row {
     char err[512];      /* non-empty: the row failed or is skipped (its chunks stop) */
 } chain_row;
 
-/* VKC_BENCH_CHAIN_PLACES, else CHAIN_PLACES. */
+/* VKC_BENCH_CHAIN_PLACES, else CHAIN_PLACES (said once on stderr where it
+ * is set to something else than 1 to CHAIN_PLACES_MAX). */
 static uint32_t chain_places(void)
 {
     const char *v = getenv("VKC_BENCH_CHAIN_PLACES");
-    const long n = v ? strtol(v, NULL, 10) : 0;
-    return n >= 1 && n <= (long)CHAIN_PLACES_MAX ? (uint32_t)n : CHAIN_PLACES;
+    char *end = NULL;
+    const long n = v ? strtol(v, &end, 10) : 0;
+    static bool said;
+    if (v && (end == v || *end || n < 1 || n > (long)CHAIN_PLACES_MAX)) {
+        if (!said)
+            fprintf(stderr, "vkc-bench: VKC_BENCH_CHAIN_PLACES=%s is not 1 to %u: %u fixtures\n", v,
+                    CHAIN_PLACES_MAX, CHAIN_PLACES);
+        said = true;
+        return CHAIN_PLACES;
+    }
+    return v ? (uint32_t)n : CHAIN_PLACES;
 }
 
 static void chain_open(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t iters)
