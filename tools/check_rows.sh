@@ -1,11 +1,15 @@
 #!/bin/sh
 # vkc-bench's diagnostics (ctest vkc_bench_rows): VKC_BENCH_ROWS runs only
-# the named rows of the batch scenario, and VKC_TIME_CALLS=1 makes vkc
-# report its Vulkan calls' times, which vkc-bench prints. Usage:
+# the named rows of the batch and chain scenarios, VKC_TIME_CALLS=1 makes
+# vkc report its Vulkan calls' times, which vkc-bench prints, and
+# VKC_BENCH_CHAIN_PLACES sets a chain row's fixtures. Usage:
 #   check_rows.sh VKC_BENCH DIR
+# Each run writes a folder of its own under DIR (several at once do not
+# meet), removed where every check passed.
 set -eu
-bench=$1 dir=$2
-mkdir -p "$dir"
+bench=$1
+mkdir -p "$2"
+dir=$(mktemp -d "$2/run.XXXXXX")
 VKC_BENCH_ROWS=vkc-immediate,raw-record-submit VKC_TIME_CALLS=1 \
   "$bench" --quick --validation --strict --scenario batch --json "$dir/rows.json" \
   > "$dir/rows.txt" 2> "$dir/rows.err"
@@ -31,4 +35,20 @@ echo "$line" | awk -F'[:;,] *' '{
   }
   if (n < 1 || s != n) { print "histogram " s " != calls " n; exit 1 }
 }'
+# The chain rows, three fixtures each: every fixture checked (ok), and a
+# p50 noted for each.
+VKC_BENCH_ROWS=raw-barrier-sync2,vkc-seq VKC_BENCH_CHAIN_PLACES=3 \
+  "$bench" --quick --validation --strict --scenario chain --json "$dir/chain.json" \
+  > "$dir/chain.txt" 2>&1
+python3 - "$dir/chain.json" <<'PY'
+import json, re, sys
+recs = [r for r in json.load(open(sys.argv[1])) if r["variant"].split(" K=")[0] in
+        ("raw-barrier-sync2", "vkc-seq")]
+assert len(recs) == 4, [r["variant"] for r in recs]
+for r in recs:
+    assert r["ok"], (r["variant"], r["note"])
+    m = re.search(r"3 fixtures, p50 ns/dispatch each: (\d+) (\d+) (\d+)(;|$)", r["note"])
+    assert m and all(int(v) > 0 for v in m.groups()[:3]), (r["variant"], r["note"])
+PY
+rm -rf "$dir"
 echo "check_rows: ok"
