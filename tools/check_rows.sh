@@ -36,19 +36,22 @@ echo "$line" | awk -F'[:;,] *' '{
   if (n < 1 || s != n) { print "histogram " s " != calls " n; exit 1 }
 }'
 # The chain rows, three fixtures each: every fixture checked (ok), and a
-# p50 noted for each.
-VKC_BENCH_ROWS=raw-barrier-sync2,vkc-seq VKC_BENCH_CHAIN_PLACES=3 \
+# p50 noted for each, which bench/combine.py's targets read.
+VKC_BENCH_ROWS=raw-barrier-sync2,vkc-seq,vkc-seq-spinning VKC_BENCH_CHAIN_PLACES=3 \
   "$bench" --quick --validation --strict --scenario chain --json "$dir/chain.json" \
   > "$dir/chain.txt" 2>&1
 python3 - "$dir/chain.json" <<'PY'
 import json, re, sys
 recs = [r for r in json.load(open(sys.argv[1])) if r["variant"].split(" K=")[0] in
-        ("raw-barrier-sync2", "vkc-seq")]
-assert len(recs) == 4, [r["variant"] for r in recs]
+        ("raw-barrier-sync2", "vkc-seq", "vkc-seq-spinning")]
+assert len(recs) == 6, [r["variant"] for r in recs]
 for r in recs:
     assert r["ok"], (r["variant"], r["note"])
     m = re.search(r"3 fixtures, p50 ns/dispatch each: (\d+) (\d+) (\d+)(;|$)", r["note"])
     assert m and all(int(v) > 0 for v in m.groups()[:3]), (r["variant"], r["note"])
 PY
+python3 "$(dirname "$0")/../bench/combine.py" "$dir/chain.json" > "$dir/combined.md"
+grep "^| chain ns/dispatch, fastest fixture of each row: vkc (waiting spinning) vs best raw" \
+  "$dir/combined.md" | grep -Eq "vkc-seq-spinning K=[0-9]+ = [0-9.e+]+ \| vkc-bench raw-barrier-sync2 K=[0-9]+ = [0-9.e+]+ \| [0-9.]+ \| report \| report \|$"
 rm -rf "$dir"
 echo "check_rows: ok"
