@@ -45,7 +45,7 @@ typedef struct bench_rec {
     int64_t expected_barriers; /* the most barriers allowed; < 0: no limit */
     bool ok;
     bool skipped;
-    char note[640]; /* the round-trip rows need about 400 */
+    char note[640]; /* the round-trip rows need about 450 */
     /* Round-trip samples (us), kept for the latency plot. */
     float *samples;
     uint32_t sample_count;

@@ -682,9 +682,40 @@ static int rt_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Round trips with neither a submit nor a signal (class 0) slower than
+ * thr: how many came within RT_AFTER round trips after one that made a
+ * vkQueueSubmit (a top-up of armed copies), against how many of class 0
+ * did at all: whether the driver's work on a top-up slows the round trips
+ * after it. */
+#define RT_AFTER 8u
+static void rt_tail_note(bench_rec *rec, const double *wall, const uint8_t *cls, uint32_t n,
+                         double thr)
+{
+    uint32_t plain = 0, plain_after = 0, tail = 0, tail_after = 0, since = RT_AFTER;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (cls[i]) {
+            since = cls[i] & 1 ? 0 : since + 1;
+            continue;
+        }
+        const bool after = ++since <= RT_AFTER;
+        plain++;
+        plain_after += after;
+        if (wall[i] > thr) {
+            tail++;
+            tail_after += after;
+        }
+    }
+    if (tail)
+        bench_note(rec,
+                   "plain round trips above their p99: %u of %u within %u after a submit "
+                   "(of all plain ones: %u of %u)",
+                   tail_after, tail, RT_AFTER, plain_after, plain);
+}
+
 /* The round trips by class (bit 0: it made a vkQueueSubmit; bit 1: a
  * timeline signal), each class's count and p50, and the p99 of those with
- * neither: what of the tail each explains. Leaves wall's order alone. */
+ * neither: what of the tail each explains (rt_tail_note: where it is).
+ * Leaves wall's order alone. */
 static void rt_class_note(bench_rec *rec, const double *wall, const uint8_t *cls, uint32_t n)
 {
     double *v = malloc((n ? n : 1) * sizeof(double));
@@ -693,6 +724,7 @@ static void rt_class_note(bench_rec *rec, const double *wall, const uint8_t *cls
     char buf[256] = "";
     size_t len = 0;
     static const char *names[4] = {"plain", "submit", "signal", "submit+signal"};
+    double plain_p99 = -1;
     for (uint8_t c = 0; c < 4; ++c) {
         uint32_t m = 0;
         for (uint32_t i = 0; i < n; ++i)
@@ -704,13 +736,16 @@ static void rt_class_note(bench_rec *rec, const double *wall, const uint8_t *cls
         uint32_t k99 = (uint32_t)((m * 99ull + 99) / 100);
         len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %u p50 %.1f", len ? ", " : "",
                                 names[c], m, v[(m - 1) / 2] / 1e3);
+        if (c == 0)
+            plain_p99 = v[(k99 ? k99 : 1) - 1];
         if (c == 0 && len < sizeof(buf))
-            len += (size_t)snprintf(buf + len, sizeof(buf) - len, " p99 %.1f",
-                                    v[(k99 ? k99 : 1) - 1] / 1e3);
+            len += (size_t)snprintf(buf + len, sizeof(buf) - len, " p99 %.1f", plain_p99 / 1e3);
         if (len >= sizeof(buf))
             break;
     }
     bench_note(rec, "round trips: %s us", buf);
+    if (plain_p99 >= 0)
+        rt_tail_note(rec, wall, cls, n, plain_p99);
     free(v);
 }
 
