@@ -138,11 +138,11 @@ typedef struct chain_row {
     uint32_t ran_at[CHAIN_PLACES_MAX]; /* iterations each fixture ran (warm-ups included) */
     uint8_t *place_of;                 /* each kept sample's fixture */
     vkc_seq_info info;
-    uint32_t ran, kept; /* iterations run (warm-ups included), samples kept */
-    double *submit_ns;  /* vkc: each kept round's vkc_seq_submit call */
-    uint64_t spare0;    /* vkc: the context's spare_submits before the rounds */
-    bool skipped;       /* the form does not apply here (err says why) */
-    char err[512];      /* non-empty: the row failed or is skipped (its chunks stop) */
+    uint32_t kept;     /* samples kept */
+    double *submit_ns; /* vkc: each kept round's vkc_seq_submit call */
+    uint64_t spare0;   /* vkc: the context's spare_submits before the rounds */
+    bool skipped;      /* the form does not apply here (err says why) */
+    char err[512];     /* non-empty: the row failed or is skipped (its chunks stop) */
 } chain_row;
 
 /* VKC_BENCH_CHAIN_PLACES, else CHAIN_PLACES (said once on stderr where it
@@ -222,7 +222,7 @@ static void chain_chunk(void *user, void *p, uint32_t n)
     if (row->err[0])
         return;
     const uint32_t at = row->chunks++ % row->places;
-    for (uint32_t i = 0; i <= n && row->kept < row->tm.iters; ++i, ++row->ran, ++row->ran_at[at]) {
+    for (uint32_t i = 0; i <= n && row->kept < row->tm.iters; ++i, ++row->ran_at[at]) {
         const uint64_t t0 = bench_now_ns();
         uint64_t ts = t0;
         if (!vctx) {
@@ -285,6 +285,9 @@ static void chain_close(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t t
         goto fail;
     }
     row->tm.iters = row->kept;
+    uint32_t ran = 0; /* iterations run, warm-ups included */
+    for (uint32_t p = 0; p < row->places; ++p)
+        ran += row->ran_at[p];
     /* Each fixture holds what it ran; the first wrong one's note stays. */
     for (uint32_t p = 0; p < row->places && rec->ok; ++p) {
         if (!vctx)
@@ -298,7 +301,7 @@ static void chain_close(bench *b, raw *r, chain_row *row, uint32_t K, uint32_t t
         vkc_stats st;
         VTRY(vkc_context_stats(vctx, &st));
         bench_note(rec, "%llu of %u submits took the spare",
-                   (unsigned long long)(st.spare_submits - row->spare0), row->ran);
+                   (unsigned long long)(st.spare_submits - row->spare0), ran);
         if (rec->ok && row->info.barriers < K - 1) {
             rec->ok = false;
             snprintf(rec->note, sizeof(rec->note), "only %u barriers for %u dependent dispatches",
